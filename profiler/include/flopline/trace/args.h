@@ -1,0 +1,65 @@
+// Event arguments, kept apart from the hot slice struct.
+//
+// Each args object is stored as compact JSON object text ("{...}") in one arena.
+// The reader stores the text as it appeared in the file (validated); code that makes
+// events (capture, tests) builds the text with ArgsBuilder, which escapes correctly.
+// Lookups parse lazily (see json_value.h), because only a few events are ever
+// inspected one by one (tooltips, details) while analysis reads a few known keys.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flopline/trace/types.h"
+
+namespace flopline::trace {
+
+class ArgStore {
+ public:
+  // Stores the text of one JSON object. The caller guarantees it is a JSON object.
+  ArgsId add_json(std::string_view object_text);
+  std::string_view json(ArgsId id) const {
+    const Entry& e = entries_[id];
+    return {arena_.data() + e.offset, e.length};
+  }
+  std::size_t size() const { return entries_.size(); }
+  std::size_t resident_bytes() const { return arena_.capacity() + entries_.capacity() * sizeof(Entry); }
+  void reserve_bytes(std::size_t n) { arena_.reserve(n); }
+
+ private:
+  struct Entry {
+    std::uint64_t offset;
+    std::uint32_t length;
+  };
+  std::vector<char> arena_;
+  std::vector<Entry> entries_;
+};
+
+// Builds the JSON text of one args object: {"key":value,...}. Keys and string values
+// go through the JSON string escaper, so any bytes are safe.
+class ArgsBuilder {
+ public:
+  ArgsBuilder& add(std::string_view key, std::int64_t value);
+  ArgsBuilder& add_uint(std::string_view key, std::uint64_t value);
+  ArgsBuilder& add(std::string_view key, double value);  // non-finite -> null
+  ArgsBuilder& add(std::string_view key, std::string_view value);
+  ArgsBuilder& add(std::string_view key, const char* value) { return add(key, std::string_view(value)); }
+  ArgsBuilder& add_bool(std::string_view key, bool value);
+  ArgsBuilder& add_ints(std::string_view key, std::initializer_list<std::int64_t> values);
+  // `json` must be valid JSON text (an object, array, number...). Copied as is.
+  ArgsBuilder& add_raw(std::string_view key, std::string_view json);
+  bool empty() const { return text_.empty(); }
+  // Returns "{...}"; the builder may be reused after clear().
+  std::string_view finish();
+  void clear() { text_.clear(); }
+
+ private:
+  void key(std::string_view k);
+  std::string text_;
+};
+
+}  // namespace flopline::trace

@@ -1,0 +1,40 @@
+// Writes a Trace as Chrome Trace Event Format JSON with Kineto's conventions, so
+// Perfetto, chrome://tracing, Holistic Trace Analysis and TensorBoard open it.
+//
+// Layout: one JSON object with schemaVersion, deviceProperties, displayTimeUnit,
+// baseTimeNanoseconds, traceEvents (one event per line) and "flopline" metadata.
+// ts/dur are microseconds with exactly three decimals relative to
+// baseTimeNanoseconds, so nanoseconds survive. The file is written to PATH.tmp and
+// renamed; a path ending in ".gz" is gzip-compressed.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "flopline/trace/model.h"
+
+namespace flopline::trace {
+
+struct WriteOptions {
+  // Added to process ids of GPU processes and to flow ids so that traces of several
+  // processes (ranks) merged into one view never cross-link. 0 keeps ids as they are.
+  std::int64_t id_namespace = 0;
+  int gzip_level = 1;  // used when the path ends in .gz
+};
+
+struct WriteResult {
+  bool ok = false;
+  std::string error;  // "cannot write PATH: reason" when !ok
+  std::uint64_t bytes_written = 0;  // uncompressed JSON bytes
+  std::uint64_t events_written = 0;
+};
+
+// Serialises into `out` (the whole document). Fast path used by write_chrome_trace.
+void render_chrome_trace(const Trace& trace, std::string& out, const WriteOptions& opt = {});
+// Writes PATH.tmp then renames to PATH. Never leaves a half-written PATH.
+WriteResult write_chrome_trace(const Trace& trace, const std::string& path,
+                               const WriteOptions& opt = {});
+
+}  // namespace flopline::trace
