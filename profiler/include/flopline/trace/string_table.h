@@ -37,7 +37,9 @@ class StringTable {
   std::vector<std::string_view> views_;
   std::vector<std::uint64_t> hashes_;
   std::vector<std::uint32_t> index_;  // open addressing, kNone = empty
-  std::vector<std::unique_ptr<char[]>> chunks_;
+  std::vector<std::unique_ptr<char[]>> chunks_;       // 1 MB arenas for small strings
+  std::vector<std::unique_ptr<char[]>> big_strings_;  // one allocation per big string
+  std::size_t big_bytes_ = 0;
   std::size_t chunk_used_ = 0;
   std::size_t chunk_size_ = 0;
   std::size_t string_bytes_ = 0;
