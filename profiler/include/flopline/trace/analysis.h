@@ -1,11 +1,15 @@
 // Aggregates slices into per-name, per-operator or per-category rows with time
 // statistics and, where slices carry FLOP and byte counts, achieved TFLOP/s, GB/s and
 // % of the device's peak. Used by `flopline stats`, `flopline run` and the viewer.
+// docs/STATS.md gives every formula; the comments here are the short form.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "flopline/trace/model.h"
@@ -16,37 +20,87 @@ enum class GroupBy { kName, kOperator, kCategory };
 
 struct StatsQuery {
   GroupBy by = GroupBy::kName;
-  // Categories to include; empty = the default for `by` (see docs/STATS.md).
+  // Categories to include; empty = the default for `by` (see default_categories).
+  // Matching is ASCII case-insensitive, and a slice whose cat is a comma-separated
+  // list ("a,b", Chrome's convention) matches when any element matches.
   std::vector<std::string> categories;
-  // Only slices whose start lies in [range_begin, range_end) (absolute ns).
+  // Only slices whose start lies in [range_begin, range_end) (absolute ns). A slice
+  // that starts inside the range counts in full, even when it ends after range_end.
   std::optional<TimeNs> range_begin;
   std::optional<TimeNs> range_end;
 };
 
 struct StatsRow {
-  std::string name;
+  std::string name;  // the slice name, or the category with GroupBy::kCategory
   std::uint64_t count = 0;
-  TimeNs total_ns = 0;
-  TimeNs avg_ns = 0;     // total / count, rounded to nearest
-  TimeNs median_ns = 0;  // lower median for even counts... see docs/STATS.md
+  TimeNs total_ns = 0;   // sum of durations (saturates at INT64_MAX)
+  TimeNs avg_ns = 0;     // total / count, rounded to nearest (halves up)
+  TimeNs median_ns = 0;  // exact; even counts: mean of the two middle values, rounded down
   TimeNs min_ns = 0;
   TimeNs max_ns = 0;
-  TimeNs std_ns = 0;     // population standard deviation, rounded
-  double pct = 0;        // share of the summed time of all rows, 0..100
-  std::optional<double> flops;  // summed over instances that carry flops
-  std::optional<double> bytes;
-  std::optional<double> tflops;  // flops / time of the instances that carry flops
-  std::optional<double> gbps;    // bytes / time of the instances that carry bytes
-  std::optional<double> pct_peak;  // see docs/STATS.md
+  TimeNs std_ns = 0;             // population standard deviation, rounded to nearest
+  double pct = 0;                // share of the summed time of all rows, 0..100
+  std::optional<double> flops;   // summed over instances that carry flops
+  std::optional<double> bytes;   // summed over instances that carry bytes
+  std::optional<double> tflops;  // flops / time of the instances that carry flops (TFLOP/s)
+  std::optional<double> gbps;    // bytes / time of the instances that carry bytes (GB/s, 1e9)
+  // 100 * (time the instances would take at their roofline-attainable rate) / (time they
+  // took), over the instances whose attainable rate is known. See docs/STATS.md.
+  std::optional<double> pct_peak;
 };
 
 struct StatsResult {
-  std::vector<StatsRow> rows;  // sorted by total_ns descending, then name
-  TimeNs total_ns = 0;
-  std::uint64_t slices_considered = 0;
+  std::vector<StatsRow> rows;           // sorted by total_ns descending, then name (bytewise)
+  TimeNs total_ns = 0;                  // sum of the rows' totals
+  std::uint64_t slices_considered = 0;  // slices that matched (= sum of row counts)
+  // The category filter that was applied. Empty with all_categories = true when every
+  // slice was taken regardless of category.
   std::vector<std::string> categories_used;
+  bool all_categories = false;
 };
 
+// The categories used when StatsQuery::categories is empty. An empty vector means
+// every category.
+//   kName:     {"kernel"} when any slice matches "kernel", else every category.
+//   kOperator: {"gpu_user_annotation"} when any slice matches it (an operator's GPU
+//              extent), else {"user_annotation", "cpu_op", "operator"} ("Operator" is
+//              the 2021 Kineto schema's cpu_op).
+//   kCategory: every category.
+// The several-trace form applies the rule to all of them together, so several files
+// are always filtered the same way.
+std::vector<std::string> default_categories(const Trace& trace, GroupBy by);
+std::vector<std::string> default_categories(std::span<const Trace* const> traces, GroupBy by);
+
+// True when the slice category `cat` matches the filter entry `wanted` (see StatsQuery).
+bool category_matches(std::string_view cat, std::string_view wanted);
+
+// Normalizes a precision name for DeviceProperties::peak_flops_for: lower case, an
+// optional "torch." prefix dropped, dtype synonyms mapped ("float32" -> "fp32",
+// "bfloat16" -> "bf16", "half" -> "fp16", "float8_e4m3fn" -> "fp8", ...). Unknown
+// names are returned lower-cased, unchanged otherwise.
+std::string normalize_precision(std::string_view precision);
+
+// Aggregates one or more traces into one table: rows of the same name (or category)
+// from different traces merge, durations included, so medians stay exact.
+class StatsAccumulator {
+ public:
+  explicit StatsAccumulator(GroupBy by);
+  StatsAccumulator(StatsAccumulator&&) noexcept;
+  StatsAccumulator& operator=(StatsAccumulator&&) noexcept;
+  ~StatsAccumulator();
+
+  // Adds the slices of `trace` selected by `query`. query.by is ignored (the
+  // accumulator's grouping wins). Empty query.categories means default_categories(trace).
+  void add(const Trace& trace, const StatsQuery& query);
+  // Builds the rows. The accumulator is left empty.
+  StatsResult finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One trace, one query: StatsAccumulator(query.by).add(trace, query).finish().
 StatsResult compute_stats(const Trace& trace, const StatsQuery& query);
 
 }  // namespace flopline::trace

@@ -1,0 +1,23 @@
+#include "command_table.h"
+
+#include "stats_command.h"
+
+namespace flopline::cli {
+
+std::span<const Command> command_table() {
+  // Only commands that are implemented appear here, so --help never promises one
+  // that does not exist.
+  static constexpr Command kCommands[] = {
+      {"stats", "time, FLOP/s and bandwidth per kernel, operator or category", run_stats_command},
+  };
+  return kCommands;
+}
+
+const Command* find_command(std::string_view name) {
+  for (const Command& c : command_table()) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace flopline::cli

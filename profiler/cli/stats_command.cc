@@ -1,0 +1,221 @@
+#include "stats_command.h"
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <utility>
+
+#include "stats_output.h"
+#include "trace_loading.h"
+
+namespace flopline::cli {
+namespace {
+
+constexpr OptionSpec kStatsOptions[] = {
+    {"--by", true},   {"--cat", true},   {"--top", true},         {"--range", true},
+    {"--csv", false}, {"--json", false}, {"--help", false, "-h"},
+};
+
+Parsed<trace::GroupBy> parse_group_by(std::string_view v) {
+  if (v == "name") return {trace::GroupBy::kName, {}};
+  if (v == "op" || v == "operator") return {trace::GroupBy::kOperator, {}};
+  if (v == "category" || v == "cat") return {trace::GroupBy::kCategory, {}};
+  return Parsed<trace::GroupBy>::fail(
+      concat("--by '", v, "' is not a grouping; use name, op or category"));
+}
+
+trace::TimeNs add_saturating(trace::TimeNs a, trace::TimeNs b) {
+  if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
+  return a + b;
+}
+
+// For "no slices match": which categories the traces do have, most slices first, so
+// the user sees what to pass to --cat.
+std::string categories_present(const std::vector<LoadedTrace>& traces) {
+  std::map<std::string, std::uint64_t, std::less<>> count;
+  for (const LoadedTrace& lt : traces) {
+    std::vector<std::uint64_t> per_id(lt.trace->strings.size(), 0);
+    for (const trace::Track& t : lt.trace->tracks) {
+      for (const auto& row : t.rows) {
+        for (const trace::Slice& s : row) {
+          if (s.cat < per_id.size()) ++per_id[s.cat];
+        }
+      }
+    }
+    for (std::size_t id = 0; id < per_id.size(); ++id) {
+      if (per_id[id] > 0)
+        count[std::string(lt.trace->str(static_cast<trace::StringId>(id)))] += per_id[id];
+    }
+  }
+  std::vector<std::pair<std::string, std::uint64_t>> v(count.begin(), count.end());
+  std::stable_sort(v.begin(), v.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string s;
+  const std::size_t shown = std::min<std::size_t>(v.size(), 12);
+  for (std::size_t i = 0; i < shown; ++i) {
+    if (i > 0) s += ", ";
+    s += (v[i].first.empty() ? std::string("(none)") : v[i].first) + " (" +
+         std::to_string(v[i].second) + ")";
+  }
+  if (v.size() > shown) s += ", ...";
+  return s;
+}
+
+std::string join(const std::vector<std::string>& v, std::string_view sep) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i > 0) s += sep;
+    s += v[i];
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string stats_usage() {
+  return "usage: flopline stats TRACE... [options]\n"
+         "\n"
+         "Time per kernel, operator or category, with achieved TFLOP/s, GB/s and % of peak\n"
+         "where the trace carries FLOP and byte counts. Several TRACE files are added\n"
+         "together (rows of the same name merge). Reads Chrome/Kineto JSON, .json.gz too.\n"
+         "\n"
+         "options:\n"
+         "  --by name|op|category  group slices by name (default), by operator, or by category\n"
+         "  --cat LIST             only these categories, comma-separated (e.g. "
+         "kernel,gpu_memcpy);\n"
+         "                         may be repeated. Default: --by name: kernel if the trace has\n"
+         "                         kernels, else all; --by op: gpu_user_annotation if present,\n"
+         "                         else user_annotation,cpu_op,operator; --by category: all\n"
+         "  --top N                show only the N rows with the most total time\n"
+         "  --range T0:T1          only slices that start in [T0, T1), times after the first\n"
+         "                         event of each file; units ns (default), us, ms, s; either\n"
+         "                         side may be empty (5ms: or :10ms)\n"
+         "  --csv                  write CSV (fixed columns, see docs/STATS.md)\n"
+         "  --json                 write JSON (see docs/STATS.md)\n"
+         "  -h, --help             show this help\n"
+         "\n"
+         "Exit status: 0 ok, 1 unreadable trace or no matching slices, 2 bad command line.\n";
+}
+
+Parsed<StatsOptions> parse_stats_args(std::span<const std::string> args) {
+  using P = Parsed<StatsOptions>;
+  StatsOptions o;
+  // --help wins over everything else on the line, as people add it to a failing command.
+  for (const std::string& a : args) {
+    if (a == "--") break;
+    if (a == "--help" || a == "-h") {
+      o.help = true;
+      return P{std::move(o), {}};
+    }
+  }
+  auto split = split_args(args, kStatsOptions);
+  if (!split.ok()) return P::fail(split.error);
+  bool csv = false, json = false;
+  for (const auto& [name, value] : split.value->options) {
+    if (name == "--by") {
+      auto by = parse_group_by(value);
+      if (!by.ok()) return P::fail(by.error);
+      o.by = *by.value;
+    } else if (name == "--cat") {
+      auto list = parse_list(value, "--cat");
+      if (!list.ok()) return P::fail(list.error);
+      for (std::string& c : *list.value) {
+        if (std::find(o.categories.begin(), o.categories.end(), c) == o.categories.end()) {
+          o.categories.push_back(std::move(c));
+        }
+      }
+    } else if (name == "--top") {
+      auto n = parse_positive_count(value, "--top");
+      if (!n.ok()) return P::fail(n.error);
+      o.top = n.value;
+    } else if (name == "--range") {
+      auto r = parse_range(value, "--range");
+      if (!r.ok()) return P::fail(r.error);
+      o.range = r.value;
+    } else if (name == "--csv") {
+      csv = true;
+    } else if (name == "--json") {
+      json = true;
+    }
+  }
+  if (csv && json) return P::fail("--csv and --json cannot be combined");
+  o.format = csv ? StatsFormat::kCsv : json ? StatsFormat::kJson : StatsFormat::kTable;
+  o.files = std::move(split.value->positional);
+  if (o.files.empty()) return P::fail("no trace file given");
+  return P{std::move(o), {}};
+}
+
+int run_stats_command(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  auto parsed = parse_stats_args(args);
+  if (!parsed.ok()) {
+    err << usage_error("stats", parsed.error);
+    return kExitUsage;
+  }
+  const StatsOptions& opt = *parsed.value;
+  if (opt.help) {
+    out << stats_usage();
+    return kExitOk;
+  }
+  auto loaded = load_traces(opt.files, err);
+  if (!loaded) return kExitFailure;
+
+  StatsReport report;
+  report.files = opt.files;
+  report.by = opt.by;
+  report.range = opt.range;
+  report.top = opt.top;
+  trace::StatsQuery query;
+  query.by = opt.by;
+  query.categories = opt.categories;
+  if (query.categories.empty()) {
+    // Decided over all files together so that every file is filtered the same way.
+    std::vector<const trace::Trace*> all;
+    for (const LoadedTrace& lt : *loaded) all.push_back(lt.trace.get());
+    query.categories = trace::default_categories(all, opt.by);
+  }
+  trace::StatsAccumulator acc(opt.by);
+  for (const LoadedTrace& lt : *loaded) {
+    if (opt.range) {
+      // Relative to this file's first event: ranks' clocks start at different times.
+      const trace::TimeNs first = lt.trace->time_bounds().first;
+      query.range_begin.reset();
+      query.range_end.reset();
+      if (opt.range->begin) query.range_begin = add_saturating(first, *opt.range->begin);
+      if (opt.range->end) query.range_end = add_saturating(first, *opt.range->end);
+    }
+    acc.add(*lt.trace, query);
+    report.events_total += lt.trace->report.events_total;
+    report.events_skipped += lt.trace->report.events_skipped;
+  }
+  report.result = acc.finish();
+  if (report.result.rows.empty()) {
+    err << "flopline stats: no slices match (categories: "
+        << (report.result.all_categories ? std::string("all")
+                                         : join(report.result.categories_used, ","));
+    if (opt.range) err << "; in the --range given";
+    err << ")\n";
+    const std::string present = categories_present(*loaded);
+    err << "  categories in the trace" << (loaded->size() > 1 ? "s" : "") << ": "
+        << (present.empty() ? std::string("none (no slices)") : present) << "\n";
+    return kExitFailure;
+  }
+  report.rows_total = report.result.rows.size();
+  if (opt.top && *opt.top < report.result.rows.size()) {
+    report.result.rows.resize(static_cast<std::size_t>(*opt.top));
+  }
+  switch (opt.format) {
+    case StatsFormat::kTable:
+      write_stats_table(report, out);
+      break;
+    case StatsFormat::kCsv:
+      write_stats_csv(report, out);
+      break;
+    case StatsFormat::kJson:
+      write_stats_json(report, out);
+      break;
+  }
+  out.flush();
+  return kExitOk;
+}
+
+}  // namespace flopline::cli

@@ -1,0 +1,50 @@
+// Renderers for `flopline stats`: an aligned table for people (nsys-style), and CSV
+// and JSON with fixed schemas for programs (docs/STATS.md).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli_parse.h"
+#include "flopline/trace/analysis.h"
+
+namespace flopline::cli {
+
+// Everything a renderer shows.
+struct StatsReport {
+  trace::StatsResult result;   // rows already cut to --top
+  std::size_t rows_total = 0;  // rows before --top
+  std::optional<std::uint64_t> top;
+  std::vector<std::string> files;
+  trace::GroupBy by = trace::GroupBy::kName;
+  std::optional<RelativeRange> range;  // as given (relative to each file's first event)
+  // What the reader read and skipped, over all files (the reasons go to stderr).
+  std::uint64_t events_total = 0;
+  std::uint64_t events_skipped = 0;
+};
+
+std::string_view group_by_name(trace::GroupBy by);  // "name", "op", "category"
+
+void write_stats_table(const StatsReport& report, std::ostream& out);
+// Header: name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,
+// tflops,gbps,pct_peak. Unknown values are empty cells; names are quoted per RFC 4180
+// when they hold a comma, quote, CR or LF.
+void write_stats_csv(const StatsReport& report, std::ostream& out);
+// {"files":[...],"group_by":..,"categories":[...],"all_categories":..,"range":..,
+//  "total_ns":..,"slices":..,"rows_total":..,"events_total":..,"events_skipped":..,
+//  "rows":[{same fields as the CSV}]};
+// unknown values are null.
+void write_stats_json(const StatsReport& report, std::ostream& out);
+
+// Table helpers, exposed for tests.
+std::string with_thousands(std::int64_t v);  // 1234567 -> "1,234,567"
+// Shortens `name` to at most `max_bytes` bytes by eliding its middle with "...",
+// never splitting a UTF-8 sequence; control characters become '?'.
+std::string shorten_name(std::string_view name, std::size_t max_bytes);
+// RFC 4180 field: quoted (quotes doubled) only when needed.
+std::string csv_field(std::string_view s);
+
+}  // namespace flopline::cli

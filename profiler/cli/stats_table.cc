@@ -1,0 +1,177 @@
+// The human-readable `flopline stats` table, laid out like nsys stats'
+// cuda_gpu_kern_sum: right-aligned numbers, the name last.
+#include <cinttypes>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "stats_output.h"
+
+namespace flopline::cli {
+namespace {
+
+// Names longer than this are shortened in the table (only: CSV and JSON keep them).
+constexpr std::size_t kMaxNameBytes = 100;
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string opt_fixed(const std::optional<double>& v, int decimals) {
+  return v ? fixed(*v, decimals) : std::string("-");
+}
+
+struct Column {
+  const char* header;
+  std::function<std::string(const trace::StatsRow&)> cell;
+  // FLOP/byte columns are left out when no shown row has a value: most traces from
+  // other tools carry no counts, and a wall of "-" hides the columns that matter.
+  std::function<bool(const trace::StatsRow&)> known = nullptr;
+};
+
+std::vector<Column> all_columns() {
+  return {
+      {"Time (%)", [](const trace::StatsRow& r) { return fixed(r.pct, 1); }},
+      {"Total Time (ns)", [](const trace::StatsRow& r) { return with_thousands(r.total_ns); }},
+      {"Instances",
+       [](const trace::StatsRow& r) { return with_thousands(static_cast<std::int64_t>(r.count)); }},
+      {"Avg (ns)", [](const trace::StatsRow& r) { return with_thousands(r.avg_ns); }},
+      {"Med (ns)", [](const trace::StatsRow& r) { return with_thousands(r.median_ns); }},
+      {"Min (ns)", [](const trace::StatsRow& r) { return with_thousands(r.min_ns); }},
+      {"Max (ns)", [](const trace::StatsRow& r) { return with_thousands(r.max_ns); }},
+      {"StdDev (ns)", [](const trace::StatsRow& r) { return with_thousands(r.std_ns); }},
+      {"GFLOP",
+       [](const trace::StatsRow& r) {
+         return r.flops ? fixed(*r.flops / 1e9, 3) : std::string("-");
+       },
+       [](const trace::StatsRow& r) { return r.flops.has_value(); }},
+      {"TFLOP/s", [](const trace::StatsRow& r) { return opt_fixed(r.tflops, 2); },
+       [](const trace::StatsRow& r) { return r.tflops.has_value(); }},
+      {"GB/s", [](const trace::StatsRow& r) { return opt_fixed(r.gbps, 1); },
+       [](const trace::StatsRow& r) { return r.gbps.has_value(); }},
+      {"% peak", [](const trace::StatsRow& r) { return opt_fixed(r.pct_peak, 1); },
+       [](const trace::StatsRow& r) { return r.pct_peak.has_value(); }},
+  };
+}
+
+std::string join(const std::vector<std::string>& v, std::string_view sep) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i > 0) s += sep;
+    s += v[i];
+  }
+  return s;
+}
+
+std::string range_text(const RelativeRange& r) {
+  auto ns = [](trace::TimeNs v) { return with_thousands(v) + " ns"; };
+  return concat("[", r.begin ? ns(*r.begin) : std::string("start"), ", ",
+                r.end ? ns(*r.end) : std::string("end"), ") after each file's first event");
+}
+
+}  // namespace
+
+std::string with_thousands(std::int64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%" PRId64, v);
+  const std::string digits(buf);
+  const std::size_t sign = (digits[0] == '-') ? 1 : 0;
+  std::string out = digits.substr(0, sign);
+  const std::size_t n = digits.size() - sign;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i > 0 && (n - i) % 3 == 0) out += ',';
+    out += digits[sign + i];
+  }
+  return out;
+}
+
+std::string shorten_name(std::string_view name, std::size_t max_bytes) {
+  auto clean = [](std::string_view s) {
+    std::string o(s);
+    for (char& c : o) {
+      const auto u = static_cast<unsigned char>(c);
+      if (u < 0x20 || u == 0x7f) c = '?';  // a newline or NUL would break the table
+    }
+    return o;
+  };
+  if (name.size() <= max_bytes || max_bytes < 8) return clean(name);
+  auto is_cont = [&](std::size_t i) {
+    return i < name.size() && (static_cast<unsigned char>(name[i]) & 0xC0) == 0x80;
+  };
+  // Kernel names differ at both ends (namespace and template arguments at the start,
+  // tile sizes at the end), so keep both and drop the middle.
+  const std::size_t keep = max_bytes - 3;
+  std::size_t head = keep * 2 / 3;
+  std::size_t tail_start = name.size() - (keep - head);
+  while (head > 0 && is_cont(head)) --head;  // do not cut a UTF-8 sequence
+  while (tail_start < name.size() && is_cont(tail_start)) ++tail_start;
+  return concat(clean(name.substr(0, head)), "...", clean(name.substr(tail_start)));
+}
+
+void write_stats_table(const StatsReport& report, std::ostream& out) {
+  const trace::StatsResult& res = report.result;
+  out << (report.files.size() == 1 ? "File:       " : "Files:      ") << join(report.files, ", ")
+      << "\n";
+  out << "Grouped by: " << group_by_name(report.by) << "; categories: "
+      << (res.all_categories ? std::string("all") : join(res.categories_used, ", ")) << "\n";
+  if (report.range) out << "Range:      " << range_text(*report.range) << "\n";
+  out << "\n";
+
+  std::vector<Column> cols;
+  std::vector<std::string> hidden;
+  for (Column& c : all_columns()) {
+    bool any = c.known == nullptr;
+    for (const trace::StatsRow& r : res.rows) any = any || c.known(r);
+    if (any) {
+      cols.push_back(std::move(c));
+    } else {
+      hidden.emplace_back(c.header);
+    }
+  }
+  // Cells first, then widths: every column is as wide as its widest cell or header.
+  std::vector<std::vector<std::string>> cells(res.rows.size());
+  std::vector<std::size_t> width(cols.size());
+  for (std::size_t j = 0; j < cols.size(); ++j) width[j] = std::string_view(cols[j].header).size();
+  for (std::size_t i = 0; i < res.rows.size(); ++i) {
+    for (std::size_t j = 0; j < cols.size(); ++j) {
+      cells[i].push_back(cols[j].cell(res.rows[i]));
+      width[j] = std::max(width[j], cells[i][j].size());
+    }
+  }
+  auto pad = [&](const std::string& s, std::size_t w) {
+    return std::string(w - s.size(), ' ') + s;
+  };
+  std::string line, rule;
+  for (std::size_t j = 0; j < cols.size(); ++j) {
+    line += concat(" ", pad(cols[j].header, width[j]), " ");
+    rule +=
+        concat(" ", pad(std::string(std::string_view(cols[j].header).size(), '-'), width[j]), " ");
+  }
+  out << line << " Name\n" << rule << " ----\n";
+  for (std::size_t i = 0; i < res.rows.size(); ++i) {
+    std::string l;
+    for (std::size_t j = 0; j < cols.size(); ++j) l += concat(" ", pad(cells[i][j], width[j]), " ");
+    out << l << " " << shorten_name(res.rows[i].name, kMaxNameBytes) << "\n";
+  }
+
+  out << "\nTotal: " << with_thousands(res.total_ns) << " ns in "
+      << with_thousands(static_cast<std::int64_t>(res.slices_considered)) << " slices, "
+      << report.rows_total << (report.rows_total == 1 ? " row" : " rows");
+  if (res.rows.size() < report.rows_total) out << " (top " << res.rows.size() << " shown)";
+  out << "\n";
+  if (!hidden.empty()) {
+    out << "No values for: " << join(hidden, ", ")
+        << " (no FLOP/byte counts or device peaks in the trace; --csv and --json keep the "
+           "columns)\n";
+  }
+  if (report.events_skipped > 0) {
+    out << "Reader skipped " << with_thousands(static_cast<std::int64_t>(report.events_skipped))
+        << " of " << with_thousands(static_cast<std::int64_t>(report.events_total))
+        << " events (reasons on stderr)\n";
+  }
+}
+
+}  // namespace flopline::cli

@@ -1,0 +1,32 @@
+// Loading trace files for the commands, with the reporting every command shares:
+// a file that is not a readable trace is an error (ReadError::message(): file,
+// line:column, byte offset, reason); a partly readable file loads, and what the
+// reader skipped or warned about is said on stderr.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "flopline/trace/model.h"
+
+namespace flopline::cli {
+
+struct LoadedTrace {
+  std::string path;
+  // Heap-held so the Trace never moves (views into its string table stay valid).
+  std::unique_ptr<trace::Trace> trace;
+};
+
+// One line: "N events, K skipped (reason: n; reason: n)". Empty when nothing was skipped.
+std::string skip_summary(const trace::TraceReport& report);
+
+// Reads every path in order. Warnings and skip summaries go to `err` prefixed by
+// "flopline: PATH: ". Stops at the first unreadable file: prints "flopline: " +
+// ReadError::message() and returns nullopt.
+std::optional<std::vector<LoadedTrace>> load_traces(const std::vector<std::string>& paths,
+                                                    std::ostream& err);
+
+}  // namespace flopline::cli

@@ -1,0 +1,93 @@
+// Which slices a stats query takes: category matching and the default categories.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flopline/trace/analysis.h"
+
+namespace flopline::trace {
+namespace {
+
+char lower(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+bool equal_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (lower(a[i]) != lower(b[i])) return false;
+  }
+  return true;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// True when some slice of `trace` has a category matching `wanted`. Each distinct
+// category id is tested once; the scan stops at the first hit.
+bool any_slice_in(const Trace& trace, std::string_view wanted) {
+  std::vector<std::uint8_t> state(trace.strings.size(), 0);  // 0 untested, 1 yes, 2 no
+  for (const Track& track : trace.tracks) {
+    for (const auto& row : track.rows) {
+      for (const Slice& s : row) {
+        if (s.cat >= state.size()) continue;
+        std::uint8_t& st = state[s.cat];
+        if (st == 0) st = category_matches(trace.str(s.cat), wanted) ? 1 : 2;
+        if (st == 1) return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool category_matches(std::string_view cat, std::string_view wanted) {
+  wanted = trim(wanted);
+  if (equal_ignoring_case(trim(cat), wanted)) return true;
+  // Chrome's cat is a comma-separated list of tags; Kineto never writes one, so the
+  // split only runs when there is a comma.
+  if (cat.find(',') == std::string_view::npos) return false;
+  while (!cat.empty()) {
+    const auto comma = cat.find(',');
+    const std::string_view part = cat.substr(0, comma);
+    if (equal_ignoring_case(trim(part), wanted)) return true;
+    if (comma == std::string_view::npos) break;
+    cat.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+std::vector<std::string> default_categories(std::span<const Trace* const> traces, GroupBy by) {
+  auto any = [&](std::string_view cat) {
+    for (const Trace* t : traces) {
+      if (t != nullptr && any_slice_in(*t, cat)) return true;
+    }
+    return false;
+  };
+  switch (by) {
+    case GroupBy::kName:
+      // Kernel time is what "where does GPU time go" means; a CPU-only trace (clang
+      // -ftime-trace, Chrome) still gets a table of everything.
+      if (any("kernel")) return {"kernel"};
+      return {};
+    case GroupBy::kOperator:
+      // gpu_user_annotation is an operator's extent on the GPU stream; without it,
+      // the CPU-side operator ranges are the best there is.
+      if (any("gpu_user_annotation")) return {"gpu_user_annotation"};
+      return {"user_annotation", "cpu_op", "operator"};
+    case GroupBy::kCategory:
+      return {};
+  }
+  return {};
+}
+
+std::vector<std::string> default_categories(const Trace& trace, GroupBy by) {
+  const Trace* one[] = {&trace};
+  return default_categories(std::span<const Trace* const>(one), by);
+}
+
+}  // namespace flopline::trace

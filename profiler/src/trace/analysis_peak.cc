@@ -1,0 +1,107 @@
+// "% of peak" support for the stats analysis: which device a slice ran on, what
+// precision it used, and how long it would take at the roofline-attainable rate.
+#include <algorithm>
+#include <array>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "analysis_internal.h"
+#include "flopline/trace/analysis.h"
+#include "flopline/trace/json_value.h"
+
+namespace flopline::trace {
+
+std::string normalize_precision(std::string_view precision) {
+  std::string p;
+  p.reserve(precision.size());
+  for (char c : precision) {
+    p.push_back((c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c);
+  }
+  // Surrounding blanks are never part of a name.
+  const auto first = p.find_first_not_of(" \t");
+  if (first == std::string::npos) return {};
+  p = p.substr(first, p.find_last_not_of(" \t") - first + 1);
+  // PyTorch prints dtypes as "torch.float32".
+  if (p.starts_with("torch.")) p.erase(0, 6);
+  // Synonyms only: the same number format under another name. Anything that would
+  // need an assumption (e.g. fp32 matmuls running as tf32) is left to the producer.
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 12> kSynonyms{{
+      {"float64", "fp64"},
+      {"double", "fp64"},
+      {"f64", "fp64"},
+      {"float32", "fp32"},
+      {"float", "fp32"},
+      {"f32", "fp32"},
+      {"tensorfloat32", "tf32"},
+      {"bfloat16", "bf16"},
+      {"float16", "fp16"},
+      {"half", "fp16"},
+      {"f16", "fp16"},
+      {"float8", "fp8"},
+  }};
+  for (const auto& [from, to] : kSynonyms) {
+    if (p == from) return std::string(to);
+  }
+  // The FP8 encodings (float8_e4m3fn, fp8_e5m2, ...) share one peak.
+  if (p.starts_with("float8_") || p.starts_with("fp8_") || p.starts_with("fp8e")) return "fp8";
+  return p;
+}
+
+namespace detail {
+
+std::vector<const DeviceProperties*> devices_by_track(const Trace& trace) {
+  std::vector<const DeviceProperties*> by_process(trace.processes.size(), nullptr);
+  const DeviceProperties* only = trace.devices.size() == 1 ? &trace.devices[0] : nullptr;
+  for (std::size_t p = 0; p < trace.processes.size(); ++p) {
+    const Process& proc = trace.processes[p];
+    if (proc.is_gpu && proc.device >= 0) {
+      // A GPU process names its device; a wrong guess would misstate % of peak, so
+      // an id missing from the device table stays unknown.
+      for (const DeviceProperties& d : trace.devices) {
+        if (d.id == proc.device) {
+          by_process[p] = &d;
+          break;
+        }
+      }
+    } else {
+      by_process[p] = only;
+    }
+  }
+  std::vector<const DeviceProperties*> by_track(trace.tracks.size(), nullptr);
+  for (std::size_t t = 0; t < trace.tracks.size(); ++t) {
+    const std::uint32_t p = trace.tracks[t].process;
+    if (p < by_process.size()) by_track[t] = by_process[p];
+  }
+  return by_track;
+}
+
+std::optional<long double> attainable_ns(const Trace& trace, const Slice& s, const SliceMetrics& m,
+                                         const DeviceProperties* dev) {
+  if (dev == nullptr) return std::nullopt;
+  const long double bandwidth = dev->peak_bytes_per_s;  // bytes/s
+  const bool memory_known = m.has_bytes() && m.bytes > 0 && bandwidth > 0;
+  const long double memory_ns =
+      memory_known ? static_cast<long double>(m.bytes) / bandwidth * 1e9L : 0.0L;
+  if (m.has_flops() && m.flops > 0) {
+    // The precision is looked up last: it parses the args text, and most slices
+    // never get this far.
+    if (dev->peak_flops.empty() || s.args == kNoArgs || s.args >= trace.args.size()) {
+      return std::nullopt;
+    }
+    const auto member = json_member(trace.args.json(s.args), "precision");
+    if (!member) return std::nullopt;
+    const auto text = json_string(*member);
+    if (!text) return std::nullopt;
+    const double peak_flops = dev->peak_flops_for(normalize_precision(*text));  // FLOP/s
+    if (!(peak_flops > 0)) return std::nullopt;
+    const long double compute_ns = static_cast<long double>(m.flops) / peak_flops * 1e9L;
+    // min(peak, AI * bandwidth) as a rate is max(compute time, memory time) as a time.
+    return std::max(compute_ns, memory_ns);
+  }
+  if (memory_known) return memory_ns;
+  return std::nullopt;
+}
+
+}  // namespace detail
+}  // namespace flopline::trace

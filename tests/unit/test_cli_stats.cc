@@ -1,0 +1,259 @@
+// `flopline stats` output: the table, CSV and JSON renderers on a hand-made report,
+// and the whole command on a trace file written here.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_app.h"
+#include "cli_parse.h"
+#include "stats_output.h"
+
+namespace flopline::cli {
+namespace {
+
+TEST(StatsFormat, Thousands) {
+  EXPECT_EQ(with_thousands(0), "0");
+  EXPECT_EQ(with_thousands(999), "999");
+  EXPECT_EQ(with_thousands(1000), "1,000");
+  EXPECT_EQ(with_thousands(1234567), "1,234,567");
+  EXPECT_EQ(with_thousands(-1234), "-1,234");
+  EXPECT_EQ(with_thousands(INT64_MAX), "9,223,372,036,854,775,807");
+  EXPECT_EQ(with_thousands(INT64_MIN), "-9,223,372,036,854,775,808");
+}
+
+TEST(StatsFormat, ShortNamesAreKept) {
+  EXPECT_EQ(shorten_name("gemm", 20), "gemm");
+  EXPECT_EQ(shorten_name("a\nb\tc", 20), "a?b?c");
+}
+
+TEST(StatsFormat, LongNamesKeepBothEnds) {
+  const std::string name = "void cutlass::Kernel<" + std::string(200, 'x') + ">(Params)";
+  const std::string s = shorten_name(name, 60);
+  EXPECT_LE(s.size(), 60u);
+  EXPECT_EQ(s.rfind("void cutlass::Kernel<", 0), 0u);
+  EXPECT_NE(s.find("..."), std::string::npos);
+  EXPECT_EQ(s.substr(s.size() - 9), ">(Params)");
+}
+
+TEST(StatsFormat, ShorteningNeverSplitsUtf8) {
+  std::string name;
+  for (int i = 0; i < 100; ++i) name += "\xc3\xa9";  // U+00E9, two bytes each
+  for (std::size_t max = 8; max < 40; ++max) {
+    const std::string s = shorten_name(name, max);
+    EXPECT_LE(s.size(), max);
+    const auto dots = s.find("...");
+    ASSERT_NE(dots, std::string::npos);
+    EXPECT_EQ(dots % 2, 0u) << max;                   // head is whole characters
+    EXPECT_EQ((s.size() - dots - 3) % 2, 0u) << max;  // so is the tail
+    EXPECT_NE(static_cast<unsigned char>(s[dots + 3]) & 0xC0, 0x80) << max;
+  }
+}
+
+TEST(StatsFormat, CsvFieldsQuoteOnlyWhenNeeded) {
+  EXPECT_EQ(csv_field("plain name"), "plain name");
+  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
+  EXPECT_EQ(csv_field("cr\r"), "\"cr\r\"");
+}
+
+StatsReport sample_report() {
+  StatsReport r;
+  r.files = {"a.json"};
+  r.by = trace::GroupBy::kName;
+  trace::StatsRow mm;
+  mm.name = "gemm, \"tf32\"";
+  mm.count = 2;
+  mm.total_ns = 3000;
+  mm.avg_ns = 1500;
+  mm.median_ns = 1500;
+  mm.min_ns = 1000;
+  mm.max_ns = 2000;
+  mm.std_ns = 500;
+  mm.pct = 75;
+  mm.flops = 3e9;
+  mm.tflops = 1.0;
+  mm.pct_peak = 12.5;
+  trace::StatsRow cp;
+  cp.name = "copy";
+  cp.count = 1;
+  cp.total_ns = cp.avg_ns = cp.median_ns = cp.min_ns = cp.max_ns = 1000;
+  cp.pct = 25;
+  cp.bytes = 1e6;
+  cp.gbps = 1000;
+  r.result.rows = {mm, cp};
+  r.result.total_ns = 4000;
+  r.result.slices_considered = 3;
+  r.result.categories_used = {"kernel"};
+  r.rows_total = 2;
+  return r;
+}
+
+TEST(StatsOutput, CsvSchema) {
+  std::ostringstream out;
+  write_stats_csv(sample_report(), out);
+  EXPECT_EQ(out.str(),
+            "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
+            "pct_peak\n"
+            "\"gemm, \"\"tf32\"\"\",2,3000,1500,1500,1000,2000,500,75,3000000000,,1,,12.5\n"
+            "copy,1,1000,1000,1000,1000,1000,0,25,,1000000,,1000,\n");
+}
+
+TEST(StatsOutput, JsonSchema) {
+  std::ostringstream out;
+  StatsReport r = sample_report();
+  r.range = RelativeRange{5, std::nullopt};
+  write_stats_json(r, out);
+  const std::string j = out.str();
+  EXPECT_EQ(j.rfind("{\"files\":[\"a.json\"],\"group_by\":\"name\",\"categories\":[\"kernel\"],"
+                    "\"all_categories\":false,\"range\":{\"begin_ns\":5,\"end_ns\":null},"
+                    "\"total_ns\":4000,\"slices\":3,\"rows_total\":2,",
+                    0),
+            0u)
+      << j;
+  EXPECT_NE(j.find("{\"name\":\"gemm, \\\"tf32\\\"\",\"count\":2,\"total_ns\":3000,\"avg_ns\":1500,"
+                   "\"median_ns\":1500,\"min_ns\":1000,\"max_ns\":2000,\"std_ns\":500,\"pct\":75,"
+                   "\"flops\":3000000000,\"bytes\":null,\"tflops\":1,\"gbps\":null,"
+                   "\"pct_peak\":12.5}"),
+            std::string::npos)
+      << j;
+}
+
+TEST(StatsOutput, TableHasHeaderColumnsAndFooter) {
+  std::ostringstream out;
+  StatsReport r = sample_report();
+  r.events_total = 10;
+  r.events_skipped = 2;
+  write_stats_table(r, out);
+  const std::string t = out.str();
+  for (const char* s : {"File:       a.json",
+                        "categories: kernel",
+                        "Time (%)",
+                        "Total Time (ns)",
+                        "Instances",
+                        "Avg (ns)",
+                        "Med (ns)",
+                        "Min (ns)",
+                        "Max (ns)",
+                        "StdDev (ns)",
+                        "GFLOP",
+                        "TFLOP/s",
+                        "GB/s",
+                        "% peak",
+                        "Name",
+                        "3,000",
+                        "75.0",
+                        "12.5",
+                        "Total: 4,000 ns in 3 slices, 2 rows",
+                        "Reader skipped 2 of 10 events"}) {
+    EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
+  }
+}
+
+TEST(StatsOutput, TableHidesColumnsWithoutValues) {
+  StatsReport r = sample_report();
+  for (auto& row : r.result.rows) {
+    row.flops = row.bytes = row.tflops = row.gbps = row.pct_peak = std::nullopt;
+  }
+  std::ostringstream out;
+  write_stats_table(r, out);
+  const std::string t = out.str();
+  EXPECT_EQ(t.find("TFLOP/s  "), std::string::npos) << t;
+  EXPECT_NE(t.find("No values for: GFLOP, TFLOP/s, GB/s, % peak"), std::string::npos) << t;
+}
+
+// ---- the command end to end, on a trace written here ------------------------------
+
+class StatsCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("flopline_test_cli_stats_" +
+            std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    const auto p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+  std::filesystem::path dir_;
+};
+
+struct CliRun {
+  int rc;
+  std::string out, err;
+};
+
+CliRun run_flopline(const std::vector<std::string>& a) {
+  std::ostringstream out, err;
+  const int rc = run_cli(a, out, err);
+  return {rc, out.str(), err.str()};
+}
+
+// Kernels at 1000 us (first event), 1001, 1003, 1010 us; a cpu_op at 1000 us.
+constexpr const char* kTrace = R"({"traceEvents":[
+{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1000,"dur":20},
+{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":1000.5,"dur":0.5},
+{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":1001,"dur":1.5},
+{"ph":"X","cat":"kernel","name":"add","pid":0,"tid":7,"ts":1003,"dur":4},
+{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":1010,"dur":2}
+]})";
+
+TEST_F(StatsCommand, CsvOnAFile) {
+  const CliRun r = run_flopline({"stats", write("t.json", kTrace), "--csv"});
+  ASSERT_EQ(r.rc, kExitOk) << r.err;
+  EXPECT_EQ(r.out,
+            "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
+            "pct_peak\n"
+            "add,1,4000,4000,4000,4000,4000,0,50,,,,,\n"
+            "gemm,3,4000,1333,1500,500,2000,624,50,,,,,\n");
+}
+
+TEST_F(StatsCommand, RangeIsRelativeToTheFirstEvent) {
+  const std::string f = write("t.json", kTrace);
+  const CliRun r = run_flopline({"stats", f, "--csv", "--range", "1us:10us"});  // [1001, 1010) us
+  ASSERT_EQ(r.rc, kExitOk) << r.err;
+  EXPECT_EQ(r.out,
+            "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
+            "pct_peak\n"
+            "add,1,4000,4000,4000,4000,4000,0,72.72727272727273,,,,,\n"
+            "gemm,1,1500,1500,1500,1500,1500,0,27.272727272727273,,,,,\n");
+}
+
+TEST_F(StatsCommand, SeveralFilesAddUp) {
+  const std::string f = write("t.json", kTrace);
+  const CliRun r = run_flopline({"stats", f, f, "--csv", "--top", "1", "--cat", "kernel"});
+  ASSERT_EQ(r.rc, kExitOk) << r.err;
+  EXPECT_EQ(r.out,
+            "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
+            "pct_peak\n"
+            "add,2,8000,4000,4000,4000,4000,0,50,,,,,\n");
+}
+
+TEST_F(StatsCommand, NothingMatchingIsAnError) {
+  const CliRun r = run_flopline({"stats", write("t.json", kTrace), "--cat", "nccl"});
+  EXPECT_EQ(r.rc, kExitFailure);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("no slices match (categories: nccl)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kernel (4)"), std::string::npos) << r.err;
+}
+
+TEST_F(StatsCommand, GarbageIsAReadErrorWithAPosition) {
+  const std::string f = write("bad.json", "{\"traceEvents\": [\n  {\"ph\": @}\n]}");
+  const CliRun r = run_flopline({"stats", f});
+  EXPECT_EQ(r.rc, kExitFailure);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find(f + ":2:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(byte "), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace flopline::cli
