@@ -1,0 +1,143 @@
+// Chrome-trace writer: the document frame, shared per-render state, and the file
+// output. Events are written by chrome_writer_events.cc, the header and footer
+// objects by chrome_writer_header.cc.
+#include "flopline/trace/chrome_writer.h"
+
+#include <algorithm>
+
+#include "flopline/trace/json_text.h"
+#include "trace/chrome_writer_internal.h"
+#include "trace/file_io.h"
+
+namespace flopline::trace {
+namespace chrome_writer_detail {
+
+void OutBuffer::grow(std::size_t n) {
+  // 256 KiB at a time: large enough that resize() calls are rare, small enough that
+  // the zero-fill is still in cache when the events overwrite it.
+  constexpr std::size_t kChunk = 256 * 1024;
+  const std::size_t need = pos_ + n;
+  std::size_t target = std::max(need, s_.size() + kChunk);
+  if (target > s_.capacity() && need <= s_.capacity()) target = s_.capacity();
+  s_.resize(target);
+}
+
+EscapedStrings::EscapedStrings(const StringTable& table) {
+  offsets_.reserve(table.size() + 1);
+  std::size_t bytes = 0;
+  for (std::size_t id = 0; id < table.size(); ++id) {
+    bytes += table.view(static_cast<StringId>(id)).size() + 2;
+  }
+  text_.reserve(bytes + bytes / 16);
+  for (std::size_t id = 0; id < table.size(); ++id) {
+    offsets_.push_back(text_.size());
+    append_json_string(text_, table.view(static_cast<StringId>(id)));
+  }
+  offsets_.push_back(text_.size());
+}
+
+TimeNs earliest_time(const Trace& trace) {
+  bool any = false;
+  TimeNs lo = 0;
+  auto take = [&](TimeNs t) {
+    if (!any || t < lo) lo = t;
+    any = true;
+  };
+  for (const Track& t : trace.tracks) {
+    for (const auto& row : t.rows) {
+      if (!row.empty()) take(row.front().start);  // rows are sorted by start
+    }
+    if (!t.instants.empty()) take(t.instants.front().ts);
+  }
+  for (const CounterSeries& c : trace.counters) {
+    if (!c.points.empty()) take(c.points.front().ts);
+  }
+  // Flow ends normally lie inside slices; taking them too keeps every ts >= 0.
+  for (const Flow& f : trace.flows) {
+    take(f.from.ts);
+    take(f.to.ts);
+  }
+  return lo;
+}
+
+RenderContext::RenderContext(const Trace& t, const WriteOptions& o)
+    : trace(t), opt(o), base(earliest_time(t)), esc(t.strings) {
+  pid_text.reserve(t.processes.size());
+  for (const Process& p : t.processes) {
+    std::string text;
+    if (p.pid_label != 0) {
+      text = esc[p.pid_label];
+    } else {
+      // GPU pids are device ordinals; the namespace keeps ranks' devices apart.
+      const std::uint64_t pid = static_cast<std::uint64_t>(p.pid) +
+                                (p.is_gpu ? static_cast<std::uint64_t>(o.id_namespace) : 0);
+      append_int(text, static_cast<std::int64_t>(pid));
+    }
+    pid_text.push_back(std::move(text));
+  }
+  track_head.reserve(t.tracks.size());
+  for (const Track& tr : t.tracks) {
+    std::string head = ",\"pid\":";
+    head += pid_of(tr.process);
+    head += ",\"tid\":";
+    if (tr.tid_label != 0) {
+      head += esc[tr.tid_label];
+    } else {
+      append_int(head, tr.tid);
+    }
+    head += ",\"ts\":";
+    track_head.push_back(std::move(head));
+  }
+}
+
+std::string_view RenderContext::pid_of(std::uint32_t process) const {
+  return process < pid_text.size() ? std::string_view(pid_text[process]) : std::string_view("0");
+}
+
+std::uint64_t render(const Trace& trace, std::string& out, const WriteOptions& opt) {
+  out.clear();
+  // Reserving generously costs only address space: pages are touched as written.
+  std::size_t events = trace.flows.size() * 2 + trace.counter_point_count() +
+                       trace.instant_count() + trace.slice_count() +
+                       trace.processes.size() * 3 + trace.tracks.size() * 2;
+  out.reserve(events * 320 + trace.args.resident_bytes() + 4096);
+
+  RenderContext ctx(trace, opt);
+  OutBuffer buf(out);
+  write_header(ctx, buf);
+  write_metadata_events(ctx, buf);
+  write_track_events(ctx, buf);
+  write_counter_events(ctx, buf);
+  write_flow_events(ctx, buf);
+  if (ctx.events > 0) {
+    buf.unwrite(2);  // the last event's ",\n"
+    buf.append("\n");
+  }
+  write_footer(ctx, buf);
+  buf.finish();
+  return ctx.events;
+}
+
+}  // namespace chrome_writer_detail
+
+void render_chrome_trace(const Trace& trace, std::string& out, const WriteOptions& opt) {
+  chrome_writer_detail::render(trace, out, opt);
+}
+
+WriteResult write_chrome_trace(const Trace& trace, const std::string& path,
+                               const WriteOptions& opt) {
+  WriteResult result;
+  std::string text;
+  const std::uint64_t events = chrome_writer_detail::render(trace, text, opt);
+  std::string error;
+  if (!write_file_atomic(path, text, ends_with(path, ".gz"), opt.gzip_level, error)) {
+    result.error = "cannot write " + path + ": " + error;
+    return result;
+  }
+  result.ok = true;
+  result.bytes_written = text.size();
+  result.events_written = events;
+  return result;
+}
+
+}  // namespace flopline::trace
