@@ -238,6 +238,35 @@ TEST_F(StatsCommand, SeveralFilesAddUp) {
             "add,2,8000,4000,4000,4000,4000,0,50,,,,,\n");
 }
 
+// A kernel with FLOP and byte counts on a device with peaks: 1e9 FLOPs in 20 us is
+// 50 TFLOP/s; 1e6 bytes in 20 us is 50 GB/s; the attainable time at 100 TFLOP/s tf32
+// and 1 TB/s is max(10 us, 1 us), so 50 % of peak. The second kernel has no
+// precision: its rate is known, its % of peak is not.
+constexpr const char* kTraceWithCounts = R"({
+"deviceProperties":[{"id":0,"name":"test GPU","peakFlops":{"tf32":1e14},
+                     "peakBandwidthBytesPerSec":1e12}],
+"traceEvents":[
+{"ph":"X","cat":"kernel","name":"mm","pid":0,"tid":7,"ts":10,"dur":20,
+ "args":{"flops":1e9,"bytes":1e6,"precision":"tf32"}},
+{"ph":"X","cat":"kernel","name":"noprec","pid":0,"tid":7,"ts":40,"dur":10,
+ "args":{"flops":1e9}}
+]})";
+
+TEST_F(StatsCommand, RatesAndPercentOfPeakFromAFile) {
+  const CliRun r = run_flopline({"stats", write("counts.json", kTraceWithCounts), "--csv"});
+  ASSERT_EQ(r.rc, kExitOk) << r.err;
+  EXPECT_EQ(r.out,
+            "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
+            "pct_peak\n"
+            "mm,1,20000,20000,20000,20000,20000,0,66.66666666666667,1000000000,1000000,50,50,50\n"
+            "noprec,1,10000,10000,10000,10000,10000,0,33.333333333333336,1000000000,,100,,\n");
+  const CliRun t = run_flopline({"stats", write("counts.json", kTraceWithCounts)});
+  ASSERT_EQ(t.rc, kExitOk) << t.err;
+  EXPECT_NE(t.out.find("GFLOP"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("% peak"), std::string::npos) << t.out;
+  EXPECT_EQ(t.out.find("No values for"), std::string::npos) << t.out;
+}
+
 TEST_F(StatsCommand, NothingMatchingIsAnError) {
   const CliRun r = run_flopline({"stats", write("t.json", kTrace), "--cat", "nccl"});
   EXPECT_EQ(r.rc, kExitFailure);
