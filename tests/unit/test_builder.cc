@@ -122,6 +122,16 @@ TEST(TraceBuilder, StringAndNumberIdsAreOneThread) {
   EXPECT_EQ(b.process(""), b.process(0));
 }
 
+TEST(TraceBuilder, NewStreamTrackMarksItsProcess) {
+  Trace t;
+  TraceBuilder b(t);
+  const auto p = b.process(3);
+  const auto s = b.track(p, 7, TrackKind::kGpuStream);
+  EXPECT_EQ(t.tracks[s].kind, TrackKind::kGpuStream);
+  EXPECT_TRUE(t.processes[p].is_gpu);
+  EXPECT_EQ(t.processes[p].device, 3);
+}
+
 TEST(TraceBuilder, GpuStreamMarksProcessAndKeepsOneTrack) {
   Trace t;
   TraceBuilder b(t);

@@ -73,7 +73,7 @@ std::uint32_t TraceBuilder::track(std::uint32_t process_index, std::int64_t tid,
       t.process = process_index;
       t.tid = tid;
       t.sort_index = tid;
-      t.kind = kind;
+      t.kind = key_kind(kind);  // a stream is marked below, with its process
       trace_.tracks.push_back(std::move(t));
       pending_.emplace_back();
     }
