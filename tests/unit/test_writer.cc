@@ -274,6 +274,11 @@ TEST(Writer, SliceArgsAndMetrics) {
   Slice copy = x.slice("memcpy", "gpu_memcpy", Small::kBase + 7000, 1000, has_bytes);
   copy.metrics = x.b.add_metrics({-1, 64});
   x.b.add_slice(x.stream, copy);
+  // "bytes" as a string value is not the key.
+  Slice unit = x.slice("unit", "kernel", Small::kBase + 8000, 500,
+                       x.t.args.add_json(R"({"unit":"bytes"})"));
+  unit.metrics = x.b.add_metrics({-1, 500});
+  x.b.add_slice(x.stream, unit);
   Slice empty_args = x.slice("e", "kernel", Small::kBase + 9000, 1000, x.t.args.add_json("{ }"));
   empty_args.metrics = x.b.add_metrics({1000, -1});
   x.b.add_slice(x.stream, empty_args);
@@ -285,6 +290,7 @@ TEST(Writer, SliceArgsAndMetrics) {
            R"({"ph":"X","cat":"kernel","name":"z","pid":0,"tid":7,"ts":5.000,"dur":0.000,"args":{"flops":100,"bytes":200}})",
            R"({"ph":"X","cat":"kernel","name":"u","pid":0,"tid":7,"ts":6.000,"dur":0.010})",
            R"({"ph":"X","cat":"gpu_memcpy","name":"memcpy","pid":0,"tid":7,"ts":7.000,"dur":1.000,"args":{"bytes":64,"GB/s":0.064}})",
+           R"({"ph":"X","cat":"kernel","name":"unit","pid":0,"tid":7,"ts":8.000,"dur":0.500,"args":{"unit":"bytes","bytes":500,"GB/s":1}})",
            R"({"ph":"X","cat":"kernel","name":"e","pid":0,"tid":7,"ts":9.000,"dur":1.000,"args":{"flops":1000,"TFLOP/s":0.001}})",
        }) {
     EXPECT_TRUE(has_line(text, line)) << line << "\n" << text;

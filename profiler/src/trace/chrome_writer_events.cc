@@ -45,20 +45,20 @@ char* append_metrics(char* obj, char* p, std::string_view args, const SliceMetri
   bool first = q == p;  // "{}": no comma before the first member
   if (first) p = obj + 1;
   // A member the args already carry (capture may put "bytes" there) is not repeated.
-  auto member = [&](std::string_view quoted_key, double v) {
-    if (args.find(quoted_key) != std::string_view::npos) return;
+  // Looking for `"key":` finds keys of compact text, never a string value.
+  auto member = [&](std::string_view key_colon, double v) {
+    if (args.find(key_colon) != std::string_view::npos) return;
     if (!first) *p++ = ',';
     first = false;
-    p = put(p, quoted_key);
-    *p++ = ':';
+    p = put(p, key_colon);
     p = write_double(p, v);
   };
-  if (m.has_flops()) member("\"flops\""sv, m.flops);
-  if (m.has_bytes()) member("\"bytes\""sv, m.bytes);
+  if (m.has_flops()) member("\"flops\":"sv, m.flops);
+  if (m.has_bytes()) member("\"bytes\":"sv, m.bytes);
   if (dur > 0) {
     const double ns = static_cast<double>(dur);
-    if (m.has_flops()) member("\"TFLOP/s\""sv, m.flops / ns / 1e3);  // FLOP/ns = GFLOP/s
-    if (m.has_bytes()) member("\"GB/s\""sv, m.bytes / ns);           // bytes/ns = GB/s
+    if (m.has_flops()) member("\"TFLOP/s\":"sv, m.flops / ns / 1e3);  // FLOP/ns = GFLOP/s
+    if (m.has_bytes()) member("\"GB/s\":"sv, m.bytes / ns);           // bytes/ns = GB/s
   }
   *p++ = '}';
   return p;
