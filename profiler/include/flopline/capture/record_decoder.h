@@ -1,0 +1,76 @@
+// Turns one process's captured records into the trace model with Kineto's conventions,
+// so Perfetto, chrome://tracing, HTA and TensorBoard read flopline traces as they read
+// torch.profiler's:
+//
+//   kernels       cat "kernel" on the GPU process (pid = device ordinal) and the stream's
+//                 track (tid = stream id, thread name "stream N"); args "device",
+//                 "context", "stream", "correlation", "grid", "block", "registers per
+//                 thread", "shared memory" (static + dynamic bytes), "blocks per SM",
+//                 "warps per SM", "est. achieved occupancy %" (occupancy.h; the last
+//                 three only when the device is known), plus "launch type" and
+//                 "cluster" when not a plain launch, "graph id"/"graph node id" for
+//                 graph kernels. Names are demangled.
+//   copies        cat "gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", args "device",
+//                 "context", "stream", "correlation", "bytes", "memory bandwidth (GB/s)"
+//                 (bytes / ns; left out for a zero duration, where Kineto writes "N/A");
+//                 peer copies use Kineto's MEMCPY2 args ("fromDevice", "inDevice",
+//                 "toDevice", "fromContext", "inContext", "toContext").
+//   sets          cat "gpu_memset", "Memset (Device)", args as copies.
+//   API calls     cat "cuda_runtime" / "cuda_driver" on the CPU process (the batch's
+//                 pid) and the call's OS thread; args "cbid", "correlation".
+//   syncs         cat "cuda_sync", named "Stream Sync", "Event Sync", ... on the thread
+//                 of the API call with the same correlation id; args "cuda_sync_kind",
+//                 "stream", "correlation", "device", "context" (and "cuda event id").
+//                 A sync whose API call was not captured goes on its stream's track of
+//                 the GPU process, where Kineto puts every sync.
+//   overhead      cat "overhead" ("Buffer Flush", ...) on the thread it names.
+//   NVTX          see attribution.h ("user_annotation", "gpu_user_annotation").
+//   flows         one "ac2g" flow (id = correlation id) from the launching API call to
+//                 each kernel, copy and set it started (a graph launch: one per kernel);
+//                 the launch is chosen by the flow source rule of launch_index.h.
+//   metadata      process name (the batch's), labels "CPU"; GPU processes named
+//                 "GPU N: <device name>", labels "GPU N", sort index 5000000 + N
+//                 (Kineto's kExceedMaxPid) so they sort below the CPU process; thread
+//                 names from the batch and NVTX name records; devices with their peaks.
+//
+// Kernels, copies and sets get SliceMetrics: bytes for copies and sets, and the FLOPs
+// and bytes of their operator when it owns that one record alone.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "flopline/capture/attribution.h"
+#include "flopline/capture/records.h"
+#include "flopline/trace/builder.h"
+
+namespace flopline::capture {
+
+struct DecodeOptions {
+  bool demangle = true;  // kernel names through the C++ ABI demangler
+  bool nvtx = true;      // NVTX ranges, instants and operator attribution
+  CountOptions counts;   // where range FLOPs may come from
+  bool overhead = true;  // CUPTI overhead slices
+};
+
+struct DecodeResult {
+  TracePids pids;
+  PairedMarkers markers;
+  Attribution attribution;  // operators, for the summary of `flopline run`
+  std::uint64_t flows = 0;
+  std::uint64_t gpu_records_without_launch = 0;  // no API record with their correlation id
+  std::uint64_t syncs_without_call = 0;          // placed on their stream instead
+  std::uint64_t untimed_api_calls = 0;           // start = end = 0: left out
+  std::uint64_t skipped_overheads = 0;           // object neither thread nor process
+};
+
+// Adds the batch to the builder's trace (processes, tracks, slices, flows, devices,
+// report.dropped_records). Does not finalize: the caller calls builder.finalize().
+DecodeResult decode(const RecordBatch& batch, trace::TraceBuilder& builder,
+                    const DecodeOptions& options = {});
+
+// decode() into a fresh, finalized trace.
+trace::Trace decode_to_trace(const RecordBatch& batch, const DecodeOptions& options = {},
+                             DecodeResult* result = nullptr);
+
+}  // namespace flopline::capture

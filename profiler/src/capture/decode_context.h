@@ -1,0 +1,48 @@
+// State shared by the parts of decode() (record_decoder.cc, gpu_records.cc).
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "flopline/capture/launch_index.h"
+#include "flopline/capture/record_decoder.h"
+
+namespace flopline::capture::detail {
+
+struct DecodeContext {
+  DecodeContext(const RecordBatch& b, trace::TraceBuilder& tb, const DecodeOptions& o,
+                const LaunchIndex& l)
+      : batch(b), builder(tb), trace(tb.trace()), options(o), launches(l) {}
+
+  const RecordBatch& batch;
+  trace::TraceBuilder& builder;
+  trace::Trace& trace;
+  const DecodeOptions& options;
+  const LaunchIndex& launches;
+  TracePids pids;
+  std::uint32_t cpu_process = 0;
+  std::unordered_map<std::uint32_t, const DeviceInfo*> devices;  // by ordinal
+  std::unordered_map<std::uint32_t, std::uint32_t> device_of_context;
+  const Attribution* attribution = nullptr;            // null without NVTX
+  std::vector<std::uint32_t> range_metrics;            // per range: metrics index or kNone
+  std::unordered_set<std::uint32_t> gpu_devices_seen;  // ordinals with a GPU process
+
+  std::uint32_t cpu_track(std::uint32_t thread_id) {
+    return builder.track(cpu_process, static_cast<std::int64_t>(thread_id));
+  }
+  std::uint32_t gpu_track(std::uint32_t device, std::int64_t stream);
+  const DeviceInfo* device(std::uint32_t ordinal) const {
+    const auto it = devices.find(ordinal);
+    return it == devices.end() ? nullptr : it->second;
+  }
+};
+
+// Kernels, copies and sets with their args, metrics and launch flows.
+void emit_gpu_records(DecodeContext& ctx, DecodeResult& result);
+
+// "_Z..." names through the C++ ABI demangler; others (Triton's) unchanged.
+std::string demangle(const std::string& name);
+
+}  // namespace flopline::capture::detail

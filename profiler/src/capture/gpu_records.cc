@@ -1,0 +1,201 @@
+// Kernels, copies and sets as slices on their stream, with Kineto's args, and the
+// launch -> GPU flows; conventions in record_decoder.h.
+#include <string>
+#include <unordered_map>
+
+#include "capture/decode_context.h"
+#include "flopline/capture/occupancy.h"
+
+namespace flopline::capture::detail {
+namespace {
+
+using trace::ArgsBuilder;
+using trace::Slice;
+using trace::StringId;
+
+struct Categories {
+  StringId kernel, memcpy, memset, flow;
+};
+
+// bytes / ns = GB/s (1e9 bytes per second); none for an instantaneous record.
+void add_bandwidth(ArgsBuilder& a, std::uint64_t bytes, TimeNs start, TimeNs end) {
+  if (end > start)
+    a.add("memory bandwidth (GB/s)", static_cast<double>(bytes) / static_cast<double>(end - start));
+}
+
+void add_graph(ArgsBuilder& a, std::uint32_t graph_id, std::uint64_t graph_node_id) {
+  if (graph_id == 0 && graph_node_id == 0) return;
+  a.add_uint("graph id", graph_id);
+  a.add_uint("graph node id", graph_node_id);
+}
+
+trace::ArgsId kernel_args(DecodeContext& ctx, ArgsBuilder& a, const KernelRecord& k) {
+  a.clear();
+  a.add_uint("device", k.device);
+  a.add_uint("context", k.context);
+  a.add_uint("stream", k.stream);
+  a.add_uint("correlation", k.correlation_id);
+  a.add_uint("registers per thread", k.registers_per_thread);
+  a.add("shared memory",
+        static_cast<std::int64_t>(k.static_shared_memory) + k.dynamic_shared_memory);
+  const DeviceInfo* device = ctx.device(k.device);
+  const auto occ = device != nullptr ? kernel_occupancy_args(*device, k) : std::nullopt;
+  if (occ) {
+    a.add("blocks per SM", occ->blocks_per_sm);
+    a.add("warps per SM", occ->warps_per_sm);
+  }
+  a.add_ints("grid", {k.grid_x, k.grid_y, k.grid_z});
+  a.add_ints("block", {k.block_x, k.block_y, k.block_z});
+  if (occ && occ->est_achieved_occupancy_pct) {
+    a.add("est. achieved occupancy %", static_cast<std::int64_t>(*occ->est_achieved_occupancy_pct));
+  }
+  if (k.launch_type != LaunchType::kRegular) a.add("launch type", to_string(k.launch_type));
+  if (k.is_cluster_launch()) {
+    a.add_ints("cluster",
+               {static_cast<std::int64_t>(k.cluster_x), static_cast<std::int64_t>(k.cluster_y),
+                static_cast<std::int64_t>(k.cluster_z)});
+  }
+  add_graph(a, k.graph_id, k.graph_node_id);
+  return ctx.trace.args.add_json(a.finish());
+}
+
+trace::ArgsId memcpy_args(DecodeContext& ctx, ArgsBuilder& a, const MemcpyRecord& m) {
+  a.clear();
+  if (m.is_peer()) {
+    // Kineto's names for CUpti_ActivityMemcpy2.
+    a.add_uint("fromDevice", m.src_device);
+    a.add_uint("inDevice", m.device);
+    a.add_uint("toDevice", m.dst_device);
+    a.add_uint("fromContext", m.src_context);
+    a.add_uint("inContext", m.context);
+    a.add_uint("toContext", m.dst_context);
+  } else {
+    a.add_uint("device", m.device);
+    a.add_uint("context", m.context);
+  }
+  a.add_uint("stream", m.stream);
+  a.add_uint("correlation", m.correlation_id);
+  a.add_uint("bytes", m.bytes);
+  add_bandwidth(a, m.bytes, m.start, m.end);
+  add_graph(a, m.graph_id, m.graph_node_id);
+  return ctx.trace.args.add_json(a.finish());
+}
+
+trace::ArgsId memset_args(DecodeContext& ctx, ArgsBuilder& a, const MemsetRecord& m) {
+  a.clear();
+  a.add_uint("device", m.device);
+  a.add_uint("context", m.context);
+  a.add_uint("stream", m.stream);
+  a.add_uint("correlation", m.correlation_id);
+  a.add_uint("bytes", m.bytes);
+  add_bandwidth(a, m.bytes, m.start, m.end);
+  add_graph(a, m.graph_id, m.graph_node_id);
+  return ctx.trace.args.add_json(a.finish());
+}
+
+std::string memcpy_name(const MemcpyRecord& m) {
+  std::string n = "Memcpy ";
+  n += to_string(m.kind);
+  n += " (";
+  n += to_string(m.src_kind);
+  n += " -> ";
+  n += to_string(m.dst_kind);
+  n += ')';
+  return n;
+}
+
+// Metrics of one GPU record: its operator's counts when that operator owns it alone,
+// and the bytes a copy or set moves.
+std::uint32_t metrics_of(DecodeContext& ctx, std::size_t work_index,
+                         std::optional<std::uint64_t> moved) {
+  std::uint32_t from_range = trace::kNone;
+  if (ctx.attribution != nullptr) {
+    const std::uint32_t r = ctx.attribution->counts_from[work_index];
+    if (r != kNoId) from_range = ctx.range_metrics[r];
+  }
+  if (!moved) return from_range;
+  trace::SliceMetrics m =
+      from_range != trace::kNone ? ctx.trace.metrics[from_range] : trace::SliceMetrics{};
+  m.bytes = static_cast<double>(*moved);
+  return ctx.builder.add_metrics(m);
+}
+
+}  // namespace
+
+std::uint32_t DecodeContext::gpu_track(std::uint32_t device_ordinal, std::int64_t stream) {
+  const std::uint32_t process = builder.process(pids.gpu(device_ordinal));
+  const std::uint32_t track = builder.track(process, stream, trace::TrackKind::kGpuStream);
+  if (gpu_devices_seen.insert(device_ordinal).second) {
+    // Set here too: the builder only infers the device for pids below 1024.
+    trace.processes[process].is_gpu = true;
+    trace.processes[process].device = static_cast<std::int32_t>(device_ordinal);
+  }
+  return track;
+}
+
+void emit_gpu_records(DecodeContext& ctx, DecodeResult& result) {
+  const Categories cat{ctx.trace.strings.intern("kernel"), ctx.trace.strings.intern("gpu_memcpy"),
+                       ctx.trace.strings.intern("gpu_memset"), ctx.trace.strings.intern("ac2g")};
+  std::unordered_map<std::string, StringId> kernel_names;  // raw name -> shown name
+  ArgsBuilder a;
+  const auto& work = ctx.launches.gpu_work();
+  for (std::size_t w = 0; w < work.size(); ++w) {
+    const GpuWork& g = work[w];
+    const std::uint32_t track = ctx.gpu_track(g.device, g.stream);
+    Slice s{g.start, g.end - g.start, 0, 0, trace::kNoArgs, trace::kNone};
+    switch (g.kind) {
+      case GpuWorkKind::kKernel: {
+        const KernelRecord& k = ctx.batch.kernels[g.index];
+        auto [it, added] = kernel_names.try_emplace(k.name, 0);
+        if (added)
+          it->second = ctx.trace.strings.intern(ctx.options.demangle ? demangle(k.name) : k.name);
+        s.name = it->second;
+        s.cat = cat.kernel;
+        s.args = kernel_args(ctx, a, k);
+        s.metrics = metrics_of(ctx, w, std::nullopt);
+        break;
+      }
+      case GpuWorkKind::kMemcpy: {
+        const MemcpyRecord& m = ctx.batch.memcpys[g.index];
+        s.name = ctx.trace.strings.intern(memcpy_name(m));
+        s.cat = cat.memcpy;
+        s.args = memcpy_args(ctx, a, m);
+        s.metrics = metrics_of(ctx, w, m.bytes);
+        break;
+      }
+      case GpuWorkKind::kMemset: {
+        const MemsetRecord& m = ctx.batch.memsets[g.index];
+        std::string name = "Memset (";
+        name += to_string(m.memory_kind);
+        name += ')';
+        s.name = ctx.trace.strings.intern(name);
+        s.cat = cat.memset;
+        s.args = memset_args(ctx, a, m);
+        s.metrics = metrics_of(ctx, w, m.bytes);
+        break;
+      }
+    }
+    if (s.dur < 0) s.dur = 0;
+    ctx.builder.add_slice(track, s);
+
+    if (g.launch == kNoId) {
+      ++result.gpu_records_without_launch;
+      continue;
+    }
+    const ApiRecord& call = ctx.batch.api_calls[g.launch];
+    trace::Flow f;
+    f.id = g.correlation_id;
+    f.name = cat.flow;
+    f.cat = cat.flow;
+    f.from.track = ctx.cpu_track(call.thread_id);
+    f.from.ts = call.start;
+    f.from.enclosing = true;
+    f.to.track = track;
+    f.to.ts = g.start;
+    f.to.enclosing = true;
+    ctx.builder.add_flow(f);
+    ++result.flows;
+  }
+}
+
+}  // namespace flopline::capture::detail

@@ -1,0 +1,227 @@
+// decode(): records -> trace model. This file holds the order of the work, the CPU
+// side (API calls, syncs, overhead) and the metadata; gpu_records.cc the GPU side.
+#include "flopline/capture/record_decoder.h"
+
+#include <algorithm>
+#include <string>
+
+#include "capture/decode_context.h"
+#include "flopline/capture/peaks.h"
+
+namespace flopline::capture {
+namespace {
+
+using detail::DecodeContext;
+using trace::ArgsBuilder;
+using trace::Slice;
+
+// Kineto sorts GPU processes after every CPU pid with this offset (kExceedMaxPid).
+constexpr std::int64_t kGpuSortOffset = 5000000;
+
+TimeNs capture_end(const RecordBatch& b) {
+  TimeNs end = 0;
+  for (const auto& r : b.api_calls) end = std::max(end, r.end);
+  for (const auto& r : b.kernels) end = std::max(end, r.end);
+  for (const auto& r : b.memcpys) end = std::max(end, r.end);
+  for (const auto& r : b.memsets) end = std::max(end, r.end);
+  for (const auto& r : b.syncs) end = std::max(end, r.end);
+  for (const auto& r : b.markers) end = std::max(end, r.timestamp);
+  return end;
+}
+
+TracePids choose_pids(const RecordBatch& b) {
+  TracePids p;
+  p.cpu = b.process_id;
+  std::int64_t max_ordinal = -1;
+  for (const auto& d : b.devices) max_ordinal = std::max<std::int64_t>(max_ordinal, d.ordinal);
+  for (const auto& k : b.kernels) max_ordinal = std::max<std::int64_t>(max_ordinal, k.device);
+  for (const auto& m : b.memcpys) max_ordinal = std::max<std::int64_t>(max_ordinal, m.device);
+  for (const auto& m : b.memsets) max_ordinal = std::max<std::int64_t>(max_ordinal, m.device);
+  // A process whose pid is a device ordinal (pid 1 in a container) must not share a pid
+  // with that GPU.
+  if (p.cpu <= max_ordinal) p.gpu_base = kGpuSortOffset;
+  return p;
+}
+
+void emit_api_calls(DecodeContext& ctx, DecodeResult& result) {
+  const auto cat_runtime = ctx.trace.strings.intern("cuda_runtime");
+  const auto cat_driver = ctx.trace.strings.intern("cuda_driver");
+  ArgsBuilder a;
+  for (const ApiRecord& call : ctx.batch.api_calls) {
+    if (!LaunchIndex::timed(call)) {
+      ++result.untimed_api_calls;
+      continue;
+    }
+    a.clear();
+    a.add_uint("cbid", call.cbid);
+    a.add_uint("correlation", call.correlation_id);
+    const Slice s{call.start,
+                  std::max<TimeNs>(0, call.end - call.start),
+                  ctx.trace.strings.intern(call.name),
+                  call.domain == ApiDomain::kRuntime ? cat_runtime : cat_driver,
+                  ctx.trace.args.add_json(a.finish()),
+                  trace::kNone};
+    ctx.builder.add_slice(ctx.cpu_track(call.thread_id), s);
+  }
+}
+
+void emit_syncs(DecodeContext& ctx, DecodeResult& result) {
+  const auto cat = ctx.trace.strings.intern("cuda_sync");
+  ArgsBuilder a;
+  for (const SyncRecord& sync : ctx.batch.syncs) {
+    const auto dev = ctx.device_of_context.find(sync.context);
+    const std::uint32_t call = ctx.launches.api_with_correlation(sync.correlation_id);
+    // CUPTI writes 0xffffffff for "no stream"; Kineto shows it as -1.
+    const std::int64_t stream = static_cast<std::int32_t>(sync.stream);
+    std::uint32_t track;
+    if (call != kNoId) {
+      track = ctx.cpu_track(ctx.batch.api_calls[call].thread_id);
+    } else if (dev != ctx.device_of_context.end()) {
+      track = ctx.gpu_track(dev->second, stream);
+      ++result.syncs_without_call;
+    } else {
+      ++result.syncs_without_call;
+      continue;  // neither a thread nor a device to put it on
+    }
+    a.clear();
+    a.add("cuda_sync_kind", to_string(sync.type));
+    if (sync.cuda_event_id != kNoId &&
+        (sync.type == SyncType::kEventSynchronize || sync.type == SyncType::kStreamWaitEvent)) {
+      a.add_uint("wait_on_cuda_event_id", sync.cuda_event_id);
+    }
+    a.add("stream", stream);
+    a.add_uint("correlation", sync.correlation_id);
+    if (dev != ctx.device_of_context.end()) a.add_uint("device", dev->second);
+    a.add_uint("context", sync.context);
+    const Slice s{sync.start,
+                  std::max<TimeNs>(0, sync.end - sync.start),
+                  ctx.trace.strings.intern(to_string(sync.type)),
+                  cat,
+                  ctx.trace.args.add_json(a.finish()),
+                  trace::kNone};
+    ctx.builder.add_slice(track, s);
+  }
+}
+
+void emit_overheads(DecodeContext& ctx, DecodeResult& result) {
+  const auto cat = ctx.trace.strings.intern("overhead");
+  for (const OverheadRecord& o : ctx.batch.overheads) {
+    std::uint32_t thread;
+    if (o.object.kind == ObjectKind::kThread) {
+      thread = o.object.thread_id;
+    } else if (o.object.kind == ObjectKind::kProcess) {
+      thread = o.object.process_id;  // the main thread's tid is the pid
+    } else {
+      ++result.skipped_overheads;
+      continue;
+    }
+    const Slice s{o.start,
+                  std::max<TimeNs>(0, o.end - o.start),
+                  ctx.trace.strings.intern(to_string(o.kind)),
+                  cat,
+                  trace::kNoArgs,
+                  trace::kNone};
+    ctx.builder.add_slice(ctx.cpu_track(thread), s);
+  }
+}
+
+// Process and thread names, labels and sort indices; device properties.
+void emit_metadata(DecodeContext& ctx) {
+  trace::Trace& t = ctx.trace;
+  trace::Process& cpu = t.processes[ctx.cpu_process];
+  if (!ctx.batch.process_name.empty()) cpu.name = t.strings.intern(ctx.batch.process_name);
+  cpu.labels = t.strings.intern("CPU");
+  cpu.sort_index = ctx.pids.cpu;
+
+  std::vector<std::uint32_t> ordinals(ctx.gpu_devices_seen.begin(), ctx.gpu_devices_seen.end());
+  std::sort(ordinals.begin(), ordinals.end());
+  for (const std::uint32_t ordinal : ordinals) {
+    trace::Process& p = t.processes[ctx.builder.process(ctx.pids.gpu(ordinal))];
+    std::string label = "GPU " + std::to_string(ordinal);
+    const DeviceInfo* d = ctx.device(ordinal);
+    p.name = t.strings.intern(d != nullptr && !d->name.empty() ? label + ": " + d->name : label);
+    p.labels = t.strings.intern(label);
+    p.sort_index = kGpuSortOffset + ordinal;
+  }
+
+  std::unordered_map<std::uint32_t, std::string> thread_names;
+  for (const ThreadName& n : ctx.batch.thread_names) thread_names[n.thread_id] = n.name;
+  std::unordered_map<std::uint64_t, std::string> stream_names;  // (device << 32 | stream)
+  for (const NameRecord& n : ctx.batch.names) {
+    if (n.object.kind == ObjectKind::kThread)
+      thread_names[n.object.thread_id] = n.name;  // NVTX wins
+    if (n.object.kind == ObjectKind::kStream) {
+      stream_names[static_cast<std::uint64_t>(n.object.device) << 32 | n.object.stream] = n.name;
+    }
+  }
+  for (trace::Track& track : t.tracks) {
+    const trace::Process& p = t.processes[track.process];
+    if (track.kind == trace::TrackKind::kGpuStream && p.is_gpu) {
+      std::string name = "stream " + std::to_string(track.tid);
+      const auto it = stream_names.find(static_cast<std::uint64_t>(p.device) << 32 |
+                                        static_cast<std::uint32_t>(track.tid));
+      if (it != stream_names.end()) name += " (" + it->second + ")";
+      track.name = t.strings.intern(name);
+    } else if (track.process == ctx.cpu_process && track.kind == trace::TrackKind::kThread) {
+      const auto it = thread_names.find(static_cast<std::uint32_t>(track.tid));
+      if (it != thread_names.end()) track.name = t.strings.intern(it->second);
+    }
+  }
+
+  for (const DeviceInfo& d : ctx.batch.devices) {
+    const bool present =
+        std::any_of(t.devices.begin(), t.devices.end(), [&](const trace::DeviceProperties& p) {
+          return p.id == static_cast<std::int32_t>(d.ordinal);
+        });
+    if (!present) t.devices.push_back(fill_peaks(d));
+  }
+}
+
+}  // namespace
+
+DecodeResult decode(const RecordBatch& batch, trace::TraceBuilder& builder,
+                    const DecodeOptions& options) {
+  DecodeResult result;
+  const LaunchIndex launches(batch);
+  DecodeContext ctx(batch, builder, options, launches);
+  ctx.pids = choose_pids(batch);
+  result.pids = ctx.pids;
+  ctx.cpu_process = builder.process(ctx.pids.cpu);
+  for (const DeviceInfo& d : batch.devices) ctx.devices[d.ordinal] = &d;
+  for (const auto& k : batch.kernels) ctx.device_of_context.emplace(k.context, k.device);
+  for (const auto& m : batch.memcpys) ctx.device_of_context.emplace(m.context, m.device);
+  for (const auto& m : batch.memsets) ctx.device_of_context.emplace(m.context, m.device);
+
+  // NVTX first: operator names and args are added before kernel names and args, which
+  // decides the nesting of a GPU extent and a kernel with the same interval (see
+  // operator_slices.cc).
+  if (options.nvtx) {
+    result.markers = pair_markers(batch, capture_end(batch), options.counts);
+    result.attribution = attribute_operators(batch, launches, result.markers);
+    ctx.attribution = &result.attribution;
+    ctx.range_metrics = emit_operators(result.markers, result.attribution, ctx.pids, builder);
+    // The GPU processes the extents created are recorded like the ones kernels create.
+    for (const OperatorSummary& op : result.attribution.operators) {
+      for (const StreamExtent& e : op.streams) ctx.gpu_track(e.device, e.stream);
+    }
+  }
+  emit_api_calls(ctx, result);
+  detail::emit_gpu_records(ctx, result);
+  emit_syncs(ctx, result);
+  if (options.overhead) emit_overheads(ctx, result);
+  emit_metadata(ctx);
+  ctx.trace.report.dropped_records += batch.dropped_records;
+  return result;
+}
+
+trace::Trace decode_to_trace(const RecordBatch& batch, const DecodeOptions& options,
+                             DecodeResult* result) {
+  trace::Trace t;
+  trace::TraceBuilder builder(t);
+  DecodeResult r = decode(batch, builder, options);
+  builder.finalize();
+  if (result != nullptr) *result = std::move(r);
+  return t;
+}
+
+}  // namespace flopline::capture
