@@ -72,6 +72,14 @@ TEST(AssignRows, OverlapsThatDoNotNestGoToExtraRows) {
   expect_rows_valid(rows, 5);
 }
 
+TEST(AssignRows, OfIdenticalIntervalsTheFirstAddedIsOuter) {
+  std::vector<Slice> s = {make(0, 10, 9), make(0, 10, 2)};
+  std::vector<std::vector<Slice>> rows;
+  ASSERT_EQ(assign_rows(s, rows), 2u);
+  EXPECT_EQ(rows[0][0].name, 9u);
+  EXPECT_EQ(rows[1][0].name, 2u);
+}
+
 TEST(AssignRows, ZeroDurationAndIdenticalSlicesAreKept) {
   std::vector<Slice> s = {make(5, 0), make(5, 0), make(5, 10), make(5, 10), make(15, 0)};
   std::vector<std::vector<Slice>> rows;

@@ -160,11 +160,11 @@ void TraceBuilder::finalize() {
 std::uint32_t assign_rows(std::vector<Slice>& slices, std::vector<std::vector<Slice>>& rows) {
   rows.clear();
   if (slices.empty()) return 0;
-  std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
+  // Stable: of two slices with the same interval, the one added first is the outer
+  // (a reader adds in file order, capture adds an operator before its kernel).
+  std::stable_sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
     if (a.start != b.start) return a.start < b.start;
-    if (a.dur != b.dur) return a.dur > b.dur;  // the outer slice first
-    if (a.name != b.name) return a.name < b.name;
-    return a.args < b.args;
+    return a.dur > b.dur;  // the outer slice first
   });
 
   std::vector<std::uint32_t> row_of(slices.size());
