@@ -4,9 +4,12 @@
 // the writer adds to args ("TFLOP/s", "GB/s") and the "flops"/"bytes" it moves there
 // come back as SliceMetrics, so args text compares exactly.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <string_view>
@@ -466,6 +469,55 @@ TEST_F(RoundTrip, SecondTripIsIdentical) {
   std::string third;
   render_chrome_trace(r.trace, third);
   EXPECT_EQ(again, third);
+}
+
+// Real traces of other tools: what the reader kept, written and read again, gives
+// the same model counts; the text is strict JSON (Python's parser accepts it); and
+// from the second write on the text no longer changes (the first read orders tracks
+// as the other tool wrote them, later reads as flopline does).
+TEST(CorpusRoundTrip, EveryFileSurvivesWriteAndRead) {
+  const std::filesystem::path scratch =
+      std::filesystem::temp_directory_path() /
+      cat("flopline_round_trip_", std::to_string(static_cast<long>(::getpid())), ".json");
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(FLOPLINE_CORPUS_DIR)) {
+    const std::string path = entry.path().string();
+    if (!path.ends_with(".json") && !path.ends_with(".json.gz")) continue;
+    ++files;
+    SCOPED_TRACE(path);
+    const ReadResult first = read_chrome_trace_file(path);
+    if (!first.ok()) continue;  // files that are not traces are the reader tests' business
+    const WriteResult w = write_chrome_trace(first.trace, scratch.string());
+    ASSERT_TRUE(w.ok) << w.error;
+    const std::string check = cat("python3 -c \"import json,sys\n"
+                                  "def bad(c): raise ValueError(c)\n"
+                                  "json.load(open(sys.argv[1], encoding='utf-8'), parse_constant=bad)\" '",
+                                  scratch.string(), "'");
+    EXPECT_EQ(std::system(check.c_str()), 0);
+    const ReadResult second = read_chrome_trace_file(scratch.string());
+    ASSERT_TRUE(second.ok()) << second.error->message();
+    EXPECT_EQ(second.trace.report.events_skipped, 0u);
+    EXPECT_EQ(second.trace.slice_count(), first.trace.slice_count());
+    EXPECT_EQ(second.trace.instant_count(), first.trace.instant_count());
+    EXPECT_EQ(second.trace.counter_point_count(), first.trace.counter_point_count());
+    EXPECT_EQ(second.trace.flows.size(), first.trace.flows.size());
+    EXPECT_EQ(second.trace.processes.size(), first.trace.processes.size());
+    // An async track with nothing on it has nothing to write.
+    auto tracks_with_content = [](const Trace& t) {
+      return std::count_if(t.tracks.begin(), t.tracks.end(), [](const Track& k) {
+        return k.kind != TrackKind::kAsync || k.slice_count() > 0 || !k.instants.empty();
+      });
+    };
+    EXPECT_EQ(tracks_with_content(second.trace), tracks_with_content(first.trace));
+    std::string text2, text3;
+    render_chrome_trace(second.trace, text2);
+    const ReadResult third = read_chrome_trace_text(text2, "third.json");
+    ASSERT_TRUE(third.ok()) << third.error->message();
+    render_chrome_trace(third.trace, text3);
+    EXPECT_TRUE(text2 == text3) << "the third write differs from the second";
+  }
+  std::filesystem::remove(scratch);
+  EXPECT_GE(files, 20);
 }
 
 }  // namespace
