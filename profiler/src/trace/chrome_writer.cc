@@ -94,15 +94,34 @@ std::string_view RenderContext::pid_of(std::uint32_t process) const {
   return process < pid_text.size() ? std::string_view(pid_text[process]) : std::string_view("0");
 }
 
-std::uint64_t render(const Trace& trace, std::string& out, const WriteOptions& opt) {
-  out.clear();
-  // Reserving generously costs only address space: pages are touched as written.
-  std::size_t events = trace.flows.size() * 2 + trace.counter_point_count() +
-                       trace.instant_count() + trace.slice_count() +
-                       trace.processes.size() * 3 + trace.tracks.size() * 2;
-  out.reserve(events * 320 + trace.args.resident_bytes() + 4096);
+// The document's size from a sample of about 4096 slices (names and args vary too much
+// for a per-event constant), so that one reserve() fits it: growing a multi-GB string
+// by doubling would copy it, and reserving far too much can fail outright where
+// overcommit is limited.
+std::size_t estimate_size(const RenderContext& ctx) {
+  const Trace& t = ctx.trace;
+  const std::size_t slices = t.slice_count();
+  const std::size_t step = std::max<std::size_t>(1, slices / 4096);
+  std::size_t sampled = 0;
+  for (std::size_t ti = 0; ti < t.tracks.size(); ++ti) {
+    for (const auto& row : t.tracks[ti].rows) {
+      for (std::size_t i = step / 2; i < row.size(); i += step) {
+        const Slice& s = row[i];
+        const std::size_t args = s.args < t.args.size() ? t.args.json(s.args).size() : 0;
+        sampled += 64 + ctx.esc[s.name].size() + ctx.esc[s.cat].size() +
+                   ctx.track_head[ti].size() + args + (s.metrics != kNone ? 80 : 0);
+      }
+    }
+  }
+  return sampled * step + sampled / 16 + (t.processes.size() * 3 + t.tracks.size() * 2) * 128 +
+         t.instant_count() * 160 + t.counter_point_count() * 128 + t.flows.size() * 2 * 128 +
+         4096;
+}
 
+std::uint64_t render(const Trace& trace, std::string& out, const WriteOptions& opt) {
   RenderContext ctx(trace, opt);
+  out.clear();
+  out.reserve(estimate_size(ctx));
   OutBuffer buf(out);
   write_header(ctx, buf);
   write_metadata_events(ctx, buf);
