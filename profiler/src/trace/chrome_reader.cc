@@ -1,0 +1,389 @@
+// The Chrome-trace reader's top level: getting the bytes, walking the envelope
+// (bare array or object with traceEvents), progress and cancellation, and deciding
+// what is fatal.
+//
+// When a syntax error is fatal: an error is fatal when no event has been loaded
+// before it (loaded or applied as metadata); the file is then not a usable trace.
+// After at least one usable event, the same error only ends the reading: everything
+// before it is kept, the entry it cut is counted as skipped, and the report gets the
+// warning "truncated at byte N (line L:C): REASON". A missing final ']' or '}' at the
+// end of the text is not an error at all (chrome://tracing accepts it), only noted.
+// Wrong types follow the same rule ("traceEvents is a number, expected an array").
+// Independently, a file whose entries were all skipped is an error ("no trace
+// events could be read: ..."), and so is cancelling.
+#include "flopline/trace/chrome_reader.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "flopline/trace/builder.h"
+#include "trace/chrome_reader_impl.h"
+#include "trace/file_io.h"
+#include "trace/time_text.h"
+
+namespace flopline::trace {
+
+std::string ReadError::message() const {
+  if (line == 0) return file + ": " + reason;
+  return file + ":" + std::to_string(line) + ":" + std::to_string(column) + " (byte " + std::to_string(offset) +
+         "): " + reason;
+}
+
+namespace chrome {
+namespace {
+
+constexpr std::uint64_t kProgressStep = 4u << 20;  // bytes between progress calls
+constexpr std::size_t kMaxExtraBytes = 1u << 20;   // larger unknown top-level members are dropped
+// From this size on, a second thread parses events while this one decodes them.
+constexpr std::size_t kThreadedMinBytes = 8u << 20;
+
+const char* kind_name(json::Kind k) {
+  switch (k) {
+    case json::Kind::kObject: return "an object";
+    case json::Kind::kArray: return "an array";
+    case json::Kind::kString: return "a string";
+    case json::Kind::kNumber: return "a number";
+    case json::Kind::kTrue: case json::Kind::kFalse: return "a boolean";
+    case json::Kind::kNull: return "null";
+    case json::Kind::kNonFinite: return "a non-finite number";
+    case json::Kind::kNone: break;
+  }
+  return "nothing";
+}
+
+class TextReader {
+ public:
+  TextReader(std::string_view text, std::string_view name, const ReadOptions& opt, Threading threading,
+             ReadResult& out)
+      : text_(text), name_(name), opt_(opt), threading_(threading), out_(out), trace_(out.trace), s_(text),
+        builder_(trace_),
+        decoder_(trace_, builder_) {}
+
+  void run();
+
+ private:
+  bool read_events();
+  bool read_object();
+  bool read_member(std::string_view key);
+  // Applies the fatal-or-warning rule to the scanner's error (or to `reason` at `at`).
+  void stop(const char* at, const std::string& reason);
+  void stop_on_scanner_error() { stop(s_.error_at(), s_.error_reason()); }
+  ReadError error_at(const char* at, std::string reason) const;
+  bool progress(std::uint64_t offset);
+  void shift_by_base();
+  std::string where(const char* at) const;
+
+  std::string_view text_;
+  std::string_view name_;
+  const ReadOptions& opt_;
+  Threading threading_;
+  ReadResult& out_;
+  Trace& trace_;
+  json::Scanner s_;
+  TraceBuilder builder_;
+  EventDecoder decoder_;
+  std::uint64_t entries_ = 0;
+  bool found_events_ = false;
+  bool stopped_ = false;
+  TimeNs base_ = 0;
+  std::uint64_t next_progress_ = 0;
+};
+
+ReadError TextReader::error_at(const char* at, std::string reason) const {
+  ReadError e;
+  e.file = std::string(name_);
+  if (at != nullptr) {
+    e.offset = static_cast<std::uint64_t>(at - text_.data());
+    json::line_column(text_, e.offset, e.line, e.column);
+  }
+  e.reason = std::move(reason);
+  return e;
+}
+
+std::string TextReader::where(const char* at) const {
+  const ReadError e = error_at(at, "");
+  return "byte " + std::to_string(e.offset) + " (line " + std::to_string(e.line) + ":" + std::to_string(e.column) + ")";
+}
+
+void TextReader::stop(const char* at, const std::string& reason) {
+  stopped_ = true;
+  if (decoder_.usable() == 0) {
+    out_.error = error_at(at, reason);
+  } else {
+    trace_.report.warnings.push_back("truncated at " + where(at) + ": " + reason + "; the " +
+                                     std::to_string(decoder_.usable()) + " events before it were kept");
+  }
+}
+
+bool TextReader::progress(std::uint64_t offset) {
+  next_progress_ = offset + kProgressStep;
+  if (!opt_.progress) return true;
+  if (opt_.progress(offset, text_.size(), entries_)) return true;
+  out_.error = error_at(nullptr, "cancelled");
+  stopped_ = true;
+  return false;
+}
+
+void TextReader::run() {
+  // Args are kept as text; in Kineto traces they are about 45% of the file. Reserving
+  // that much address space up front (pages are touched only as they fill) saves the
+  // copies and page faults of growing a vector of hundreds of MB step by step.
+  trace_.args.reserve_bytes(text_.size() / 2);
+  if (text_.empty()) {
+    out_.error = error_at(nullptr, "file is empty");
+    return;
+  }
+  if (text_.size() >= 3 && std::memcmp(text_.data(), "\xef\xbb\xbf", 3) == 0) s_.set_pos(s_.pos() + 3);  // UTF-8 BOM
+  s_.skip_ws();
+  if (s_.eof()) {
+    out_.error = error_at(nullptr, "file is empty (only whitespace)");
+    return;
+  }
+  const char first = s_.peek();
+  bool completed = false;
+  if (first == '[') {
+    found_events_ = true;
+    completed = read_events();
+  } else if (first == '{') {
+    completed = read_object();
+  } else {
+    out_.error = error_at(s_.pos(), "expected a JSON object or array at top level, found " + s_.describe(s_.pos()));
+    return;
+  }
+  if (completed) {
+    s_.skip_ws();
+    if (!s_.eof()) trace_.report.warnings.push_back("text after the end of the trace, at " + where(s_.pos()) + ", ignored");
+  }
+  if (!stopped_ && opt_.progress && !opt_.progress(text_.size(), text_.size(), entries_)) {
+    out_.error = error_at(nullptr, "cancelled");
+  }
+
+  decoder_.finish();
+  TraceReport& r = trace_.report;
+  r.events_total = entries_;
+  if (out_.error) return;
+  if (!found_events_) {
+    out_.error = error_at(nullptr, "no \"traceEvents\" member: not a Chrome trace");
+    return;
+  }
+  if (entries_ > 0 && decoder_.usable() == 0) {
+    std::string why = "no trace events could be read: " + std::to_string(entries_) + " entries, all skipped (";
+    for (std::size_t i = 0; i < r.skip_reasons.size(); ++i) {
+      if (i > 0) why += ", ";
+      why += r.skip_reasons[i].first + ": " + std::to_string(r.skip_reasons[i].second);
+    }
+    out_.error = error_at(nullptr, why + ")");
+    return;
+  }
+  if (entries_ == 0) r.warnings.push_back("the trace has no events");
+  builder_.finalize();
+  shift_by_base();
+}
+
+// The entries of traceEvents (or of the top-level array); the scanner is at '['.
+// Returns false when reading stopped early (error, cancel).
+bool TextReader::read_events() {
+  bool cut_entry = false;
+  const bool threaded =
+      threading_ == Threading::kAlways ||
+      (threading_ == Threading::kAuto && text_.size() >= kThreadedMinBytes && std::thread::hardware_concurrency() > 1);
+  const ArrayEnd end = read_event_array(
+      s_, threaded,
+      [&](EventBatch& b) {
+        for (std::size_t i = 0; i < b.count; ++i) decoder_.decode(b.events[i]);
+        for (std::uint64_t i = 0; i < b.not_objects; ++i) decoder_.skip(Skip::kNotObject);
+        entries_ += b.entries;
+        return b.end_offset < next_progress_ || progress(b.end_offset);
+      },
+      cut_entry);
+  switch (end) {
+    case ArrayEnd::kClosed:
+      return true;
+    case ArrayEnd::kUnclosed:
+      trace_.report.warnings.push_back("the event array has no closing ']' (accepted, as chrome://tracing does)");
+      return true;
+    case ArrayEnd::kCancelled:
+      return false;
+    case ArrayEnd::kError:
+      break;
+  }
+  if (cut_entry) decoder_.skip(Skip::kCutOff);
+  stop_on_scanner_error();
+  return false;
+}
+
+bool TextReader::read_object() {
+  s_.set_pos(s_.pos() + 1);
+  bool first = true;
+  json::Token key;
+  std::string key_scratch;
+  while (s_.next_member(first, key)) {
+    const std::string key_text(json::Scanner::string_value(key, key_scratch));
+    if (!read_member(key_text)) return false;
+    if (s_.offset() >= next_progress_ && !progress(s_.offset())) return false;
+  }
+  if (s_.failed()) {
+    if (s_.error_at() >= s_.end() && found_events_) {
+      trace_.report.warnings.push_back("the top-level object has no closing '}' (accepted)");
+      return true;
+    }
+    stop_on_scanner_error();
+    return false;
+  }
+  return true;
+}
+
+// One member of the top-level object; the scanner is at its value.
+bool TextReader::read_member(std::string_view key) {
+  const json::Kind kind = s_.peek_kind();
+  const char* value_begin = s_.pos();
+  if (key == "traceEvents") {
+    if (kind != json::Kind::kArray) {
+      stop(value_begin, std::string("traceEvents is ") + kind_name(kind) + ", expected an array");
+      return false;
+    }
+    found_events_ = true;
+    return read_events();
+  }
+  bool ok = true;
+  if (key == "deviceProperties" && kind == json::Kind::kArray) {
+    ok = read_device_properties(s_, trace_);
+  } else if (key == "flopline" && kind == json::Kind::kObject) {
+    ok = read_flopline_info(s_, trace_);
+  } else if (key == "baseTimeNanoseconds") {
+    json::Token t;
+    ok = s_.scan_value(t) && (t.kind == json::Kind::kObject || t.kind == json::Kind::kArray ? s_.skip_value() : true);
+    TimeNs base = 0;
+    if (ok && t.kind != json::Kind::kObject && t.kind != json::Kind::kArray) {
+      if (decimal_to_int(t.text(), 0, base) == NumberStatus::kOk) {
+        base_ = base;
+      } else {
+        trace_.report.warnings.push_back("baseTimeNanoseconds is not an integer; ignored");
+      }
+    }
+  } else if (key == "systemTraceEvents") {
+    ok = s_.skip_value();
+    if (ok) {
+      trace_.report.warnings.push_back(std::string("systemTraceEvents (") + kind_name(kind) + ", " +
+                                       std::to_string(s_.pos() - value_begin) + " bytes) ignored");
+    }
+  } else {
+    // Kept as JSON text for the writer; nan/inf and trailing commas made strict.
+    s_.reset_laxness();
+    ok = s_.skip_value();
+    const std::string_view value(value_begin, static_cast<std::size_t>(s_.pos() - value_begin));
+    if (ok && value.size() > kMaxExtraBytes) {
+      trace_.report.warnings.push_back("top-level member \"" + std::string(key) + "\" (" +
+                                       std::to_string(value.size()) + " bytes) dropped: larger than 1 MB");
+    } else if (ok) {
+      std::string text;
+      if (s_.laxness().any()) {
+        json::Scanner::write_strict(value, text);
+      } else {
+        text.assign(value);
+      }
+      trace_.extra_top_level.emplace_back(std::string(key), std::move(text));
+    }
+  }
+  if (!ok) stop_on_scanner_error();
+  return ok;
+}
+
+// Model times are absolute: baseTimeNanoseconds (which may come after traceEvents)
+// is added to every time once everything is laid out; order is unchanged by it.
+void TextReader::shift_by_base() {
+  trace_.base_time_ns = base_;
+  if (base_ == 0) return;
+  TimeNs lo = decoder_.min_ts();
+  TimeNs hi = decoder_.max_ts();
+  TimeNs tmp;
+  if (lo <= hi && (__builtin_add_overflow(lo, base_, &tmp) || __builtin_add_overflow(hi, base_, &tmp))) {
+    trace_.report.warnings.push_back("baseTimeNanoseconds would overflow the event times; ignored");
+    trace_.base_time_ns = 0;
+    return;
+  }
+  for (Track& t : trace_.tracks) {
+    for (auto& row : t.rows) {
+      for (Slice& s : row) s.start += base_;
+    }
+    for (Instant& i : t.instants) i.ts += base_;
+  }
+  for (CounterSeries& c : trace_.counters) {
+    for (CounterPoint& p : c.points) p.ts += base_;
+  }
+  for (Flow& f : trace_.flows) {
+    f.from.ts += base_;
+    f.to.ts += base_;
+  }
+}
+
+// A plain file is mapped rather than copied: the reader makes one pass over it.
+class MappedFile {
+ public:
+  ~MappedFile() {
+    if (data_ != nullptr) munmap(data_, size_);
+  }
+  // False when the file is not a plain, non-empty, mappable file (callers then read it).
+  bool map(const std::string& path) {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    struct stat st {};
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+      close(fd);
+      return false;
+    }
+    size_ = static_cast<std::size_t>(st.st_size);
+    void* p = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) return false;
+    data_ = p;
+    madvise(data_, size_, MADV_SEQUENTIAL);
+    return true;
+  }
+  std::string_view text() const { return {static_cast<const char*>(data_), size_}; }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+}  // namespace
+
+ReadResult read_text(std::string_view text, std::string_view name, const ReadOptions& opt, Threading threading) {
+  ReadResult result;
+  TextReader(text, name, opt, threading, result).run();
+  return result;
+}
+
+}  // namespace chrome
+
+ReadResult read_chrome_trace_text(std::string_view text, std::string_view name, const ReadOptions& opt) {
+  return chrome::read_text(text, name, opt, chrome::Threading::kAuto);
+}
+
+ReadResult read_chrome_trace_file(const std::string& path, const ReadOptions& opt) {
+  chrome::MappedFile mapped;
+  if (mapped.map(path)) {
+    const std::string_view text = mapped.text();
+    const bool gzip = text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
+                      static_cast<unsigned char>(text[1]) == 0x8b;
+    if (!gzip) return read_chrome_trace_text(text, path, opt);
+  }
+  std::string data;
+  std::string error;
+  if (!read_file_maybe_gzip(path, data, error)) {
+    ReadResult result;
+    result.error = ReadError{path, 0, 0, 0, error};
+    return result;
+  }
+  return read_chrome_trace_text(data, path, opt);
+}
+
+}  // namespace flopline::trace
