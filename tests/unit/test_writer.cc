@@ -468,6 +468,30 @@ TEST(WriterFile, PlainAndGzipMatchTheRenderAndLeaveNoTmp) {
   }
 }
 
+// The file is streamed through an 8 MB window: a trace several times that size must
+// come out byte for byte as the in-memory render, plain and gzipped.
+TEST(WriterFile, StreamedFileLargerThanTheWindowEqualsTheRender) {
+  Small x;
+  const std::string long_name(150, 'k');
+  for (int i = 0; i < 120000; ++i) {
+    x.b.add_slice(x.stream, x.slice(long_name + std::to_string(i % 13), "kernel",
+                                    Small::kBase + i * 1000, 900));
+  }
+  x.b.finalize();
+  const std::string text = render(x.t);
+  ASSERT_GT(text.size(), 3u * (8u << 20));
+  const fs::path dir = temp_dir();
+  for (const char* name : {"big.json", "big.json.gz"}) {
+    const fs::path path = dir / name;
+    const WriteResult r = write_chrome_trace(x.t, path.string());
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.bytes_written, text.size());
+    std::string back, error;
+    ASSERT_TRUE(read_file_maybe_gzip(path.string(), back, error)) << error;
+    EXPECT_TRUE(back == text) << name << ": streamed output differs from the render";
+  }
+}
+
 TEST(WriterFile, MissingDirectoryIsAnErrorNamingThePath) {
   Small x;
   x.b.finalize();

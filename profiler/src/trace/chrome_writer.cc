@@ -4,6 +4,7 @@
 #include "flopline/trace/chrome_writer.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "flopline/trace/json_text.h"
 #include "trace/chrome_writer_internal.h"
@@ -12,7 +13,26 @@
 namespace flopline::trace {
 namespace chrome_writer_detail {
 
+bool OutBuffer::finish() {
+  if (!sink_) {
+    s_.resize(pos_);
+    return true;
+  }
+  if (!sink_failed_ && pos_ > 0) sink_failed_ = !sink_(context_, std::string_view(s_.data(), pos_));
+  flushed_ += pos_;
+  pos_ = 0;
+  return !sink_failed_;
+}
+
 void OutBuffer::grow(std::size_t n) {
+  if (sink_ && pos_ > kFlushBytes) {
+    const std::size_t out = pos_ - kKeepBytes;
+    if (!sink_failed_) sink_failed_ = !sink_(context_, std::string_view(s_.data(), out));
+    std::memmove(s_.data(), s_.data() + out, kKeepBytes);
+    flushed_ += out;
+    pos_ = kKeepBytes;
+    if (s_.size() - pos_ >= n) return;
+  }
   // 256 KiB at a time: large enough that resize() calls are rare, small enough that
   // the zero-fill is still in cache when the events overwrite it.
   constexpr std::size_t kChunk = 256 * 1024;
@@ -123,6 +143,12 @@ std::uint64_t render(const Trace& trace, std::string& out, const WriteOptions& o
   out.clear();
   out.reserve(estimate_size(ctx));
   OutBuffer buf(out);
+  const std::uint64_t events = render_into(ctx, buf);
+  buf.finish();
+  return events;
+}
+
+std::uint64_t render_into(RenderContext& ctx, OutBuffer& buf) {
   write_header(ctx, buf);
   write_metadata_events(ctx, buf);
   write_track_events(ctx, buf);
@@ -133,7 +159,6 @@ std::uint64_t render(const Trace& trace, std::string& out, const WriteOptions& o
     buf.append("\n");
   }
   write_footer(ctx, buf);
-  buf.finish();
   return ctx.events;
 }
 
@@ -145,16 +170,26 @@ void render_chrome_trace(const Trace& trace, std::string& out, const WriteOption
 
 WriteResult write_chrome_trace(const Trace& trace, const std::string& path,
                                const WriteOptions& opt) {
+  using chrome_writer_detail::OutBuffer;
   WriteResult result;
-  std::string text;
-  const std::uint64_t events = chrome_writer_detail::render(trace, text, opt);
-  std::string error;
-  if (!write_file_atomic(path, text, ends_with(path, ".gz"), opt.gzip_level, error)) {
-    result.error = "cannot write " + path + ": " + error;
+  AtomicFileWriter file;
+  if (!file.open(path, ends_with(path, ".gz"), opt.gzip_level)) {
+    result.error = "cannot write " + path + ": " + file.error();
+    return result;
+  }
+  // Stream through a window of a few MB: no multi-GB string, no page-fault storm.
+  std::string window;
+  window.reserve(12 << 20);
+  auto sink = [](void* f, std::string_view data) { return static_cast<AtomicFileWriter*>(f)->write(data); };
+  OutBuffer buf(window, sink, &file);
+  chrome_writer_detail::RenderContext ctx(trace, opt);
+  const std::uint64_t events = chrome_writer_detail::render_into(ctx, buf);
+  if (!buf.finish() || !file.commit()) {
+    result.error = "cannot write " + path + ": " + file.error();
     return result;
   }
   result.ok = true;
-  result.bytes_written = text.size();
+  result.bytes_written = file.bytes_in();
   result.events_written = events;
   return result;
 }

@@ -18,9 +18,15 @@ namespace flopline::trace::chrome_writer_detail {
 // the string is grown in chunks (the zero-fill of a chunk stays in cache) and trimmed
 // at the end. This avoids a std::string::append call per piece, which at ~20 pieces
 // per event would cost more than the formatting.
+//
+// With a sink, the buffer is a window: once it holds more than kFlushBytes, all but
+// its last few bytes (which unwrite() may still take back) go to the sink, so a trace
+// of any size is written through a few MB of memory.
 class OutBuffer {
  public:
+  using Sink = bool (*)(void* context, std::string_view data);
   explicit OutBuffer(std::string& s) : s_(s), pos_(s.size()) {}
+  OutBuffer(std::string& s, Sink sink, void* context) : s_(s), pos_(s.size()), sink_(sink), context_(context) {}
   char* room(std::size_t n) {
     if (s_.size() - pos_ < n) grow(n);
     return s_.data() + pos_;
@@ -34,12 +40,21 @@ class OutBuffer {
   std::size_t size() const { return pos_; }
   // Drops the last n bytes written (the final ",\n" of the event list).
   void unwrite(std::size_t n) { pos_ -= n; }
-  void finish() { s_.resize(pos_); }
+  // Trims the string to what was written, or with a sink hands it the rest. Returns
+  // false when a sink call failed (then everything after it was discarded).
+  bool finish();
+  std::uint64_t total() const { return flushed_ + pos_; }
 
  private:
+  static constexpr std::size_t kFlushBytes = 8 << 20;
+  static constexpr std::size_t kKeepBytes = 16;
   void grow(std::size_t n);
   std::string& s_;
   std::size_t pos_;
+  Sink sink_ = nullptr;
+  void* context_ = nullptr;
+  bool sink_failed_ = false;
+  std::uint64_t flushed_ = 0;
 };
 
 inline char* put(char* p, std::string_view s) {
@@ -86,6 +101,8 @@ struct RenderContext {
 // Renders the whole document into `out` (replacing its content); returns the number
 // of events written.
 std::uint64_t render(const Trace& trace, std::string& out, const WriteOptions& opt);
+// Renders the whole document through `out` (which may stream to a sink).
+std::uint64_t render_into(RenderContext& ctx, OutBuffer& out);
 
 // Earliest time of any event (slices, instants, counters, flow ends); 0 when none.
 TimeNs earliest_time(const Trace& trace);

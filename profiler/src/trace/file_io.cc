@@ -73,40 +73,6 @@ bool inflate_gzip(std::string_view in, std::string& out, std::string& error) {
   return true;
 }
 
-bool write_all(std::FILE* f, std::string_view data) {
-  return std::fwrite(data.data(), 1, data.size(), f) == data.size();
-}
-
-bool deflate_to(std::FILE* f, std::string_view data, int level, std::string& error) {
-  z_stream zs{};
-  if (deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-    error = "zlib could not start";
-    return false;
-  }
-  std::string buf(1 << 20, '\0');
-  std::size_t consumed = 0;
-  int rc = Z_OK;
-  do {
-    std::size_t in_chunk = std::min<std::size_t>(data.size() - consumed, 1u << 30);
-    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data() + consumed));
-    zs.avail_in = static_cast<uInt>(in_chunk);
-    int flush = consumed + in_chunk == data.size() ? Z_FINISH : Z_NO_FLUSH;
-    do {
-      zs.next_out = reinterpret_cast<Bytef*>(buf.data());
-      zs.avail_out = static_cast<uInt>(buf.size());
-      rc = deflate(&zs, flush);
-      if (!write_all(f, std::string_view(buf.data(), buf.size() - zs.avail_out))) {
-        error = std::strerror(errno);
-        deflateEnd(&zs);
-        return false;
-      }
-    } while (zs.avail_out == 0);
-    consumed += in_chunk - zs.avail_in;
-  } while (rc != Z_STREAM_END);
-  deflateEnd(&zs);
-  return true;
-}
-
 }  // namespace
 
 bool ends_with(std::string_view s, std::string_view suffix) {
@@ -149,28 +115,108 @@ bool read_file_maybe_gzip(const std::string& path, std::string& out, std::string
   return true;
 }
 
-bool write_file_atomic(const std::string& path, std::string_view data, bool gzip, int gzip_level,
-                       std::string& error) {
+struct AtomicFileWriter::Deflater {
+  z_stream zs{};
+  std::string buf = std::string(1 << 20, '\0');
+  bool started = false;
+  ~Deflater() {
+    if (started) deflateEnd(&zs);
+  }
+};
+
+AtomicFileWriter::AtomicFileWriter() = default;
+AtomicFileWriter::~AtomicFileWriter() { abort(); }
+
+void AtomicFileWriter::abort() {
+  if (!file_) return;
+  std::fclose(file_);
+  file_ = nullptr;
+  std::remove((path_ + ".tmp").c_str());
+}
+
+bool AtomicFileWriter::open(const std::string& path, bool gzip, int gzip_level) {
+  abort();
+  path_ = path;
+  bytes_in_ = 0;
   const std::string tmp = path + ".tmp";
-  File f(std::fopen(tmp.c_str(), "wb"));
-  if (!f) {
-    error = std::string("cannot create ") + tmp + ": " + std::strerror(errno);
+  file_ = std::fopen(tmp.c_str(), "wb");
+  if (!file_) {
+    error_ = "cannot create " + tmp + ": " + std::strerror(errno);
     return false;
   }
-  bool ok = gzip ? deflate_to(f.get(), data, gzip_level, error) : write_all(f.get(), data);
-  if (ok && std::fflush(f.get()) != 0) ok = false;
-  if (!ok && error.empty()) error = std::strerror(errno);
-  std::FILE* raw = f.release();
-  if (std::fclose(raw) != 0 && ok) {
-    ok = false;
-    error = std::strerror(errno);
+  deflater_.reset();
+  if (gzip) {
+    deflater_ = std::make_unique<Deflater>();
+    if (deflateInit2(&deflater_->zs, gzip_level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+      error_ = "zlib could not start";
+      abort();
+      return false;
+    }
+    deflater_->started = true;
   }
-  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) {
-    ok = false;
-    error = std::string("cannot rename ") + tmp + " to " + path + ": " + std::strerror(errno);
+  return true;
+}
+
+bool AtomicFileWriter::write(std::string_view data) {
+  if (!file_) return false;
+  bytes_in_ += data.size();
+  if (!deflater_) {
+    if (std::fwrite(data.data(), 1, data.size(), file_) == data.size()) return true;
+    error_ = std::string("cannot write ") + path_ + ".tmp: " + std::strerror(errno);
+    abort();
+    return false;
   }
-  if (!ok) std::remove(tmp.c_str());
-  return ok;
+  z_stream& zs = deflater_->zs;
+  std::size_t consumed = 0;
+  do {  // also runs once for empty data, which is how commit() finishes the stream
+    const std::size_t in_chunk = std::min<std::size_t>(data.size() - consumed, 1u << 30);
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data() + consumed));
+    zs.avail_in = static_cast<uInt>(in_chunk);
+    const int flush = data.empty() ? Z_FINISH : Z_NO_FLUSH;
+    int rc;
+    do {
+      zs.next_out = reinterpret_cast<Bytef*>(deflater_->buf.data());
+      zs.avail_out = static_cast<uInt>(deflater_->buf.size());
+      rc = deflate(&zs, flush);
+      const std::size_t produced = deflater_->buf.size() - zs.avail_out;
+      if (std::fwrite(deflater_->buf.data(), 1, produced, file_) != produced) {
+        error_ = std::string("cannot write ") + path_ + ".tmp: " + std::strerror(errno);
+        abort();
+        return false;
+      }
+    } while (zs.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+    consumed += in_chunk;
+  } while (consumed < data.size());
+  return true;
+}
+
+bool AtomicFileWriter::commit() {
+  if (!file_) return false;
+  if (deflater_ && !write(std::string_view())) return false;
+  const std::string tmp = path_ + ".tmp";
+  const bool flushed = std::fflush(file_) == 0;
+  const int saved = errno;
+  const bool closed = std::fclose(file_) == 0;
+  file_ = nullptr;
+  if (!flushed || !closed) {
+    error_ = "cannot write " + tmp + ": " + std::strerror(flushed ? errno : saved);
+    std::remove(tmp.c_str());
+    return false;
+  }
+  if (std::rename(tmp.c_str(), path_.c_str()) != 0) {
+    error_ = "cannot rename " + tmp + " to " + path_ + ": " + std::strerror(errno);
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+bool write_file_atomic(const std::string& path, std::string_view data, bool gzip, int gzip_level,
+                       std::string& error) {
+  AtomicFileWriter w;
+  if (w.open(path, gzip, gzip_level) && w.write(data) && w.commit()) return true;
+  error = w.error();
+  return false;
 }
 
 }  // namespace flopline::trace
