@@ -1,5 +1,6 @@
 #include "command_table.h"
 
+#include "run_command.h"
 #include "stats_command.h"
 
 namespace flopline::cli {
@@ -8,6 +9,7 @@ std::span<const Command> command_table() {
   // Only commands that are implemented appear here, so --help never promises one
   // that does not exist.
   static constexpr Command kCommands[] = {
+      {"run", "run a CUDA program and record its GPU work (kernels, NVTX ranges)", run_run_command},
       {"stats", "time, FLOP/s and bandwidth per kernel, operator or category", run_stats_command},
   };
   return kCommands;

@@ -1,0 +1,151 @@
+// Per-launch cost of recording: 100,000 empty-kernel launches and 20,000 adds of 4M
+// floats, timed on the host from the first launch to the final synchronize.
+//
+//   bench_capture_overhead none          no profiler
+//   bench_capture_overhead cupti         a minimal CUPTI client in this program, with
+//                                        the activity kinds flopline enables: the floor
+//   flopline run -- bench_capture_overhead flopline    the same under flopline
+//   flopline run -- bench_capture_overhead exit N      N launches, then prints the
+//                                        exit time so a script can time exit -> trace
+//
+// This file calls CUPTI directly (the `cupti` mode): it is a measuring tool, not part
+// of flopline, whose only CUPTI caller stays profiler/src/cupti/cupti_source.cc.
+// scripts/gpu_check.sh runs every mode and prints the table; docs/PERFORMANCE.md
+// records the figures.
+#include <cuda_runtime.h>
+#include <cupti.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#define CHECK(call)                                                                     \
+  do {                                                                                  \
+    const cudaError_t e_ = (call);                                                      \
+    if (e_ != cudaSuccess) {                                                            \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
+      std::exit(3);                                                                     \
+    }                                                                                   \
+  } while (0)
+
+__global__ void bench_empty_kernel() {}
+
+__global__ void bench_add_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                                 float* __restrict__ c, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+
+__global__ void bench_fill_kernel(float* p, int n, float v) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = v + static_cast<float>(i % 7);
+}
+
+namespace {
+
+// --- the floor: the least a CUPTI client can do -----------------------------------
+std::atomic<unsigned long long> g_records{0};
+constexpr size_t kBufferBytes = 8u << 20;
+
+void CUPTIAPI floor_request(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = kBufferBytes;
+  *max_records = 0;
+}
+
+void CUPTIAPI floor_complete(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+  CUpti_Activity* r = nullptr;
+  unsigned long long n = 0;
+  while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS) ++n;
+  g_records += n;
+  std::free(buffer);
+}
+
+void start_floor() {
+  cuptiActivityRegisterCallbacks(floor_request, floor_complete);
+  for (CUpti_ActivityKind k :
+       {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+        CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
+        CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+        CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_MARKER_DATA, CUPTI_ACTIVITY_KIND_NAME,
+        CUPTI_ACTIVITY_KIND_OVERHEAD}) {
+    cuptiActivityEnable(k);
+  }
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Best of `rounds` timings of `launches` launches, in microseconds per launch.
+template <class Launch>
+double us_per_launch(int launches, int rounds, Launch launch) {
+  double best = 1e30;
+  for (int r = 0; r < rounds; ++r) {
+    CHECK(cudaDeviceSynchronize());
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < launches; ++i) launch();
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaGetLastError());
+    best = std::min(best, seconds_since(t0) * 1e6 / launches);
+  }
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "none";
+  if (mode == "cupti") start_floor();
+  CHECK(cudaFree(nullptr));
+
+  if (mode == "exit") {
+    const int n = argc > 2 ? std::atoi(argv[2]) : 1000000;
+    for (int i = 0; i < n; ++i) bench_empty_kernel<<<1, 1>>>();
+    CHECK(cudaDeviceSynchronize());
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    std::printf("launched=%d exit_at_ns=%lld\n", n,
+                static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec);
+    std::fflush(stdout);
+    return 0;
+  }
+
+  const int n = 4 << 20;
+  float *a = nullptr, *b = nullptr, *c = nullptr;
+  CHECK(cudaMalloc(&a, n * sizeof(float)));
+  CHECK(cudaMalloc(&b, n * sizeof(float)));
+  CHECK(cudaMalloc(&c, n * sizeof(float)));
+  bench_fill_kernel<<<(n + 255) / 256, 256>>>(a, n, 1.0f);
+  bench_fill_kernel<<<(n + 255) / 256, 256>>>(b, n, 2.0f);
+  // Warm-up: module load and first-launch costs stay out of the numbers.
+  for (int i = 0; i < 2000; ++i) bench_empty_kernel<<<1, 1>>>();
+  for (int i = 0; i < 100; ++i) bench_add_kernel<<<(n + 255) / 256, 256>>>(a, b, c, n);
+  CHECK(cudaDeviceSynchronize());
+
+  const double empty_us = us_per_launch(100000, 1, [] { bench_empty_kernel<<<1, 1>>>(); });
+  const double add_us = us_per_launch(20000, 1, [&] {
+    bench_add_kernel<<<(n + 255) / 256, 256>>>(a, b, c, n);
+  });
+  float check = 0;
+  CHECK(cudaMemcpy(&check, c + 5, sizeof check, cudaMemcpyDeviceToHost));
+  if (check != 1.0f + 2.0f + 2 * static_cast<float>(5 % 7)) {
+    std::fprintf(stderr, "add result wrong: %f\n", check);
+    return 4;
+  }
+  CHECK(cudaFree(a));
+  CHECK(cudaFree(b));
+  CHECK(cudaFree(c));
+  if (mode == "cupti") cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  // add: 3 x 4 bytes per element.
+  std::printf("mode=%s empty_us_per_launch=%.3f add_us_per_launch=%.3f add_GBps=%.0f records=%llu\n",
+              mode.c_str(), empty_us, add_us, 12.0 * n / (add_us * 1e-6) / 1e9,
+              static_cast<unsigned long long>(g_records.load()));
+  return 0;
+}

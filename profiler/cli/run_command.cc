@@ -1,0 +1,242 @@
+#include "run_command.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "flopline/capture/capture_config.h"
+#include "flopline/capture/output_manifest.h"
+#include "run_process.h"
+#include "run_summary.h"
+
+extern char** environ;
+
+namespace flopline::cli {
+namespace {
+
+bool starts_with(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
+
+void set_var(std::vector<std::string>& env, std::string_view name, std::string_view value) {
+  const std::string prefix = concat(name, "=");
+  for (std::string& e : env) {
+    if (starts_with(e, prefix)) {
+      e = concat(prefix, value);
+      return;
+    }
+  }
+  env.push_back(concat(prefix, value));
+}
+
+const std::string* find_var(const std::vector<std::string>& env, std::string_view name) {
+  const std::string prefix = concat(name, "=");
+  for (const std::string& e : env) {
+    if (starts_with(e, prefix)) return &e;
+  }
+  return nullptr;
+}
+
+// A fresh manifest file that processes of the run note their traces in.
+std::string make_manifest() {
+  std::string dir = "/tmp";
+  if (const char* t = std::getenv("TMPDIR"); t != nullptr && *t != '\0') dir = t;
+  std::string templ = dir + "/flopline-run-XXXXXX";
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  const int fd = mkstemp(buf.data());
+  if (fd < 0) return {};
+  close(fd);
+  return std::string(buf.data());
+}
+
+// The driver is what CUDA programs load; without it nothing would be recorded.
+std::optional<std::string> missing_driver() {
+  void* lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (lib != nullptr) {
+    dlclose(lib);
+    return std::nullopt;
+  }
+  const char* why = dlerror();
+  return std::string(why != nullptr ? why : "libcuda.so.1 not found");
+}
+
+std::string self_executable() {
+  std::error_code ec;
+  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.string();
+}
+
+}  // namespace
+
+std::string run_usage() {
+  return "usage: flopline run [options] [--] CMD [ARGS...]\n"
+         "\n"
+         "Runs CMD and records what it does on the GPU (kernels, copies, CUDA calls, NVTX\n"
+         "ranges) without changing it: Python, PyTorch and Triton programs included. Each\n"
+         "process that uses CUDA writes one trace (Chrome/Kineto JSON). At the end, the top\n"
+         "operators (NVTX ranges) and kernels by GPU time are shown with TFLOP/s and GB/s.\n"
+         "\n"
+         "options:\n"
+         "  -o, --output PATH      trace file or directory; %p = pid, %r = rank (default:\n"
+         "                         flopline-%p.json, flopline-rank%r.json under a launcher)\n"
+         "  --kinds LIST           activity kinds, comma-separated: kernel, memcpy, memset,\n"
+         "                         runtime, driver, sync, nvtx, name, overhead, api, all;\n"
+         "                         -NAME removes one (default: all)\n"
+         "  --max-memory-mb N      memory for records per process before they are dropped\n"
+         "                         and counted (default 1024)\n"
+         "  --top N                rows in each summary table (default 10)\n"
+         "  --no-summary           do not print the summary\n"
+         "  -h, --help             show this help\n"
+         "\n"
+         "Exit status: CMD's own; 128+N when signal N ended it; 127 when CMD is not found;\n"
+         "1 when flopline cannot run it (no CUDA driver, no injection library); 2 for a bad\n"
+         "command line.\n";
+}
+
+Parsed<RunOptions> parse_run_args(std::span<const std::string> args) {
+  using P = Parsed<RunOptions>;
+  RunOptions o;
+  std::size_t i = 0;
+  auto value = [&](const std::string& opt, std::string& out) -> std::optional<std::string> {
+    const std::size_t eq = opt.find('=');
+    if (eq != std::string::npos && starts_with(opt, "--")) {
+      out = opt.substr(eq + 1);
+      return std::nullopt;
+    }
+    if (i + 1 >= args.size()) return concat(opt, " needs a value");
+    out = args[++i];
+    return std::nullopt;
+  };
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      ++i;
+      break;
+    }
+    if (a.empty() || a[0] != '-' || a == "-") break;  // the command starts here
+    const std::string name = a.substr(0, a.find('='));
+    std::string v;
+    if (name == "-h" || name == "--help") {
+      o.help = true;
+      return P{std::move(o), {}};
+    } else if (name == "--no-summary") {
+      if (name != a) return P::fail("--no-summary takes no value");
+      o.summary = false;
+    } else if (name == "-o" || name == "--output") {
+      if (auto e = value(a, v)) return P::fail(*e);
+      if (v.empty()) return P::fail("-o needs a path");
+      o.output = v;
+    } else if (name == "--kinds") {
+      if (auto e = value(a, v)) return P::fail(*e);
+      std::string error;
+      if (!capture::parse_activity_kinds(v, &error)) return P::fail(concat("--kinds: ", error));
+      o.kinds = v;
+    } else if (name == "--max-memory-mb") {
+      if (auto e = value(a, v)) return P::fail(*e);
+      auto n = parse_positive_count(v, "--max-memory-mb");
+      if (!n.ok()) return P::fail(n.error);
+      o.max_memory_mb = n.value;
+    } else if (name == "--top") {
+      if (auto e = value(a, v)) return P::fail(*e);
+      auto n = parse_positive_count(v, "--top");
+      if (!n.ok()) return P::fail(n.error);
+      o.top = *n.value;
+    } else {
+      return P::fail(concat("unknown option '", a, "'"));
+    }
+  }
+  o.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  if (o.command.empty()) return P::fail("no command given (flopline run [options] -- CMD ARGS...)");
+  return P{std::move(o), {}};
+}
+
+std::vector<std::string> build_run_environment(const std::vector<std::string>& base,
+                                               const RunEnvironment& run) {
+  std::vector<std::string> env = base;
+  set_var(env, "CUDA_INJECTION64_PATH", run.inject_library);
+  // NVTX hands its calls to the injection library, which passes them to CUPTI.
+  set_var(env, "NVTX_INJECTION64_PATH", run.inject_library);
+  std::string preload;
+  if (const std::string* old = find_var(env, "LD_PRELOAD")) {
+    preload = old->substr(std::strlen("LD_PRELOAD="));
+  }
+  if (preload.find(run.inject_library) == std::string::npos) {
+    preload = preload.empty() ? run.inject_library : concat(preload, ":", run.inject_library);
+  }
+  set_var(env, "LD_PRELOAD", preload);
+  if (!run.output.empty()) set_var(env, "FLOPLINE_OUTPUT", run.output);
+  if (!run.kinds.empty()) set_var(env, "FLOPLINE_KINDS", run.kinds);
+  if (run.max_memory_mb) {
+    set_var(env, "FLOPLINE_MAX_MEMORY_MB", std::to_string(*run.max_memory_mb));
+  }
+  if (!run.manifest.empty()) set_var(env, "FLOPLINE_MANIFEST", run.manifest);
+  return env;
+}
+
+int run_run_command(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  auto parsed = parse_run_args(args);
+  if (!parsed.ok()) {
+    err << usage_error("run", parsed.error);
+    return kExitUsage;
+  }
+  const RunOptions& opt = *parsed.value;
+  if (opt.help) {
+    out << run_usage();
+    return kExitOk;
+  }
+  const char* path_var = std::getenv("PATH");
+  const auto program = resolve_command(opt.command[0], path_var ? path_var : "");
+  if (!program) {
+    err << "flopline run: command not found: " << opt.command[0] << "\n";
+    return kExitCommandNotFound;
+  }
+  if (auto why = missing_driver()) {
+    err << "flopline run: no CUDA driver on this machine (" << *why
+        << "); flopline records CUDA programs and needs the NVIDIA driver\n";
+    return kExitFailure;
+  }
+  const auto inject = find_injection_library(self_executable(), std::getenv("FLOPLINE_INJECT_LIBRARY"));
+  if (!inject) {
+    err << "flopline run: libflopline_inject.so not found beside the flopline executable or in "
+           "../lib (set FLOPLINE_INJECT_LIBRARY to its path); was flopline built with CUDA?\n";
+    return kExitFailure;
+  }
+  RunEnvironment run;
+  run.inject_library = *inject;
+  run.output = opt.output;
+  run.kinds = opt.kinds;
+  run.max_memory_mb = opt.max_memory_mb;
+  run.manifest = make_manifest();
+  std::vector<std::string> base;
+  for (char** e = environ; *e != nullptr; ++e) base.emplace_back(*e);
+  const std::vector<std::string> env = build_run_environment(base, run);
+
+  out.flush();
+  const ChildResult child = run_child(*program, opt.command, env);
+  if (!child.started) {
+    err << "flopline run: cannot run " << opt.command[0] << ": " << child.error << "\n";
+    if (!run.manifest.empty()) unlink(run.manifest.c_str());
+    return child.exit_code;
+  }
+  if (child.signal != 0) {
+    err << "flopline run: " << opt.command[0] << " was ended by signal " << child.signal << " ("
+        << signal_name(child.signal) << ")\n";
+  }
+  std::vector<std::string> files;
+  for (const capture::ManifestEntry& e : capture::read_manifest(run.manifest)) {
+    if (std::find(files.begin(), files.end(), e.path) == files.end()) files.push_back(e.path);
+  }
+  if (!run.manifest.empty()) unlink(run.manifest.c_str());
+  if (opt.summary && !files.empty()) print_run_summary(files, opt.top, out, err);
+  if (files.empty()) {
+    err << "flopline run: no trace was written (the command used no CUDA, or it ended before "
+           "flopline could write)\n";
+  }
+  for (const std::string& f : files) out << "flopline: trace: " << f << "\n";
+  out.flush();
+  return child.exit_code;
+}
+
+}  // namespace flopline::cli

@@ -1,0 +1,66 @@
+// `flopline run [-o PATH] [--kinds LIST] [--max-memory-mb N] [--top N] [--no-summary]
+//  [--] CMD ARGS...`: runs CMD with flopline's injection library in its environment,
+// waits for it, prints the top operators and kernels by GPU time with TFLOP/s and GB/s,
+// names the trace files written, and exits with CMD's exit code (128 + N when a signal
+// N ended it). docs/CAPTURE.md documents it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cli_parse.h"
+
+namespace flopline::cli {
+
+inline constexpr int kExitCommandNotFound = 127;
+inline constexpr int kExitCommandNotExecutable = 126;
+
+struct RunOptions {
+  std::string output;  // -o: file template or directory; "" = flopline-%p.json here
+  std::string kinds;   // --kinds, validated; "" = the default kinds
+  std::optional<std::uint64_t> max_memory_mb;
+  std::uint64_t top = 10;
+  bool summary = true;
+  bool help = false;
+  std::vector<std::string> command;  // CMD ARGS...
+};
+
+// Options end at "--" or at the first argument that is not an option (the command).
+Parsed<RunOptions> parse_run_args(std::span<const std::string> args);
+std::string run_usage();
+
+// What the child's environment gets (see docs/CAPTURE.md).
+struct RunEnvironment {
+  std::string inject_library;  // absolute path of libflopline_inject.so
+  std::string output;          // FLOPLINE_OUTPUT, unset when empty
+  std::string kinds;           // FLOPLINE_KINDS, unset when empty
+  std::optional<std::uint64_t> max_memory_mb;
+  std::string manifest;        // FLOPLINE_MANIFEST
+};
+// `base` is "NAME=VALUE" entries (environ); returns it with flopline's variables set
+// (replacing earlier values) and the library appended to LD_PRELOAD (once).
+std::vector<std::string> build_run_environment(const std::vector<std::string>& base,
+                                               const RunEnvironment& run);
+
+// Where the executable `name` is: itself when it holds a '/', else the first
+// executable file of that name in `path_var` (PATH; empty entries mean "."). Nothing
+// when not found.
+std::optional<std::string> resolve_command(const std::string& name, const std::string& path_var);
+
+// libflopline_inject.so for the flopline executable at `exe_path`: FLOPLINE_INJECT_LIBRARY
+// when set, else beside the executable, else ../lib or ../lib64 from it. Nothing when
+// none exists.
+std::optional<std::string> find_injection_library(const std::string& exe_path,
+                                                  const char* override_path);
+
+// Exit status of `flopline run` for a wait() status: the child's code, or 128 + signal.
+int exit_code_from_wait_status(int status);
+
+// The command-table entry.
+int run_run_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+
+}  // namespace flopline::cli

@@ -1,0 +1,59 @@
+#include "run_summary.h"
+
+#include "flopline/trace/analysis.h"
+#include "stats_output.h"
+#include "trace_loading.h"
+
+namespace flopline::cli {
+namespace {
+
+// One table: the rows of `by` over all loaded traces, cut to `top`. False when no
+// slice matched (the table is then left out).
+bool print_table(const std::vector<LoadedTrace>& traces, const std::vector<std::string>& files,
+                 trace::GroupBy by, const std::vector<std::string>& categories, std::uint64_t top,
+                 std::ostream& out) {
+  trace::StatsQuery query;
+  query.by = by;
+  query.categories = categories;
+  trace::StatsAccumulator acc(by);
+  for (const LoadedTrace& lt : traces) acc.add(*lt.trace, query);
+  StatsReport report;
+  report.result = acc.finish();
+  if (report.result.rows.empty()) return false;
+  report.files = files;
+  report.by = by;
+  report.top = top;
+  report.rows_total = report.result.rows.size();
+  if (top < report.result.rows.size()) report.result.rows.resize(static_cast<std::size_t>(top));
+  write_stats_table(report, out);
+  return true;
+}
+
+}  // namespace
+
+void print_run_summary(const std::vector<std::string>& files, std::uint64_t top, std::ostream& out,
+                       std::ostream& err) {
+  auto loaded = load_traces(files, err);
+  if (!loaded) return;
+  std::vector<const trace::Trace*> all;
+  std::uint64_t dropped = 0;
+  for (const LoadedTrace& lt : *loaded) {
+    all.push_back(lt.trace.get());
+    dropped += lt.trace->report.dropped_records;
+  }
+  out << "\n== Operators (NVTX ranges) by GPU time ==\n";
+  if (!print_table(*loaded, files, trace::GroupBy::kOperator,
+                   trace::default_categories(all, trace::GroupBy::kOperator), top, out)) {
+    out << "(no NVTX ranges with GPU work)\n";
+  }
+  out << "\n== Kernels by GPU time ==\n";
+  if (!print_table(*loaded, files, trace::GroupBy::kName, {"kernel"}, top, out)) {
+    out << "(no kernels)\n";
+  }
+  if (dropped > 0) {
+    err << "flopline run: " << dropped
+        << " activity records were dropped (raise --max-memory-mb to keep them)\n";
+  }
+}
+
+}  // namespace flopline::cli

@@ -1,0 +1,76 @@
+// What a capture records and where it writes, as `flopline run`, the injection library
+// and flopline::Session all understand it. Plain C++ (no CUDA) so the command line and
+// the environment are parsed and tested on machines without a GPU. docs/CAPTURE.md
+// documents every variable and name.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace flopline::capture {
+
+// Groups of CUPTI activity kinds, as one bit each.
+enum ActivityKindBit : std::uint32_t {
+  kKindKernel = 1u << 0,    // CONCURRENT_KERNEL
+  kKindMemcpy = 1u << 1,    // MEMCPY and MEMCPY2 (peer to peer)
+  kKindMemset = 1u << 2,    // MEMSET
+  kKindRuntime = 1u << 3,   // RUNTIME (cuda* calls)
+  kKindDriver = 1u << 4,    // DRIVER (cu* calls: how Triton and cuBLAS launch)
+  kKindSync = 1u << 5,      // SYNCHRONIZATION
+  kKindNvtx = 1u << 6,      // MARKER and MARKER_DATA
+  kKindName = 1u << 7,      // NAME (nvtxNameOsThread, ...)
+  kKindOverhead = 1u << 8,  // OVERHEAD
+};
+inline constexpr std::uint32_t kAllKinds = (1u << 9) - 1;
+inline constexpr std::uint32_t kDefaultKinds = kAllKinds;
+
+// Parses a comma-separated list of kind names (docs/CAPTURE.md): kernel, memcpy, memset,
+// runtime, driver, sync, nvtx, name, overhead; the groups "all" and "api" (runtime +
+// driver); CUPTI's own names in any case (CONCURRENT_KERNEL, MEMCPY2, MARKER,
+// MARKER_DATA, SYNCHRONIZATION). An item "-NAME" removes kinds ("all,-overhead"); a list
+// that starts with a removal starts from the default set. On error: nothing, and `error`
+// says which item is unknown.
+std::optional<std::uint32_t> parse_activity_kinds(std::string_view list, std::string* error);
+// "kernel,memcpy,..." in the canonical order; "all" for kAllKinds; "none" for 0.
+std::string activity_kinds_to_string(std::uint32_t kinds);
+
+// Looks up an environment variable; null when unset. Tests pass a map.
+using GetEnv = std::function<const char*(const char*)>;
+
+// The process's rank from RANK, OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID (the
+// first set and non-empty, in that order); nothing when none is.
+std::optional<std::string> process_rank(const GetEnv& getenv);
+
+// Expands an output template: %p -> pid, %r -> rank (the pid when there is no rank),
+// %% -> %. Any other %X is kept as written.
+std::string expand_output_template(std::string_view templ, std::int64_t pid,
+                                   const std::optional<std::string>& rank);
+
+// The file name used when FLOPLINE_OUTPUT is unset or names a directory:
+// "flopline-%p.json", or "flopline-rank%r.json" when a rank variable is set.
+std::string default_output_name(const std::optional<std::string>& rank);
+
+// The path this process writes to. `output` is FLOPLINE_OUTPUT (may be empty): a file
+// template, or a directory when it ends in '/' or `is_directory(output)` says so.
+std::string output_path_for_process(std::string_view output, std::int64_t pid,
+                                    const std::optional<std::string>& rank,
+                                    const std::function<bool(const std::string&)>& is_directory);
+
+// The capture configuration read from the environment.
+struct CaptureEnv {
+  std::string output;  // FLOPLINE_OUTPUT, as given ("" = default name in the working dir)
+  std::uint32_t kinds = kDefaultKinds;             // FLOPLINE_KINDS
+  std::uint64_t max_memory_bytes = 1024ull << 20;  // FLOPLINE_MAX_MEMORY_MB
+  std::string manifest;  // FLOPLINE_MANIFEST: file where each process notes what it wrote
+  bool quiet = false;    // FLOPLINE_QUIET=1: no messages on stderr
+  std::optional<std::string> rank;
+  // One line per variable that could not be used (its default was taken instead).
+  std::vector<std::string> warnings;
+};
+CaptureEnv read_capture_env(const GetEnv& getenv);
+
+}  // namespace flopline::capture

@@ -1,0 +1,19 @@
+#include <nvtx3/nvToolsExt.h>
+
+#include "flopline/capture/nvtx_flops.h"
+#include "flopline/session.h"
+
+namespace flopline {
+
+Range::Range(const std::string& name, double flops, double bytes) {
+  capture::RangeCounts counts;
+  if (flops >= 0) counts.flops = flops;
+  if (bytes >= 0) counts.bytes = bytes;
+  // The counts travel in the message suffix that every flopline capture parses
+  // (nvtx_flops.h), so the range reads the same in any NVTX tool.
+  nvtxRangePushA(capture::format_range_message(name, counts).c_str());
+}
+
+Range::~Range() { nvtxRangePop(); }
+
+}  // namespace flopline

@@ -1,0 +1,188 @@
+#include "flopline/capture/capture_config.h"
+
+#include <array>
+#include <cctype>
+#include <charconv>
+
+namespace flopline::capture {
+namespace {
+
+struct KindName {
+  std::string_view name;
+  std::uint32_t bits;
+};
+
+// Canonical names first (activity_kinds_to_string writes them in this order), then the
+// aliases people bring from CUPTI, nsys and Kineto.
+constexpr std::array<KindName, 20> kKindNames = {{
+    {"kernel", kKindKernel},
+    {"memcpy", kKindMemcpy},
+    {"memset", kKindMemset},
+    {"runtime", kKindRuntime},
+    {"driver", kKindDriver},
+    {"sync", kKindSync},
+    {"nvtx", kKindNvtx},
+    {"name", kKindName},
+    {"overhead", kKindOverhead},
+    {"all", kAllKinds},
+    {"api", kKindRuntime | kKindDriver},
+    {"concurrent_kernel", kKindKernel},
+    {"kernels", kKindKernel},
+    {"memcpy2", kKindMemcpy},
+    {"synchronization", kKindSync},
+    {"marker", kKindNvtx},
+    {"marker_data", kKindNvtx},
+    {"markers", kKindNvtx},
+    {"cuda", kKindRuntime},
+    {"default", kDefaultKinds},
+}};
+constexpr std::size_t kCanonicalKinds = 9;
+
+std::string lower(std::string_view s) {
+  std::string r(s);
+  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return r;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::optional<std::uint32_t> kind_bits(std::string_view name) {
+  const std::string l = lower(name);
+  for (const KindName& k : kKindNames) {
+    if (k.name == l) return k.bits;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::uint32_t> parse_activity_kinds(std::string_view list, std::string* error) {
+  std::uint32_t kinds = 0;
+  bool first = true;
+  std::size_t pos = 0;
+  while (pos <= list.size()) {
+    const std::size_t comma = list.find(',', pos);
+    const std::string_view item =
+        trim(list.substr(pos, comma == std::string_view::npos ? list.npos : comma - pos));
+    pos = comma == std::string_view::npos ? list.size() + 1 : comma + 1;
+    if (item.empty()) {
+      if (error) *error = "empty item in the kinds list";
+      return std::nullopt;
+    }
+    const bool remove = item.front() == '-';
+    const std::string_view name = remove ? trim(item.substr(1)) : item;
+    const auto bits = kind_bits(name);
+    if (!bits) {
+      if (error) {
+        *error = "unknown activity kind '" + std::string(name) +
+                 "' (known: kernel, memcpy, memset, runtime, driver, sync, nvtx, name, "
+                 "overhead, api, all)";
+      }
+      return std::nullopt;
+    }
+    // "-overhead" alone means "the default set without overhead".
+    if (first && remove) kinds = kDefaultKinds;
+    first = false;
+    kinds = remove ? (kinds & ~*bits) : (kinds | *bits);
+  }
+  return kinds;
+}
+
+std::string activity_kinds_to_string(std::uint32_t kinds) {
+  if ((kinds & kAllKinds) == kAllKinds) return "all";
+  std::string s;
+  for (std::size_t i = 0; i < kCanonicalKinds; ++i) {
+    if ((kinds & kKindNames[i].bits) == 0) continue;
+    if (!s.empty()) s += ',';
+    s += kKindNames[i].name;
+  }
+  return s.empty() ? "none" : s;
+}
+
+std::optional<std::string> process_rank(const GetEnv& getenv) {
+  // RANK (torchrun), Open MPI, MPICH/Intel MPI (PMI), Slurm.
+  for (const char* var : {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"}) {
+    const char* v = getenv(var);
+    if (v != nullptr && *v != '\0') return std::string(v);
+  }
+  return std::nullopt;
+}
+
+std::string expand_output_template(std::string_view templ, std::int64_t pid,
+                                   const std::optional<std::string>& rank) {
+  std::string out;
+  out.reserve(templ.size() + 16);
+  for (std::size_t i = 0; i < templ.size(); ++i) {
+    if (templ[i] != '%' || i + 1 == templ.size()) {
+      out += templ[i];
+      continue;
+    }
+    const char c = templ[i + 1];
+    if (c == 'p') {
+      out += std::to_string(pid);
+    } else if (c == 'r') {
+      out += rank ? *rank : std::to_string(pid);
+    } else if (c == '%') {
+      out += '%';
+    } else {
+      out += '%';
+      out += c;
+    }
+    ++i;
+  }
+  return out;
+}
+
+std::string default_output_name(const std::optional<std::string>& rank) {
+  return rank ? "flopline-rank%r.json" : "flopline-%p.json";
+}
+
+std::string output_path_for_process(std::string_view output, std::int64_t pid,
+                                    const std::optional<std::string>& rank,
+                                    const std::function<bool(const std::string&)>& is_directory) {
+  std::string templ;
+  if (output.empty()) {
+    templ = default_output_name(rank);
+  } else if (output.back() == '/' || (is_directory && is_directory(std::string(output)))) {
+    templ = std::string(output);
+    if (templ.back() != '/') templ += '/';
+    templ += default_output_name(rank);
+  } else {
+    templ = std::string(output);
+  }
+  return expand_output_template(templ, pid, rank);
+}
+
+CaptureEnv read_capture_env(const GetEnv& getenv) {
+  CaptureEnv env;
+  if (const char* v = getenv("FLOPLINE_OUTPUT")) env.output = v;
+  if (const char* v = getenv("FLOPLINE_KINDS"); v != nullptr && *v != '\0') {
+    std::string error;
+    if (auto k = parse_activity_kinds(v, &error)) {
+      env.kinds = *k;
+    } else {
+      env.warnings.push_back("FLOPLINE_KINDS: " + error + "; recording the default kinds");
+    }
+  }
+  if (const char* v = getenv("FLOPLINE_MAX_MEMORY_MB"); v != nullptr && *v != '\0') {
+    const std::string_view s(v);
+    std::uint64_t mb = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), mb);
+    if (ec != std::errc() || end != s.data() + s.size() || mb == 0 || mb > (1ull << 40)) {
+      env.warnings.push_back("FLOPLINE_MAX_MEMORY_MB: '" + std::string(s) +
+                             "' is not a positive number of MB; using 1024");
+    } else {
+      env.max_memory_bytes = mb << 20;
+    }
+  }
+  if (const char* v = getenv("FLOPLINE_MANIFEST")) env.manifest = v;
+  if (const char* v = getenv("FLOPLINE_QUIET")) env.quiet = std::string_view(v) == "1";
+  env.rank = process_rank(getenv);
+  return env;
+}
+
+}  // namespace flopline::capture

@@ -1,0 +1,438 @@
+// The only file in flopline that calls CUPTI. See cupti_source.h.
+#include "cupti_source.h"
+
+#include <cupti.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <iterator>
+#include <mutex>
+#include <thread>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "cupti_records.h"
+#include "device_info.h"
+#include "process_info.h"
+
+namespace flopline::cupti {
+namespace {
+
+using capture::RecordBatch;
+
+// CUPTI wants activity buffers aligned to 8 bytes.
+constexpr std::size_t kBufferAlign = 8;
+
+struct KindEntry {
+  std::uint32_t bit;
+  CUpti_ActivityKind kind;
+  bool required;  // start() fails when CUPTI refuses it
+};
+
+constexpr KindEntry kKinds[] = {
+    {capture::kKindKernel, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, true},
+    {capture::kKindMemcpy, CUPTI_ACTIVITY_KIND_MEMCPY, false},
+    {capture::kKindMemcpy, CUPTI_ACTIVITY_KIND_MEMCPY2, false},
+    {capture::kKindMemset, CUPTI_ACTIVITY_KIND_MEMSET, false},
+    {capture::kKindRuntime, CUPTI_ACTIVITY_KIND_RUNTIME, false},
+    {capture::kKindDriver, CUPTI_ACTIVITY_KIND_DRIVER, false},
+    {capture::kKindSync, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, false},
+    {capture::kKindNvtx, CUPTI_ACTIVITY_KIND_MARKER, false},
+    {capture::kKindNvtx, CUPTI_ACTIVITY_KIND_MARKER_DATA, false},
+    {capture::kKindName, CUPTI_ACTIVITY_KIND_NAME, false},
+    {capture::kKindOverhead, CUPTI_ACTIVITY_KIND_OVERHEAD, false},
+};
+
+std::string cupti_error(CUptiResult r) {
+  const char* s = nullptr;
+  if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || s == nullptr) {
+    return "CUPTI error " + std::to_string(static_cast<int>(r));
+  }
+  return s;
+}
+
+std::string api_name(capture::ApiDomain domain, std::uint32_t cbid) {
+  const char* name = nullptr;
+  const CUpti_CallbackDomain d = domain == capture::ApiDomain::kRuntime
+                                     ? CUPTI_CB_DOMAIN_RUNTIME_API
+                                     : CUPTI_CB_DOMAIN_DRIVER_API;
+  if (cuptiGetCallbackName(d, cbid, &name) == CUPTI_SUCCESS && name != nullptr) {
+    std::string s(name);
+    // CUPTI names carry the version the call appeared in ("cudaLaunchKernel_v7000");
+    // Kineto and the CUDA docs use the plain name.
+    const std::size_t v = s.rfind("_v");
+    if (v != std::string::npos && v + 2 < s.size() &&
+        s.find_first_not_of("0123456789", v + 2) == std::string::npos) {
+      s.resize(v);
+    }
+    return s;
+  }
+  return (domain == capture::ApiDomain::kRuntime ? "cuda_runtime_" : "cuda_driver_") +
+         std::to_string(cbid);
+}
+
+template <class T>
+void append_moved(std::vector<T>& to, std::vector<T>& from) {
+  if (to.empty()) {
+    to = std::move(from);
+  } else {
+    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+  }
+  from.clear();
+}
+
+void append_batch(RecordBatch& to, RecordBatch& from) {
+  append_moved(to.kernels, from.kernels);
+  append_moved(to.memcpys, from.memcpys);
+  append_moved(to.memsets, from.memsets);
+  append_moved(to.api_calls, from.api_calls);
+  append_moved(to.syncs, from.syncs);
+  append_moved(to.markers, from.markers);
+  append_moved(to.marker_data, from.marker_data);
+  append_moved(to.overheads, from.overheads);
+  append_moved(to.names, from.names);
+}
+
+struct CompletedBuffer {
+  std::uint8_t* data = nullptr;
+  std::size_t valid = 0;
+};
+
+}  // namespace
+
+struct CuptiSource::Impl {
+  mutable std::mutex mu;
+  std::condition_variable work_cv;  // the decoder waits for buffers
+  std::condition_variable idle_cv;  // flush() waits for the decoder to finish
+  std::deque<CompletedBuffer> queue;
+  std::vector<std::uint8_t*> pool;
+  bool decoding = false;
+  std::thread* decoder = nullptr;  // a pointer: a forked child must never join or destroy it
+  bool ever_started = false;
+  bool running = false;
+  bool callbacks_registered = false;
+  // Set in a child forked from a process that was capturing: CUPTI's state there belongs
+  // to the parent, so this process neither starts nor writes.
+  bool dead_after_fork = false;
+  std::uint32_t enabled_kinds = 0;
+  CUpti_SubscriberHandle subscriber = nullptr;
+  SourceOptions options;
+  RecordBatch batch;
+  std::uint64_t batch_bytes = 0;
+  std::uint64_t allocated_bytes = 0;
+  SourceStats stats;
+  std::function<void()> reset_hook;
+  // Decoder-thread state.
+  std::unordered_set<std::uint32_t> named_threads;
+  std::unordered_set<std::uint32_t> known_devices;
+
+  void request(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records);
+  void complete(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer, std::size_t valid);
+  void decode_loop();
+  void note_new_threads_and_devices(RecordBatch& local);
+  std::uint64_t memory() const { return allocated_bytes + batch_bytes; }
+};
+
+namespace {
+
+CuptiSource::Impl* g_impl = nullptr;  // CUPTI's callbacks are plain functions
+
+void CUPTIAPI on_buffer_requested(std::uint8_t** buffer, std::size_t* size,
+                                  std::size_t* max_records) {
+  g_impl->request(buffer, size, max_records);
+}
+
+void CUPTIAPI on_buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer,
+                                  std::size_t size, std::size_t valid) {
+  (void)size;
+  g_impl->complete(ctx, stream, buffer, valid);
+}
+
+void CUPTIAPI on_api_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                              const void* data) {
+  (void)user;
+  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API ||
+      cbid != CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
+    return;
+  }
+  // After the reset: CUPTI has then completed the records of the destroyed context, so
+  // the trace written now holds everything that ran on it.
+  const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  if (cb->callbackSite != CUPTI_API_EXIT) return;
+  std::function<void()> hook;
+  {
+    std::lock_guard<std::mutex> lock(g_impl->mu);
+    hook = g_impl->reset_hook;
+  }
+  if (hook) hook();
+}
+
+}  // namespace
+
+void CuptiSource::Impl::request(std::uint8_t** buffer, std::size_t* size,
+                                std::size_t* max_records) {
+  *max_records = 0;  // as many as fit
+  std::lock_guard<std::mutex> lock(mu);
+  if (!pool.empty()) {
+    *buffer = pool.back();
+    pool.pop_back();
+    *size = options.buffer_bytes;
+    return;
+  }
+  if (memory() + options.buffer_bytes > options.max_memory_bytes) {
+    // Over the cap: CUPTI drops what it cannot store and counts it.
+    *buffer = nullptr;
+    *size = 0;
+    ++stats.buffers_refused;
+    return;
+  }
+  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(kBufferAlign, options.buffer_bytes));
+  *size = *buffer != nullptr ? options.buffer_bytes : 0;
+  if (*buffer != nullptr) allocated_bytes += options.buffer_bytes;
+  stats.peak_memory_bytes = std::max(stats.peak_memory_bytes, memory());
+}
+
+void CuptiSource::Impl::complete(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer,
+                                 std::size_t valid) {
+  if (buffer == nullptr) return;
+  std::size_t dropped = 0;
+  cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped);
+  std::lock_guard<std::mutex> lock(mu);
+  stats.cupti_dropped += dropped;
+  ++stats.buffers_completed;
+  if (valid == 0) {
+    pool.push_back(buffer);
+    return;
+  }
+  // Only queue: decoding happens on the decoder thread, never on the thread CUPTI
+  // called us on (which may be the program's own launching thread).
+  queue.push_back({buffer, valid});
+  work_cv.notify_one();
+}
+
+void CuptiSource::Impl::note_new_threads_and_devices(RecordBatch& local) {
+  for (const capture::ApiRecord& a : local.api_calls) {
+    if (named_threads.insert(a.thread_id).second) {
+      std::string name = thread_name(a.thread_id);
+      if (!name.empty()) local.thread_names.push_back({a.thread_id, std::move(name)});
+    }
+  }
+  auto device = [&](std::uint32_t ordinal) {
+    if (!known_devices.insert(ordinal).second) return;
+    if (auto info = query_device(ordinal)) local.devices.push_back(std::move(*info));
+  };
+  for (const auto& k : local.kernels) device(k.device);
+  for (const auto& m : local.memcpys) device(m.device);
+  for (const auto& m : local.memsets) device(m.device);
+}
+
+void CuptiSource::Impl::decode_loop() {
+  ApiNames names(api_name);
+  for (;;) {
+    std::unique_lock<std::mutex> lock(mu);
+    work_cv.wait(lock, [&] { return !queue.empty(); });
+    const CompletedBuffer buf = queue.front();
+    queue.pop_front();
+    decoding = true;
+    const bool over_cap = batch_bytes + allocated_bytes > options.max_memory_bytes;
+    lock.unlock();
+
+    RecordBatch local;
+    std::uint64_t bytes = 0, kept = 0, thrown = 0;
+    CUpti_Activity* record = nullptr;
+    while (cuptiActivityGetNextRecord(buf.data, buf.valid, &record) == CUPTI_SUCCESS) {
+      if (over_cap) {
+        ++thrown;
+        continue;
+      }
+      const std::size_t b = append_activity(record, local, names);
+      bytes += b;
+      kept += b > 0 ? 1 : 0;
+    }
+    note_new_threads_and_devices(local);
+
+    lock.lock();
+    append_batch(batch, local);
+    append_moved(batch.thread_names, local.thread_names);
+    append_moved(batch.devices, local.devices);
+    batch_bytes += bytes;
+    stats.records += kept;
+    stats.cap_dropped_records += thrown;
+    stats.peak_memory_bytes = std::max(stats.peak_memory_bytes, memory());
+    pool.push_back(buf.data);
+    decoding = false;
+    if (queue.empty()) idle_cv.notify_all();
+  }
+}
+
+CuptiSource::CuptiSource() : impl_(new Impl) { g_impl = impl_; }
+
+CuptiSource& CuptiSource::instance() {
+  static CuptiSource* source = new CuptiSource;  // never destroyed: see the header
+  return *source;
+}
+
+bool CuptiSource::start(const SourceOptions& options, std::string* error) {
+  Impl& s = *impl_;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.running) return true;
+    if (s.dead_after_fork) {
+      if (error) *error = "this process was forked from a capturing process; CUDA cannot start here";
+      return false;
+    }
+    s.options = options;
+    if (s.options.buffer_bytes < (64u << 10)) s.options.buffer_bytes = 64u << 10;
+  }
+  // OS thread ids (gettid), so API records and NVTX ranges land on the threads that
+  // /proc and other tools name.
+  cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+  if (!s.callbacks_registered) {
+    const CUptiResult r = cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed);
+    if (r != CUPTI_SUCCESS) {
+      if (error) *error = "cuptiActivityRegisterCallbacks: " + cupti_error(r);
+      return false;
+    }
+    s.callbacks_registered = true;
+  }
+  if (s.decoder == nullptr) s.decoder = new std::thread([&s] { s.decode_loop(); });
+  if (s.subscriber == nullptr) {
+    // Only for the cudaDeviceReset hook; a program that already holds CUPTI's one
+    // subscriber slot still gets its activity records, just no write on reset.
+    if (cuptiSubscribe(&s.subscriber, on_api_callback, nullptr) == CUPTI_SUCCESS) {
+      cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+                          CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+    } else {
+      s.subscriber = nullptr;
+    }
+  }
+  std::uint32_t enabled = 0;
+  for (const KindEntry& k : kKinds) {
+    if ((options.kinds & k.bit) == 0) continue;
+    const CUptiResult r = cuptiActivityEnable(k.kind);
+    if (r == CUPTI_SUCCESS) {
+      enabled |= k.bit;
+    } else if (k.required) {
+      if (error) *error = "cuptiActivityEnable(CONCURRENT_KERNEL): " + cupti_error(r);
+      for (const KindEntry& e : kKinds) {
+        if (enabled & e.bit) cuptiActivityDisable(e.kind);
+      }
+      return false;
+    }
+  }
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.enabled_kinds = enabled;
+  s.running = true;
+  s.ever_started = true;
+  return true;
+}
+
+bool CuptiSource::running() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->running;
+}
+
+void CuptiSource::flush() {
+  Impl& s = *impl_;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (!s.ever_started || s.dead_after_fork) return;
+  }
+  // Forced: also buffers holding records not complete yet (an exit, a crash); such
+  // records are left out by the converter.
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::unique_lock<std::mutex> lock(s.mu);
+  s.idle_cv.wait(lock, [&] { return s.queue.empty() && !s.decoding; });
+}
+
+void CuptiSource::stop() {
+  Impl& s = *impl_;
+  std::uint32_t enabled = 0;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (!s.running) return;
+    enabled = s.enabled_kinds;
+  }
+  for (const KindEntry& k : kKinds) {
+    if (enabled & k.bit) cuptiActivityDisable(k.kind);
+  }
+  flush();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.running = false;
+  s.enabled_kinds = 0;
+}
+
+RecordBatch CuptiSource::snapshot() {
+  RecordBatch b;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    b = impl_->batch;
+    b.dropped_records = impl_->stats.dropped();
+  }
+  b.process_id = static_cast<std::uint32_t>(getpid());
+  b.process_name = process_name();
+  return b;
+}
+
+void CuptiSource::clear() {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  // Devices and thread names stay: the decoder reports each only once.
+  std::vector<capture::DeviceInfo> devices = std::move(impl_->batch.devices);
+  std::vector<capture::ThreadName> threads = std::move(impl_->batch.thread_names);
+  impl_->batch = RecordBatch{};
+  impl_->batch.devices = std::move(devices);
+  impl_->batch.thread_names = std::move(threads);
+  impl_->batch_bytes = 0;
+  impl_->stats.records = 0;
+  impl_->stats.cupti_dropped = 0;
+  impl_->stats.cap_dropped_records = 0;
+}
+
+SourceStats CuptiSource::stats() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  SourceStats s = impl_->stats;
+  s.memory_bytes = impl_->memory();
+  return s;
+}
+
+void CuptiSource::set_device_reset_hook(std::function<void()> hook) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->reset_hook = std::move(hook);
+}
+
+void CuptiSource::reset_after_fork() {
+  // Runs in the child right after fork(): only this thread exists, and the old state's
+  // mutex may have been held by a thread that is gone. Leave the old state untouched
+  // (leaked, its pages shared with the parent) and start from a fresh one.
+  const bool was_capturing = impl_->ever_started;
+  impl_ = new Impl;
+  g_impl = impl_;
+  impl_->dead_after_fork = was_capturing;
+}
+
+std::string CuptiSource::cupti_library_path() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&cuptiActivityEnable), &info) != 0 &&
+      info.dli_fname != nullptr) {
+    return info.dli_fname;
+  }
+  return {};
+}
+
+int CuptiSource::forward_nvtx_injection(void* get_export_table) {
+  using Entry = int (*)(void*);
+  const std::string path = cupti_library_path();
+  if (path.empty()) return 0;
+  // The handle of the libcupti already loaded (a dependency of this library), so dlsym
+  // finds CUPTI's InitializeInjectionNvtx2, not flopline's own of the same name.
+  void* lib = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+  if (lib == nullptr) return 0;
+  const auto entry = reinterpret_cast<Entry>(dlsym(lib, "InitializeInjectionNvtx2"));
+  return entry != nullptr ? entry(get_export_table) : 0;
+}
+
+}  // namespace flopline::cupti

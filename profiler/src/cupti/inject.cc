@@ -1,0 +1,206 @@
+// libflopline_inject.so: records an unmodified program. `flopline run` (docs/CAPTURE.md)
+// puts it in three places:
+//
+//   CUDA_INJECTION64_PATH  the driver loads it during cuInit and calls
+//                          InitializeInjection(): capture starts there.
+//   NVTX_INJECTION64_PATH  NVTX loads it at the program's first NVTX call and calls
+//                          InitializeInjectionNvtx2(): capture starts (so ranges opened
+//                          before CUDA starts are seen) and the call is handed to CUPTI.
+//   LD_PRELOAD             loads it (and the libcupti it links) when the process starts,
+//                          so the two paths above find this one copy, and any libcupti
+//                          the program brings later (PyTorch's) resolves to the same one.
+//                          Its constructor does nothing: a process that never uses CUDA
+//                          or NVTX never starts a capture.
+//
+// The trace is written (flushed from CUPTI, decoded, written) at normal exit and at
+// exit() from any thread (atexit), after cudaDeviceReset, and on SIGINT, SIGTERM and
+// the crash signals before the signal's own action; one file per process. A child
+// forked from a capturing process writes nothing of its parent's; a child forked
+// before CUDA started captures on its own when CUDA starts there.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "cupti_source.h"
+#include "flopline/capture/capture_config.h"
+#include "flopline/capture/output_manifest.h"
+#include "trace_output.h"
+
+#define FLOPLINE_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace flopline::cupti {
+namespace {
+
+struct InjectState {
+  std::mutex init_mu;
+  bool initialized = false;
+  pid_t owner = 0;  // the process that started this capture
+  capture::CaptureEnv env;
+  std::mutex write_mu;  // one write at a time (exit, reset and a signal may race)
+  std::atomic<bool> signal_write_started{false};
+  struct sigaction previous[NSIG] = {};
+  bool handled[NSIG] = {};
+};
+
+InjectState& state() {
+  static InjectState* s = new InjectState;  // never destroyed: used at exit and in signals
+  return *s;
+}
+
+bool is_directory(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+void say(const std::string& line) {
+  if (state().env.quiet) return;
+  std::fprintf(stderr, "flopline: %s\n", line.c_str());
+}
+
+// Flushes CUPTI, decodes and writes this process's trace. `stop` disables recording
+// first (exit and signals: nothing after this point is wanted).
+void write_trace(bool stop) {
+  InjectState& s = state();
+  if (!s.initialized || getpid() != s.owner) return;  // not capturing, or a forked child
+  std::lock_guard<std::mutex> lock(s.write_mu);
+  CuptiSource& source = CuptiSource::instance();
+  if (stop) {
+    source.stop();
+  } else {
+    source.flush();
+  }
+  const capture::RecordBatch batch = source.snapshot();
+  const std::int64_t pid = getpid();
+  std::string path = capture::output_path_for_process(s.env.output, pid, s.env.rank, is_directory);
+  path = capture::claim_output_path(s.env.manifest, path, pid);
+  const CaptureWriteResult r =
+      write_capture(batch, path,
+                    {{"kinds", capture::activity_kinds_to_string(s.env.kinds)},
+                     {"max memory MB", std::to_string(s.env.max_memory_bytes >> 20)}});
+  if (!r.ok) {
+    say(r.error);
+    return;
+  }
+  say("wrote " + r.path + " (" + std::to_string(r.kernels) + " kernels, " +
+      std::to_string(r.events) + " events)");
+  if (r.dropped_records > 0) {
+    say(std::to_string(r.dropped_records) +
+        " activity records were dropped (memory cap FLOPLINE_MAX_MEMORY_MB=" +
+        std::to_string(s.env.max_memory_bytes >> 20) + "); the trace says so in its metadata");
+  }
+}
+
+void on_exit_write() { write_trace(true); }
+
+bool is_handler(const struct sigaction& sa) {
+  if (sa.sa_flags & SA_SIGINFO) return sa.sa_sigaction != nullptr;
+  return sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN;
+}
+
+void on_signal(int sig, siginfo_t* info, void* context) {
+  InjectState& s = state();
+  const struct sigaction& prev = s.previous[sig];
+  const bool interrupt = sig == SIGINT || sig == SIGTERM;
+  if (interrupt && is_handler(prev)) {
+    // The program handles it (Python's SIGINT -> KeyboardInterrupt): let it, and write
+    // at its exit as usual.
+    if (prev.sa_flags & SA_SIGINFO) {
+      prev.sa_sigaction(sig, info, context);
+    } else {
+      prev.sa_handler(sig);
+    }
+    return;
+  }
+  if (interrupt && prev.sa_handler == SIG_IGN && !(prev.sa_flags & SA_SIGINFO)) return;
+  // The signal ends the process: write first, once. Not async-signal-safe in general,
+  // but the crash this is for (abort(), a fault, a kill) rarely holds the locks the
+  // write needs; the alarm ends the process if it ever does.
+  if (!s.signal_write_started.exchange(true)) {
+    alarm(60);
+    write_trace(true);
+    alarm(0);
+  }
+  sigaction(sig, &prev, nullptr);
+  raise(sig);  // delivered with the previous disposition once this handler returns
+}
+
+void install_signal_handlers() {
+  InjectState& s = state();
+  for (int sig : {SIGINT, SIGTERM, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL}) {
+    struct sigaction sa {};
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(sig, &sa, &s.previous[sig]) == 0) s.handled[sig] = true;
+  }
+}
+
+void after_fork_in_child() {
+  // The parent's records are the parent's to write. CUDA cannot start in a child forked
+  // from a process that uses it, so this process will not capture.
+  CuptiSource::instance().reset_after_fork();
+  InjectState& s = state();
+  s.signal_write_started = false;
+}
+
+// Starts the capture once per process. Returns false when CUPTI refused.
+bool start_capture() {
+  InjectState& s = state();
+  std::lock_guard<std::mutex> lock(s.init_mu);
+  if (s.initialized && s.owner == getpid()) return true;
+  s.env = capture::read_capture_env([](const char* n) { return std::getenv(n); });
+  for (const std::string& w : s.env.warnings) say(w);
+  SourceOptions options;
+  options.kinds = s.env.kinds;
+  options.max_memory_bytes = s.env.max_memory_bytes;
+  std::string error;
+  CuptiSource& source = CuptiSource::instance();
+  if (!source.start(options, &error)) {
+    say("capture not started: " + error);
+    return false;
+  }
+  source.set_device_reset_hook([] { write_trace(false); });
+  const bool first_in_process = !s.initialized;
+  s.initialized = true;
+  s.owner = getpid();
+  if (first_in_process) {
+    // Registered now, after the CUDA runtime registered its own teardown, so it runs
+    // before that teardown.
+    std::atexit(on_exit_write);
+    pthread_atfork(nullptr, nullptr, after_fork_in_child);
+    install_signal_handlers();
+  }
+  return true;
+}
+
+}  // namespace
+}  // namespace flopline::cupti
+
+// CUDA_INJECTION64_PATH entry point. Idempotent; 1 means success to the driver.
+FLOPLINE_EXPORT int InitializeInjection(void) { return flopline::cupti::start_capture() ? 1 : 0; }
+
+// NVTX_INJECTION64_PATH entry point: start capturing (NVTX ranges may come before
+// CUDA starts), then let CUPTI install its NVTX handlers.
+FLOPLINE_EXPORT int InitializeInjectionNvtx2(void* get_export_table) {
+  flopline::cupti::start_capture();
+  return flopline::cupti::CuptiSource::forward_nvtx_injection(get_export_table);
+}
+
+// Lets flopline::Session see that this library already captures in this process.
+FLOPLINE_EXPORT int flopline_injection_active(void) {
+  flopline::cupti::InjectState& s = flopline::cupti::state();
+  return s.initialized && s.owner == getpid() ? 1 : 0;
+}
+
+// Lets a program loaded with the injection write its trace now (tests, long jobs).
+FLOPLINE_EXPORT void flopline_injection_write(void) { flopline::cupti::write_trace(false); }
+
+// LD_PRELOAD: nothing to do at load (see the file comment).
+__attribute__((constructor)) static void flopline_inject_loaded() {}

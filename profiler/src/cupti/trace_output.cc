@@ -1,0 +1,35 @@
+#include "trace_output.h"
+
+#include "calibration_store.h"
+#include "flopline/capture/record_decoder.h"
+#include "flopline/trace/chrome_writer.h"
+#include "process_info.h"
+
+#ifndef FLOPLINE_VERSION
+#define FLOPLINE_VERSION "unknown"
+#endif
+
+namespace flopline::cupti {
+
+CaptureWriteResult write_capture(const capture::RecordBatch& batch, const std::string& path,
+                                 const std::vector<std::pair<std::string, std::string>>& info) {
+  CaptureWriteResult result;
+  result.path = path;
+  trace::Trace t = capture::decode_to_trace(batch);
+  t.info.emplace_back("version", FLOPLINE_VERSION);
+  const std::string command = process_command_line();
+  if (!command.empty()) t.info.emplace_back("command", command);
+  t.info.emplace_back("pid", std::to_string(batch.process_id));
+  t.info.emplace_back("dropped records", std::to_string(batch.dropped_records));
+  for (const auto& kv : info) t.info.push_back(kv);
+  apply_calibrated_peaks(t.devices);
+  const trace::WriteResult w = trace::write_chrome_trace(t, path);
+  result.ok = w.ok;
+  result.error = w.error;
+  result.events = w.events_written;
+  result.kernels = batch.kernels.size();
+  result.dropped_records = batch.dropped_records;
+  return result;
+}
+
+}  // namespace flopline::cupti

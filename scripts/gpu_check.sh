@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Everything that must run on a GPU machine, in one call: the gpu-labelled tests of a
+# build made elsewhere and carried along (build-gpu), then the capture-overhead
+# benchmark (no profiler / CUPTI alone / flopline, twice each) and the time from exit
+# to trace on disk for 1M kernels. Logs and traces go to $OUT; a short table is
+# printed last.
+#   Build here:  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
+#                  -DFLOPLINE_BUILD_VIEWER=OFF && cmake --build build-gpu
+#   Run there:   scripts/gpu_check.sh            (device tool: carry build-gpu)
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${FLOPLINE_GPU_BUILD:-$root/build-gpu}"
+OUT="${OUT:-$root/gpu-out}"
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+
+# The build records absolute paths of the tree it was made in (test commands, RPATHs,
+# the Triton script): make that path lead here when the copy lives elsewhere.
+built_in="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")"
+if [ -n "$built_in" ] && [ "$built_in" != "$root" ] && [ ! -e "$built_in" ]; then
+  mkdir -p "$(dirname "$built_in")" && ln -s "$root" "$built_in"
+  echo "linked $built_in -> $root"
+fi
+
+{
+  echo "== machine"; date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  uname -r; nproc
+  python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)' 2>&1
+  echo "== libraries"
+  ldd "$build/profiler/libflopline_inject.so" | grep -E "cupti|not found"
+} 2>&1 | tee "$OUT/machine.txt"
+
+# libcupti is found through the build's RUNPATH (/usr/local/cuda); fall back to the copy
+# carried in the build folder when this machine keeps it elsewhere.
+if ldd "$build/profiler/libflopline_inject.so" | grep -q "libcupti.*not found"; then
+  export LD_LIBRARY_PATH="$build/cuda-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  echo "using the carried libcupti" | tee -a "$OUT/machine.txt"
+fi
+# cuBLAS for the cuBLAS test (dlopened): the toolkit's, else PyTorch's.
+if ! ldconfig -p | grep -q libcublas.so.13 && [ ! -e /usr/local/cuda/lib64/libcublas.so.13 ]; then
+  cublas="$(find /usr /opt -name libcublas.so.13 2>/dev/null | head -1)"
+  [ -n "$cublas" ] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$(dirname "$cublas")"
+fi
+[ -e /usr/local/cuda/lib64/libcublas.so.13 ] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64"
+
+export FLOPLINE_GPU_TEST_OUT="$OUT/traces"
+mkdir -p "$FLOPLINE_GPU_TEST_OUT"
+echo "== gpu tests"
+(cd "$build" && ctest -L gpu --output-on-failure 2>&1) | tee "$OUT/ctest.log"
+"$build/tests/gpu/gpu_capture_tests" --gtest_brief=0 --gtest_filter=Capture.Cublas* 2>&1 | grep "launch sites" | tee -a "$OUT/ctest.log"
+
+echo "== capture overhead"
+bench="$build/bench/bench_capture_overhead"
+flopline="$build/profiler/flopline"
+: > "$OUT/bench.txt"
+for round in 1 2; do
+  "$bench" none | tee -a "$OUT/bench.txt"
+  "$bench" cupti | tee -a "$OUT/bench.txt"
+  "$flopline" run --no-summary -o "$OUT/traces/bench.json" -- "$bench" flopline 2>>"$OUT/bench.err" \
+    | grep '^mode=' | tee -a "$OUT/bench.txt"
+done
+echo "== exit to trace on disk, 1M kernels"
+exit_line="$("$flopline" run --no-summary -o /tmp/flopline-1m.json -- "$bench" exit 1000000 2>>"$OUT/bench.err" | grep exit_at_ns)"
+done_ns="$(date +%s%N)"
+exit_ns="${exit_line##*exit_at_ns=}"
+trace_mb="$(( $(stat -c %s /tmp/flopline-1m.json 2>/dev/null || echo 0) / 1048576 ))"
+echo "exit_to_disk_ms=$(( (done_ns - exit_ns) / 1000000 )) trace_MB=$trace_mb" | tee -a "$OUT/bench.txt"
+grep -h "dropped\|wrote" "$OUT/bench.err" | tail -3
+
+# Traces and logs back to the caller (at most a few files: one archive).
+(cd "$OUT/traces" && ls -la > "$OUT/traces.txt" && \
+  tar czf "$OUT/traces.tgz" --exclude='bench.json' --exclude='threads.json' . 2>/dev/null)
+rm -rf "$OUT/traces"
+
+echo
+echo "== summary"
+grep -E "^\s*[0-9]+/[0-9]+ Test" "$OUT/ctest.log" | sed -E 's/ +/ /g'
+grep -E "tests passed|tests failed" "$OUT/ctest.log"
+awk '/^mode=/{for(i=1;i<=NF;i++){split($i,kv,"="); v[kv[1]]=kv[2]}
+     printf "%-9s empty %7s us/launch   add %7s us/launch  %6s GB/s  records %s\n", v["mode"], v["empty_us_per_launch"], v["add_us_per_launch"], v["add_GBps"], v["records"]}' "$OUT/bench.txt"
+grep exit_to_disk "$OUT/bench.txt"

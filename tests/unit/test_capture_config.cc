@@ -1,0 +1,157 @@
+// The capture configuration every entry point shares (FLOPLINE_* variables, kind lists,
+// output names), the run manifest that keeps processes' files apart, and the stored
+// calibration format.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "flopline/capture/calibration.h"
+#include "flopline/capture/capture_config.h"
+#include "flopline/capture/output_manifest.h"
+
+namespace flopline::capture {
+namespace {
+
+GetEnv env_of(const std::map<std::string, std::string>& m) {
+  return [m](const char* name) -> const char* {
+    const auto it = m.find(name);
+    return it == m.end() ? nullptr : it->second.c_str();
+  };
+}
+
+TEST(ActivityKinds, NamesGroupsAndRemovals) {
+  std::string error;
+  EXPECT_EQ(parse_activity_kinds("kernel", &error), kKindKernel);
+  EXPECT_EQ(parse_activity_kinds("kernel, memcpy ,NVTX", &error),
+            kKindKernel | kKindMemcpy | kKindNvtx);
+  EXPECT_EQ(parse_activity_kinds("api", &error), kKindRuntime | kKindDriver);
+  EXPECT_EQ(parse_activity_kinds("all", &error), kAllKinds);
+  EXPECT_EQ(parse_activity_kinds("CONCURRENT_KERNEL,MARKER_DATA,SYNCHRONIZATION", &error),
+            kKindKernel | kKindNvtx | kKindSync);
+  EXPECT_EQ(parse_activity_kinds("-overhead", &error), kDefaultKinds & ~kKindOverhead);
+  EXPECT_EQ(parse_activity_kinds("all,-driver,-name", &error), kAllKinds & ~(kKindDriver | kKindName));
+  EXPECT_FALSE(parse_activity_kinds("kernel,bogus", &error));
+  EXPECT_NE(error.find("'bogus'"), std::string::npos);
+  EXPECT_FALSE(parse_activity_kinds("kernel,,memcpy", &error));
+  EXPECT_FALSE(parse_activity_kinds("", &error));
+}
+
+TEST(ActivityKinds, CanonicalText) {
+  EXPECT_EQ(activity_kinds_to_string(kAllKinds), "all");
+  EXPECT_EQ(activity_kinds_to_string(kKindKernel | kKindNvtx), "kernel,nvtx");
+  EXPECT_EQ(activity_kinds_to_string(0), "none");
+  std::string error;
+  for (std::uint32_t k : {kKindKernel | kKindMemcpy, kKindRuntime | kKindDriver | kKindSync}) {
+    EXPECT_EQ(parse_activity_kinds(activity_kinds_to_string(k), &error), k);
+  }
+}
+
+TEST(ProcessRank, FirstSetVariableInOrder) {
+  EXPECT_FALSE(process_rank(env_of({})));
+  EXPECT_EQ(process_rank(env_of({{"SLURM_PROCID", "3"}})), "3");
+  EXPECT_EQ(process_rank(env_of({{"SLURM_PROCID", "3"}, {"OMPI_COMM_WORLD_RANK", "5"}})), "5");
+  EXPECT_EQ(process_rank(env_of({{"RANK", "1"}, {"OMPI_COMM_WORLD_RANK", "5"}})), "1");
+  EXPECT_EQ(process_rank(env_of({{"RANK", ""}, {"PMI_RANK", "7"}})), "7");
+}
+
+TEST(OutputPath, TemplatesAndDirectories) {
+  const auto no_dir = [](const std::string&) { return false; };
+  const auto dir = [](const std::string& p) { return p == "traces"; };
+  EXPECT_EQ(expand_output_template("t-%p-%r-%%-%x.json", 42, std::string("3")), "t-42-3-%-%x.json");
+  EXPECT_EQ(expand_output_template("t-%r.json", 42, std::nullopt), "t-42.json");
+  EXPECT_EQ(expand_output_template("t%", 1, std::nullopt), "t%");
+  EXPECT_EQ(output_path_for_process("", 42, std::nullopt, no_dir), "flopline-42.json");
+  EXPECT_EQ(output_path_for_process("", 42, std::string("2"), no_dir), "flopline-rank2.json");
+  EXPECT_EQ(output_path_for_process("out/", 42, std::nullopt, no_dir), "out/flopline-42.json");
+  EXPECT_EQ(output_path_for_process("traces", 42, std::nullopt, dir), "traces/flopline-42.json");
+  EXPECT_EQ(output_path_for_process("run.json.gz", 42, std::nullopt, no_dir), "run.json.gz");
+}
+
+TEST(CaptureEnv, ReadsAndFallsBack) {
+  CaptureEnv e = read_capture_env(env_of({{"FLOPLINE_OUTPUT", "x.json"},
+                                          {"FLOPLINE_KINDS", "kernel,nvtx"},
+                                          {"FLOPLINE_MAX_MEMORY_MB", "64"},
+                                          {"FLOPLINE_MANIFEST", "/tmp/m"},
+                                          {"RANK", "0"}}));
+  EXPECT_EQ(e.output, "x.json");
+  EXPECT_EQ(e.kinds, kKindKernel | kKindNvtx);
+  EXPECT_EQ(e.max_memory_bytes, 64ull << 20);
+  EXPECT_EQ(e.manifest, "/tmp/m");
+  EXPECT_EQ(e.rank, "0");
+  EXPECT_TRUE(e.warnings.empty());
+  e = read_capture_env(env_of({{"FLOPLINE_KINDS", "kernels,nope"}, {"FLOPLINE_MAX_MEMORY_MB", "-3"}}));
+  EXPECT_EQ(e.kinds, kDefaultKinds);
+  EXPECT_EQ(e.max_memory_bytes, 1024ull << 20);
+  EXPECT_EQ(e.warnings.size(), 2u);
+}
+
+TEST(Manifest, PathWithPid) {
+  EXPECT_EQ(path_with_pid("a/t.json", 7), "a/t-7.json");
+  EXPECT_EQ(path_with_pid("t.json.gz", 7), "t-7.json.gz");
+  EXPECT_EQ(path_with_pid("dir.json/trace", 7), "dir.json/trace-7");
+  EXPECT_EQ(path_with_pid(".json", 7), ".json-7");
+}
+
+TEST(Manifest, SecondProcessGetsItsOwnFile) {
+  char name[] = "/tmp/flopline-manifest-test-XXXXXX";
+  const int fd = mkstemp(name);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  const std::string m = name;
+  EXPECT_EQ(claim_output_path(m, "t.json", 100), "t.json");
+  EXPECT_EQ(claim_output_path(m, "t.json", 100), "t.json");  // the same process again
+  EXPECT_EQ(claim_output_path(m, "t.json", 200), "t-200.json");
+  EXPECT_EQ(claim_output_path(m, "u.json", 200), "u.json");
+  const auto entries = read_manifest(m);
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0].pid, 100);
+  EXPECT_EQ(entries[1].path, "t-200.json");
+  EXPECT_EQ(entries[2].path, "u.json");
+  EXPECT_EQ(claim_output_path("", "t.json", 300), "t.json");
+  std::remove(name);
+  EXPECT_TRUE(read_manifest(m).empty());
+}
+
+TEST(Calibration, RoundTripAndApply) {
+  CalibratedPeaks p;
+  p.device = "NVIDIA H200";
+  p.uuid = "GPU-1234";
+  p.date = "2026-11-20T10:00:00Z";
+  p.peak_flops = {{"fp32", 5.1e13}, {"tf32", 4.17e14}, {"bf16", 7.94e14}};
+  p.peak_bytes_per_s = 4.3e12;
+  const auto back = parse_calibration(format_calibration(p));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->device, p.device);
+  EXPECT_EQ(back->uuid, p.uuid);
+  ASSERT_EQ(back->peak_flops.size(), 3u);
+  EXPECT_NEAR(back->peak_flops[2].second, 7.94e14, 1e9);
+  EXPECT_NEAR(back->peak_bytes_per_s, 4.3e12, 1e6);
+
+  trace::DeviceProperties d;
+  d.peak_flops = {{"fp64", 6.7e13}, {"fp32", 6.7e13}};
+  d.peak_bytes_per_s = 4.8e12;
+  d.peak_source = "table";
+  apply_calibration(d, *back);
+  EXPECT_EQ(d.peak_source, "calibrated");
+  EXPECT_NEAR(d.peak_flops_for("fp32"), 5.1e13, 1e8);
+  EXPECT_NEAR(d.peak_flops_for("fp64"), 6.7e13, 1e8);  // not measured: the table's stays
+  EXPECT_NEAR(d.peak_flops_for("bf16"), 7.94e14, 1e9);
+  EXPECT_NEAR(d.peak_bytes_per_s, 4.3e12, 1e6);
+
+  EXPECT_FALSE(parse_calibration("{}"));
+  EXPECT_FALSE(parse_calibration("not json"));
+  EXPECT_FALSE(parse_calibration("{\"peak_flops\":{\"fp32\":-1}}"));
+}
+
+TEST(Calibration, Path) {
+  EXPECT_EQ(calibration_path("GPU-1", "x", env_of({{"FLOPLINE_PEAKS_FILE", "/p.json"}})), "/p.json");
+  EXPECT_EQ(calibration_path("GPU-1", "x", env_of({{"HOME", "/h"}})), "/h/.cache/flopline/peaks-GPU-1.json");
+  EXPECT_EQ(calibration_path("", "NVIDIA H200", env_of({{"XDG_CACHE_HOME", "/c"}})),
+            "/c/flopline/peaks-NVIDIA_H200.json");
+}
+
+}  // namespace
+}  // namespace flopline::capture

@@ -1,0 +1,161 @@
+// `flopline run` without a GPU: its command line, the environment it gives the child,
+// finding the command and the injection library, exit codes, and the errors a user
+// sees when the command does not exist.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_app.h"
+#include "run_command.h"
+
+namespace flopline::cli {
+namespace {
+
+using Args = std::vector<std::string>;
+
+TEST(RunArgs, OptionsThenCommand) {
+  const Args a = {"-o", "t.json", "--kinds", "kernel,nvtx", "--no-summary", "--top=5",
+                  "--", "python3", "-c", "print(1)"};
+  auto r = parse_run_args(a);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.value->output, "t.json");
+  EXPECT_EQ(r.value->kinds, "kernel,nvtx");
+  EXPECT_FALSE(r.value->summary);
+  EXPECT_EQ(r.value->top, 5u);
+  EXPECT_EQ(r.value->command, (Args{"python3", "-c", "print(1)"}));
+}
+
+TEST(RunArgs, CommandStartsAtFirstNonOption) {
+  auto r = parse_run_args(Args{"--output=x.json", "./prog", "--kinds", "bogus"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.value->output, "x.json");
+  EXPECT_TRUE(r.value->kinds.empty());
+  EXPECT_EQ(r.value->command, (Args{"./prog", "--kinds", "bogus"}));
+  EXPECT_TRUE(r.value->summary);
+  EXPECT_EQ(r.value->top, 10u);
+}
+
+TEST(RunArgs, Errors) {
+  EXPECT_FALSE(parse_run_args(Args{}).ok());
+  EXPECT_FALSE(parse_run_args(Args{"-o", "x.json"}).ok());  // no command
+  EXPECT_FALSE(parse_run_args(Args{"--", }).ok());
+  auto r = parse_run_args(Args{"--kinds", "kernel,bogus", "--", "ls"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("bogus"), std::string::npos);
+  EXPECT_FALSE(parse_run_args(Args{"--frobnicate", "--", "ls"}).ok());
+  EXPECT_FALSE(parse_run_args(Args{"--top", "0", "--", "ls"}).ok());
+  EXPECT_FALSE(parse_run_args(Args{"--no-summary=1", "--", "ls"}).ok());
+  EXPECT_FALSE(parse_run_args(Args{"-o"}).ok());
+  EXPECT_TRUE(parse_run_args(Args{"--help"}).value->help);
+}
+
+TEST(RunEnvironment, SetsVariablesAndAppendsPreload) {
+  RunEnvironment run;
+  run.inject_library = "/opt/flopline/lib/libflopline_inject.so";
+  run.output = "t-%p.json";
+  run.kinds = "kernel";
+  run.max_memory_mb = 256;
+  run.manifest = "/tmp/m";
+  const Args base = {"PATH=/bin", "LD_PRELOAD=/usr/lib/libfoo.so", "FLOPLINE_KINDS=all",
+                     "CUDA_INJECTION64_PATH=/old.so"};
+  const Args env = build_run_environment(base, run);
+  auto value = [&](const std::string& name) -> std::string {
+    std::string found;
+    int n = 0;
+    for (const std::string& e : env) {
+      if (e.rfind(name + "=", 0) == 0) {
+        found = e.substr(name.size() + 1);
+        ++n;
+      }
+    }
+    EXPECT_LE(n, 1) << name << " set twice";
+    return found;
+  };
+  EXPECT_EQ(value("PATH"), "/bin");
+  EXPECT_EQ(value("CUDA_INJECTION64_PATH"), run.inject_library);
+  EXPECT_EQ(value("NVTX_INJECTION64_PATH"), run.inject_library);
+  EXPECT_EQ(value("LD_PRELOAD"), "/usr/lib/libfoo.so:" + run.inject_library);
+  EXPECT_EQ(value("FLOPLINE_OUTPUT"), "t-%p.json");
+  EXPECT_EQ(value("FLOPLINE_KINDS"), "kernel");
+  EXPECT_EQ(value("FLOPLINE_MAX_MEMORY_MB"), "256");
+  EXPECT_EQ(value("FLOPLINE_MANIFEST"), "/tmp/m");
+  // Running flopline run inside flopline run does not preload the library twice.
+  const Args again = build_run_environment(env, run);
+  std::string preload;
+  for (const std::string& e : again) {
+    if (e.rfind("LD_PRELOAD=", 0) == 0) preload = e;
+  }
+  EXPECT_EQ(preload, "LD_PRELOAD=/usr/lib/libfoo.so:" + run.inject_library);
+}
+
+TEST(RunCommandLookup, ResolvesLikeExecvp) {
+  EXPECT_EQ(resolve_command("sh", "/nonexistent:/bin:/usr/bin").value_or(""), "/bin/sh");
+  EXPECT_FALSE(resolve_command("flopline-no-such-command", "/bin:/usr/bin"));
+  EXPECT_EQ(resolve_command("/bin/sh", ""), "/bin/sh");
+  EXPECT_FALSE(resolve_command("./no/such/file", "/bin"));
+  EXPECT_FALSE(resolve_command("", "/bin"));
+}
+
+TEST(RunCommandLookup, InjectionLibraryBesideOrInLib) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("flopline-run-test-" + std::to_string(getpid()));
+  fs::create_directories(root / "bin");
+  fs::create_directories(root / "lib");
+  std::ofstream(root / "lib" / "libflopline_inject.so") << "x";
+  const std::string exe = (root / "bin" / "flopline").string();
+  EXPECT_EQ(find_injection_library(exe, nullptr).value_or(""),
+            (root / "lib" / "libflopline_inject.so").string());
+  std::ofstream(root / "bin" / "libflopline_inject.so") << "x";
+  EXPECT_EQ(find_injection_library(exe, nullptr).value_or(""),
+            (root / "bin" / "libflopline_inject.so").string());
+  const std::string other = (root / "lib" / "libflopline_inject.so").string();
+  EXPECT_EQ(find_injection_library(exe, other.c_str()).value_or(""), other);
+  EXPECT_FALSE(find_injection_library(exe, "/no/such/lib.so"));
+  fs::remove_all(root);
+  EXPECT_FALSE(find_injection_library(exe, nullptr));
+}
+
+TEST(RunExitCodes, FromWaitStatus) {
+  const pid_t ok = fork();
+  if (ok == 0) _exit(3);
+  int status = 0;
+  waitpid(ok, &status, 0);
+  EXPECT_EQ(exit_code_from_wait_status(status), 3);
+  const pid_t killed = fork();
+  if (killed == 0) {
+    signal(SIGABRT, SIG_DFL);
+    raise(SIGABRT);
+    _exit(0);
+  }
+  waitpid(killed, &status, 0);
+  EXPECT_EQ(exit_code_from_wait_status(status), 128 + SIGABRT);
+}
+
+TEST(RunCommand, UnknownCommandExits127) {
+  std::ostringstream out, err;
+  const Args args = {"run", "--", "flopline-no-such-command-xyz"};
+  EXPECT_EQ(run_cli(args, out, err), kExitCommandNotFound);
+  EXPECT_NE(err.str().find("command not found: flopline-no-such-command-xyz"), std::string::npos)
+      << err.str();
+}
+
+TEST(RunCommand, UsageErrorsExit2) {
+  std::ostringstream out, err;
+  EXPECT_EQ(run_cli(Args{"run"}, out, err), kExitUsage);
+  EXPECT_NE(err.str().find("no command given"), std::string::npos);
+  std::ostringstream out2, err2;
+  EXPECT_EQ(run_cli(Args{"run", "--help"}, out2, err2), kExitOk);
+  EXPECT_NE(out2.str().find("usage: flopline run"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace flopline::cli
