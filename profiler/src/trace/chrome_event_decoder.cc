@@ -53,7 +53,6 @@ const char* skip_text(Skip s) {
   switch (s) {
     case Skip::kNotObject: return "entry is not a JSON object";
     case Skip::kNoPhase: return "no \"ph\" (phase)";
-    case Skip::kUnknownPhase: return "unknown phase";
     case Skip::kBadTs: return "\"ts\" missing or not a number";
     case Skip::kNonFiniteTs: return "\"ts\" is nan or inf";
     case Skip::kTsRange: return "\"ts\" out of range";

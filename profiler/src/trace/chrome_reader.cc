@@ -18,7 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -258,15 +257,14 @@ bool TextReader::read_member(std::string_view key) {
   } else if (key == "flopline" && kind == json::Kind::kObject) {
     ok = read_flopline_info(s_, trace_);
   } else if (key == "baseTimeNanoseconds") {
+    // A number or a numeric string, in ns; anything else is ignored with a warning.
     json::Token t;
-    ok = s_.scan_value(t) && (t.kind == json::Kind::kObject || t.kind == json::Kind::kArray ? s_.skip_value() : true);
-    TimeNs base = 0;
-    if (ok && t.kind != json::Kind::kObject && t.kind != json::Kind::kArray) {
-      if (decimal_to_int(t.text(), 0, base) == NumberStatus::kOk) {
-        base_ = base;
-      } else {
-        trace_.report.warnings.push_back("baseTimeNanoseconds is not an integer; ignored");
-      }
+    ok = s_.scan_value(t);
+    const bool compound = t.kind == json::Kind::kObject || t.kind == json::Kind::kArray;
+    if (ok && compound) ok = s_.skip_value();
+    if (ok && (compound || decimal_to_int(t.text(), 0, base_) != NumberStatus::kOk)) {
+      base_ = 0;
+      trace_.report.warnings.push_back("baseTimeNanoseconds is not an integer; ignored");
     }
   } else if (key == "systemTraceEvents") {
     ok = s_.skip_value();

@@ -82,11 +82,11 @@ class EventParser {
   std::string key_scratch_;
 };
 
-// Why an entry was not used. Each has a fixed text in the report.
+// Why an entry was not used. Each has a fixed text in the report (unknown phases
+// are counted per phase byte instead, see Counts).
 enum class Skip : std::uint8_t {
   kNotObject,
   kNoPhase,
-  kUnknownPhase,
   kBadTs,
   kNonFiniteTs,
   kTsRange,
