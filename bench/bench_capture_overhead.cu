@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "flopline/capture/capture_config.h"
+
 #define CHECK(call)                                                                     \
   do {                                                                                  \
     const cudaError_t e_ = (call);                                                      \
@@ -67,6 +69,24 @@ void CUPTIAPI floor_complete(CUcontext, uint32_t, uint8_t* buffer, size_t, size_
   std::free(buffer);
 }
 
+// The same activity kinds as flopline's default, and the same query calls left out.
+void leave_out_queries() {
+  for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS && name &&
+        flopline::capture::is_query_api(name)) {
+      cuptiActivityEnableRuntimeApi(cbid, 0);
+    }
+  }
+  for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS && name &&
+        flopline::capture::is_query_api(name)) {
+      cuptiActivityEnableDriverApi(cbid, 0);
+    }
+  }
+}
+
 void start_floor() {
   cuptiActivityRegisterCallbacks(floor_request, floor_complete);
   for (CUpti_ActivityKind k :
@@ -77,6 +97,7 @@ void start_floor() {
         CUPTI_ACTIVITY_KIND_OVERHEAD}) {
     cuptiActivityEnable(k);
   }
+  leave_out_queries();
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {

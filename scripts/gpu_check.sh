@@ -59,6 +59,15 @@ for round in 1 2; do
   "$flopline" run --no-summary -o "$OUT/traces/bench.json" -- "$bench" flopline 2>>"$OUT/bench.err" \
     | grep '^mode=' | tee -a "$OUT/bench.txt"
 done
+for round in 1 2; do
+  python3 "$root/bench/bench_torch_overhead.py" none | tee -a "$OUT/bench.txt"
+  python3 "$root/bench/bench_torch_overhead.py" torch 2>/dev/null | tee -a "$OUT/bench.txt"
+  "$flopline" run --no-summary -o "$OUT/traces/torch_bench.json" -- \
+    python3 "$root/bench/bench_torch_overhead.py" flopline 2>>"$OUT/bench.err" | grep '^torchmode=' | tee -a "$OUT/bench.txt"
+done
+# The same with every kind, query calls included.
+"$flopline" run --no-summary --kinds all -o "$OUT/traces/torch_bench.json" -- \
+  python3 "$root/bench/bench_torch_overhead.py" flopline-all 2>>"$OUT/bench.err" | grep '^torchmode=' | tee -a "$OUT/bench.txt"
 echo "== exit to trace on disk, 1M kernels"
 exit_line="$("$flopline" run --no-summary -o /tmp/flopline-1m.json -- "$bench" exit 1000000 2>>"$OUT/bench.err" | grep exit_at_ns)"
 done_ns="$(date +%s%N)"
@@ -67,9 +76,15 @@ trace_mb="$(( $(stat -c %s /tmp/flopline-1m.json 2>/dev/null || echo 0) / 104857
 echo "exit_to_disk_ms=$(( (done_ns - exit_ns) / 1000000 )) trace_MB=$trace_mb" | tee -a "$OUT/bench.txt"
 grep -h "dropped\|wrote" "$OUT/bench.err" | tail -3
 
+echo "== calibrate, then a capture that uses the calibration"
+"$flopline" calibrate 2>&1 | tee "$OUT/calibrate.txt"
+cp ~/.cache/flopline/peaks-*.json "$OUT/" 2>/dev/null
+"$flopline" run --no-summary -o "$OUT/traces/calibrated.json" -- "$build/tests/gpu/gpu_workload" launches 10 >/dev/null 2>&1
+grep -o '"peakSource":"[a-z]*"' "$OUT/traces/calibrated.json" | tee -a "$OUT/calibrate.txt"
+
 # Traces and logs back to the caller (at most a few files: one archive).
 (cd "$OUT/traces" && ls -la > "$OUT/traces.txt" && \
-  tar czf "$OUT/traces.tgz" --exclude='bench.json' --exclude='threads.json' . 2>/dev/null)
+  tar czf "$OUT/traces.tgz" --exclude='bench.json' --exclude='threads.json' --exclude='torch_bench.json' . 2>/dev/null)
 rm -rf "$OUT/traces"
 
 echo
@@ -78,4 +93,6 @@ grep -E "^\s*[0-9]+/[0-9]+ Test" "$OUT/ctest.log" | sed -E 's/ +/ /g'
 grep -E "tests passed|tests failed" "$OUT/ctest.log"
 awk '/^mode=/{for(i=1;i<=NF;i++){split($i,kv,"="); v[kv[1]]=kv[2]}
      printf "%-9s empty %7s us/launch   add %7s us/launch  %6s GB/s  records %s\n", v["mode"], v["empty_us_per_launch"], v["add_us_per_launch"], v["add_GBps"], v["records"]}' "$OUT/bench.txt"
+grep '^torchmode=' "$OUT/bench.txt"
 grep exit_to_disk "$OUT/bench.txt"
+grep -E "TFLOP/s|TB/s|peakSource" "$OUT/calibrate.txt"

@@ -1,5 +1,6 @@
 #include "command_table.h"
 
+#include "calibrate_command.h"
 #include "run_command.h"
 #include "stats_command.h"
 
@@ -11,6 +12,7 @@ std::span<const Command> command_table() {
   static constexpr Command kCommands[] = {
       {"run", "run a CUDA program and record its GPU work (kernels, NVTX ranges)", run_run_command},
       {"stats", "time, FLOP/s and bandwidth per kernel, operator or category", run_stats_command},
+      {"calibrate", "measure this GPU's achievable matmul FLOP/s and copy bandwidth", run_calibrate_command},
   };
   return kCommands;
 }

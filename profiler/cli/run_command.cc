@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -82,8 +83,9 @@ std::string run_usage() {
          "  -o, --output PATH      trace file or directory; %p = pid, %r = rank (default:\n"
          "                         flopline-%p.json, flopline-rank%r.json under a launcher)\n"
          "  --kinds LIST           activity kinds, comma-separated: kernel, memcpy, memset,\n"
-         "                         runtime, driver, sync, nvtx, name, overhead, api, all;\n"
-         "                         -NAME removes one (default: all)\n"
+         "                         runtime, driver, sync, nvtx, name, overhead, queries,\n"
+         "                         api, all; -NAME removes one (default: all but queries,\n"
+         "                         the calls that only read state such as cudaGetDevice)\n"
          "  --max-memory-mb N      memory for records per process before they are dropped\n"
          "                         and counted (default 1024)\n"
          "  --top N                rows in each summary table (default 10)\n"

@@ -111,7 +111,9 @@ TEST(Capture, MemcpyBytesMatch) {
   const TraceView t = must_load(r.files[0]);
   std::map<std::string, double> bytes_by_kind;
   for (const SliceView& s : t.by_cat("gpu_memcpy")) {
-    const auto b = arg_number(s, "bytes");
+    // The reader keeps "bytes" as the slice's metrics rather than in its args.
+    const auto b = s.metrics.has_bytes() ? std::optional<double>(s.metrics.bytes)
+                                         : arg_number(s, "bytes");
     ASSERT_TRUE(b.has_value()) << s.args;
     for (const char* kind : {"HtoD", "DtoH", "DtoD"}) {
       if (s.name.find(kind) != std::string::npos) bytes_by_kind[kind] += *b;
@@ -121,7 +123,9 @@ TEST(Capture, MemcpyBytesMatch) {
   EXPECT_EQ(bytes_by_kind["DtoH"], double(16u << 20));
   EXPECT_EQ(bytes_by_kind["DtoD"], double(32u << 20));
   double set_bytes = 0;
-  for (const SliceView& s : t.by_cat("gpu_memset")) set_bytes += arg_number(s, "bytes").value_or(0);
+  for (const SliceView& s : t.by_cat("gpu_memset")) {
+    set_bytes += s.metrics.has_bytes() ? s.metrics.bytes : arg_number(s, "bytes").value_or(0);
+  }
   EXPECT_EQ(set_bytes, double(8u << 20));
 }
 
@@ -234,32 +238,39 @@ TEST(Capture, DeviceResetWritesTheTrace) {
   EXPECT_EQ(t.named("kernel", "flopline_empty_kernel").size(), 50u);
 }
 
-TEST(Capture, CublasKernelsKeepTheirLaunchSite) {
+TEST(Capture, CublasAndDriverLaunchesKeepTheirLaunchSite) {
   const RunResult r = flopline_run("cublas", {FLOPLINE_WORKLOAD, "cublas"});
   if (r.result.exit_code == 77) GTEST_SKIP() << "cuBLAS not found: " << r.result.err;
   ASSERT_EQ(r.result.exit_code, 0) << describe(r);
   ASSERT_EQ(r.files.size(), 1u) << describe(r);
   const TraceView t = must_load(r.files[0]);
-  const auto range = t.named("user_annotation", "sgemm 1024");
+  const auto range = t.named("user_annotation", "sgemm 1024 x3");
   ASSERT_EQ(range.size(), 1u);
-  std::size_t in_range = 0, driver = 0;
+  std::size_t gemm_in_range = 0, driver_launched = 0;
   std::string sources;
   for (const SliceView& k : t.by_cat("kernel")) {
     const FlowView* f = t.flow_to(k);
     ASSERT_NE(f, nullptr) << "kernel without launch site: " << k.name;
     EXPECT_LE(f->from.start, k.start);
-    if (f->from.cat == "cuda_driver") ++driver;
+    if (k.name.find("flopline_empty_kernel") != std::string::npos) {
+      // Launched with cuLaunchKernel: the driver call is the launch site.
+      EXPECT_EQ(f->from.cat, "cuda_driver");
+      EXPECT_EQ(f->from.name, "cuLaunchKernel");
+      ++driver_launched;
+      continue;
+    }
     if (sources.find(f->from.name) == std::string::npos) sources += f->from.name + " ";
     if (f->from.tid == range[0].tid && f->from.start >= range[0].start &&
         f->from.end <= range[0].end) {
-      ++in_range;
+      ++gemm_in_range;
     }
   }
-  EXPECT_GE(in_range, 3u) << "launch sites: " << sources;
-  std::printf("cuBLAS launch sites: %s(%zu from the driver API)\n", sources.c_str(), driver);
-  const auto op = t.named("gpu_user_annotation", "sgemm 1024");
+  EXPECT_GE(gemm_in_range, 3u) << "launch sites: " << sources;
+  EXPECT_EQ(driver_launched, 5u);
+  std::printf("cuBLAS launch sites: %s\n", sources.c_str());
+  const auto op = t.named("gpu_user_annotation", "sgemm 1024 x3");
   ASSERT_EQ(op.size(), 1u);
-  EXPECT_DOUBLE_EQ(op[0].metrics.flops, 2.147483648e9);
+  EXPECT_DOUBLE_EQ(op[0].metrics.flops, 6.442450944e9);
 }
 
 TEST(Capture, SessionApiWritesOperatorWithFlops) {
@@ -307,7 +318,7 @@ TEST(Capture, TritonKernelsInsideTheirNvtxRanges) {
     const auto op = t.named("gpu_user_annotation", "triton_add");
     ASSERT_EQ(op.size(), 1u);
     EXPECT_DOUBLE_EQ(op[0].metrics.flops, 10.0 * (1 << 24));
-    EXPECT_TRUE(arg_number(op[0], "TFLOP/s").has_value()) << op[0].args;
+    EXPECT_DOUBLE_EQ(op[0].metrics.bytes, 10.0 * 12 * (1 << 24));
     // torch.compile's generated Triton kernels, inside their range.
     const auto compiled = t.named("user_annotation", "compiled_softmax_matmul");
     ASSERT_EQ(compiled.size(), 1u);
@@ -336,5 +347,12 @@ int main(int argc, char** argv) {
     return 77;
   }
   ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
+  const int rc = RUN_ALL_TESTS();
+  // A test that skipped itself (no cuBLAS, no PyTorch) is reported to ctest as skipped.
+  const auto* unit = ::testing::UnitTest::GetInstance();
+  if (rc == 0 && unit->skipped_test_count() > 0 && unit->successful_test_count() == 0) {
+    std::printf("skipped: see the reason above\n");
+    return 77;
+  }
+  return rc;
 }

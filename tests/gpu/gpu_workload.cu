@@ -11,9 +11,11 @@
 //   fork                a child forked before CUDA starts launches 10 kernels, the
 //                       parent 20; then a child forked after CUDA started exits at once
 //   reset N             N kernels, cudaDeviceReset, then _exit(0) (no atexit)
-//   cublas              one SGEMM through cuBLAS (loaded with dlopen)
+//   cublas              3 SGEMMs through cuBLAS (loaded with dlopen) in one NVTX range,
+//                       then 5 kernels launched with the driver's cuLaunchKernel
 //   session PATH        flopline::Session + flopline::Range around 30 kernels, written
 //                       to PATH
+#include <cuda.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <nvtx3/nvToolsExt.h>
@@ -192,11 +194,28 @@ static int mode_cublas() {
   void* handle = nullptr;
   if (create(&handle) != 0) return 6;
   const float one = 1, zero = 0;
-  nvtxRangePushA("sgemm 1024 [flops=2.147483648e9]");
+  nvtxRangePushA("sgemm 1024 x3 [flops=6.442450944e9]");
   for (int i = 0; i < 3; ++i) {
     if (sgemm(handle, 0, 0, n, n, n, &one, a, n, b, n, &zero, c, n) != 0) return 7;
   }
   nvtxRangePop();
+  CHECK(cudaDeviceSynchronize());
+  // The driver API directly, as Triton and CUTLASS launch.
+  using Launch = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                              unsigned, unsigned, CUstream, void**, void**);
+  void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  const auto launch = driver ? reinterpret_cast<Launch>(dlsym(driver, "cuLaunchKernel")) : nullptr;
+  if (launch == nullptr) return 10;
+  cudaFunction_t f = nullptr;
+  CHECK(cudaGetFuncBySymbol(&f, reinterpret_cast<const void*>(flopline_empty_kernel)));
+  for (int i = 0; i < 5; ++i) {
+    int x = i;
+    void* params[] = {&x};
+    if (launch(reinterpret_cast<CUfunction>(f), 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr) !=
+        CUDA_SUCCESS) {
+      return 11;
+    }
+  }
   CHECK(cudaDeviceSynchronize());
   return 0;
 }

@@ -41,7 +41,7 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::vecto
   if (pid == 0) {
     dup2(out_fd, 1);
     dup2(err_fd, 2);
-    execve(args[0], args.data(), envp.data());
+    execvpe(args[0], args.data(), envp.data());  // "python3": found on PATH
     _exit(127);
   }
   int status = 0;

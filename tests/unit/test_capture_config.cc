@@ -39,8 +39,33 @@ TEST(ActivityKinds, NamesGroupsAndRemovals) {
   EXPECT_FALSE(parse_activity_kinds("", &error));
 }
 
+TEST(ActivityKinds, DefaultLeavesOutQueries) {
+  std::string error;
+  EXPECT_EQ(parse_activity_kinds("default", &error), kAllKinds & ~kKindQueries);
+  EXPECT_EQ(parse_activity_kinds("default,queries", &error), kAllKinds);
+  EXPECT_EQ(parse_activity_kinds("all,-queries", &error), kDefaultKinds);
+}
+
+TEST(ApiNames, BaseNamesAndQueries) {
+  EXPECT_EQ(api_base_name("cudaGetDeviceProperties_v2_v12000"), "cudaGetDeviceProperties");
+  EXPECT_EQ(api_base_name("cudaLaunchKernel_v7000"), "cudaLaunchKernel");
+  EXPECT_EQ(api_base_name("cuMemAlloc_v2"), "cuMemAlloc");
+  EXPECT_EQ(api_base_name("cuLaunchKernel"), "cuLaunchKernel");
+  EXPECT_EQ(api_base_name("_v2"), "_v2");
+  EXPECT_EQ(api_base_name("cuFoo_vx"), "cuFoo_vx");
+  EXPECT_TRUE(is_query_api("cudaGetDevice_v3020"));
+  EXPECT_TRUE(is_query_api("cuGetProcAddress_v2"));
+  EXPECT_TRUE(is_query_api("cuDeviceGetAttribute"));
+  EXPECT_FALSE(is_query_api("cudaLaunchKernel_v7000"));
+  EXPECT_FALSE(is_query_api("cuLaunchKernelEx"));
+  EXPECT_FALSE(is_query_api("cudaMemcpyAsync_v3020"));
+  EXPECT_FALSE(is_query_api("cudaStreamSynchronize_v3020"));
+  EXPECT_FALSE(is_query_api("cudaSetDevice_v3020"));
+}
+
 TEST(ActivityKinds, CanonicalText) {
   EXPECT_EQ(activity_kinds_to_string(kAllKinds), "all");
+  EXPECT_EQ(activity_kinds_to_string(kDefaultKinds), "default");
   EXPECT_EQ(activity_kinds_to_string(kKindKernel | kKindNvtx), "kernel,nvtx");
   EXPECT_EQ(activity_kinds_to_string(0), "none");
   std::string error;

@@ -21,8 +21,8 @@
 namespace flopline {
 
 struct SessionOptions {
-  // Activity kinds, as FLOPLINE_KINDS takes them ("all", "kernel,runtime,nvtx", ...).
-  std::string kinds = "all";
+  // Activity kinds, as FLOPLINE_KINDS takes them ("default", "all", "kernel,nvtx", ...).
+  std::string kinds = "default";
   // Where write() with no argument writes; "%p" is replaced by the pid.
   std::string output_path = "flopline-%p.json";
   std::uint64_t max_memory_mb = 1024;  // beyond it records are dropped (and counted)

@@ -14,7 +14,7 @@ struct KindName {
 
 // Canonical names first (activity_kinds_to_string writes them in this order), then the
 // aliases people bring from CUPTI, nsys and Kineto.
-constexpr std::array<KindName, 20> kKindNames = {{
+constexpr std::array<KindName, 22> kKindNames = {{
     {"kernel", kKindKernel},
     {"memcpy", kKindMemcpy},
     {"memset", kKindMemset},
@@ -24,6 +24,7 @@ constexpr std::array<KindName, 20> kKindNames = {{
     {"nvtx", kKindNvtx},
     {"name", kKindName},
     {"overhead", kKindOverhead},
+    {"queries", kKindQueries},
     {"all", kAllKinds},
     {"api", kKindRuntime | kKindDriver},
     {"concurrent_kernel", kKindKernel},
@@ -35,8 +36,36 @@ constexpr std::array<KindName, 20> kKindNames = {{
     {"markers", kKindNvtx},
     {"cuda", kKindRuntime},
     {"default", kDefaultKinds},
+    {"query", kKindQueries},
 }};
-constexpr std::size_t kCanonicalKinds = 9;
+constexpr std::size_t kCanonicalKinds = 10;
+
+// Calls that only read state. Chosen from what PyTorch, Triton and cuBLAS make around
+// every operator (read off traces of them); anything that launches, copies, allocates,
+// synchronizes or changes state is not here.
+constexpr std::string_view kQueryApis[] = {
+    // runtime
+    "cudaGetDevice", "cudaGetDeviceCount", "cudaGetLastError", "cudaPeekAtLastError",
+    "cudaDeviceGetAttribute", "cudaGetDeviceProperties", "cudaStreamIsCapturing",
+    "cudaStreamGetCaptureInfo", "cudaPointerGetAttributes", "cudaDriverGetVersion",
+    "cudaRuntimeGetVersion", "cudaFuncGetAttributes", "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+    "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "cudaOccupancyMaxActiveClusters",
+    "cudaOccupancyMaxPotentialClusterSize", "cudaGetFuncBySymbol", "cudaGetDriverEntryPoint",
+    "cudaGetDriverEntryPointByVersion", "cudaStreamGetPriority", "cudaStreamGetFlags",
+    "cudaStreamGetId", "cudaDeviceGetStreamPriorityRange", "cudaThreadExchangeStreamCaptureMode",
+    // driver
+    "cuGetProcAddress", "cuGetExportTable", "cuDeviceGet", "cuDeviceGetCount", "cuDeviceGetName",
+    "cuDeviceGetUuid", "cuDeviceTotalMem", "cuDeviceGetAttribute", "cuDevicePrimaryCtxGetState",
+    "cuDriverGetVersion", "cuCtxGetCurrent", "cuCtxGetDevice", "cuCtxGetFlags", "cuCtxGetId",
+    "cuCtxGetApiVersion", "cuCtxGetStreamPriorityRange", "cuPointerGetAttribute",
+    "cuPointerGetAttributes", "cuKernelGetName", "cuKernelGetFunction", "cuKernelGetAttribute",
+    "cuFuncGetAttribute", "cuFuncGetName", "cuStreamIsCapturing", "cuStreamGetCaptureInfo",
+    "cuStreamGetCtx", "cuStreamGetId", "cuStreamGetFlags", "cuStreamGetPriority",
+    "cuModuleGetLoadingMode", "cuLibraryGetKernel", "cuLibraryGetModule",
+    "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+    "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "cuOccupancyMaxActiveClusters",
+    "cuOccupancyMaxPotentialClusterSize",
+};
 
 std::string lower(std::string_view s) {
   std::string r(s);
@@ -94,6 +123,7 @@ std::optional<std::uint32_t> parse_activity_kinds(std::string_view list, std::st
 
 std::string activity_kinds_to_string(std::uint32_t kinds) {
   if ((kinds & kAllKinds) == kAllKinds) return "all";
+  if ((kinds & kAllKinds) == kDefaultKinds) return "default";
   std::string s;
   for (std::size_t i = 0; i < kCanonicalKinds; ++i) {
     if ((kinds & kKindNames[i].bits) == 0) continue;
@@ -101,6 +131,24 @@ std::string activity_kinds_to_string(std::uint32_t kinds) {
     s += kKindNames[i].name;
   }
   return s.empty() ? "none" : s;
+}
+
+std::string_view api_base_name(std::string_view name) {
+  // Suffixes: "_v3020" (the CUDA version a call appeared in), then "_v2" and the like.
+  for (;;) {
+    const std::size_t v = name.rfind("_v");
+    if (v == std::string_view::npos || v + 2 >= name.size() || v == 0) return name;
+    if (name.find_first_not_of("0123456789", v + 2) != std::string_view::npos) return name;
+    name = name.substr(0, v);
+  }
+}
+
+bool is_query_api(std::string_view name) {
+  const std::string_view base = api_base_name(name);
+  for (std::string_view q : kQueryApis) {
+    if (q == base) return true;
+  }
+  return false;
 }
 
 std::optional<std::string> process_rank(const GetEnv& getenv) {

@@ -61,15 +61,9 @@ std::string api_name(capture::ApiDomain domain, std::uint32_t cbid) {
                                      ? CUPTI_CB_DOMAIN_RUNTIME_API
                                      : CUPTI_CB_DOMAIN_DRIVER_API;
   if (cuptiGetCallbackName(d, cbid, &name) == CUPTI_SUCCESS && name != nullptr) {
-    std::string s(name);
     // CUPTI names carry the version the call appeared in ("cudaLaunchKernel_v7000");
     // Kineto and the CUDA docs use the plain name.
-    const std::size_t v = s.rfind("_v");
-    if (v != std::string::npos && v + 2 < s.size() &&
-        s.find_first_not_of("0123456789", v + 2) == std::string::npos) {
-      s.resize(v);
-    }
-    return s;
+    return std::string(capture::api_base_name(name));
   }
   return (domain == capture::ApiDomain::kRuntime ? "cuda_runtime_" : "cuda_driver_") +
          std::to_string(cbid);
@@ -322,6 +316,23 @@ bool CuptiSource::start(const SourceOptions& options, std::string* error) {
         if (enabled & e.bit) cuptiActivityDisable(e.kind);
       }
       return false;
+    }
+  }
+  if ((options.kinds & capture::kKindQueries) == 0) {
+    // After enabling RUNTIME and DRIVER: enabling a kind resets the per-call choices.
+    if (enabled & capture::kKindRuntime) {
+      for (std::uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
+        if (capture::is_query_api(api_name(capture::ApiDomain::kRuntime, cbid))) {
+          cuptiActivityEnableRuntimeApi(cbid, 0);
+        }
+      }
+    }
+    if (enabled & capture::kKindDriver) {
+      for (std::uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
+        if (capture::is_query_api(api_name(capture::ApiDomain::kDriver, cbid))) {
+          cuptiActivityEnableDriverApi(cbid, 0);
+        }
+      }
     }
   }
   std::lock_guard<std::mutex> lock(s.mu);

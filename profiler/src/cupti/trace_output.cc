@@ -20,7 +20,6 @@ CaptureWriteResult write_capture(const capture::RecordBatch& batch, const std::s
   const std::string command = process_command_line();
   if (!command.empty()) t.info.emplace_back("command", command);
   t.info.emplace_back("pid", std::to_string(batch.process_id));
-  t.info.emplace_back("dropped records", std::to_string(batch.dropped_records));
   for (const auto& kv : info) t.info.push_back(kv);
   apply_calibrated_peaks(t.devices);
   const trace::WriteResult w = trace::write_chrome_trace(t, path);

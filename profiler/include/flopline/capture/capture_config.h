@@ -24,19 +24,31 @@ enum ActivityKindBit : std::uint32_t {
   kKindNvtx = 1u << 6,      // MARKER and MARKER_DATA
   kKindName = 1u << 7,      // NAME (nvtxNameOsThread, ...)
   kKindOverhead = 1u << 8,  // OVERHEAD
+  // Runtime and driver calls that only ask something (cudaGetDevice, cuGetProcAddress,
+  // cuDeviceGetAttribute, ...; is_query_api()). PyTorch makes several per operator, and
+  // recording them costs as much as the launch itself, so they are left out unless asked
+  // for.
+  kKindQueries = 1u << 9,
 };
-inline constexpr std::uint32_t kAllKinds = (1u << 9) - 1;
-inline constexpr std::uint32_t kDefaultKinds = kAllKinds;
+inline constexpr std::uint32_t kAllKinds = (1u << 10) - 1;
+inline constexpr std::uint32_t kDefaultKinds = kAllKinds & ~kKindQueries;
 
 // Parses a comma-separated list of kind names (docs/CAPTURE.md): kernel, memcpy, memset,
-// runtime, driver, sync, nvtx, name, overhead; the groups "all" and "api" (runtime +
-// driver); CUPTI's own names in any case (CONCURRENT_KERNEL, MEMCPY2, MARKER,
-// MARKER_DATA, SYNCHRONIZATION). An item "-NAME" removes kinds ("all,-overhead"); a list
+// runtime, driver, sync, nvtx, name, overhead, queries; the groups "default" (all but
+// queries), "all" and "api" (runtime + driver); CUPTI's own names in any case
+// (CONCURRENT_KERNEL, MEMCPY2, MARKER, MARKER_DATA, SYNCHRONIZATION). An item "-NAME" removes kinds ("all,-overhead"); a list
 // that starts with a removal starts from the default set. On error: nothing, and `error`
 // says which item is unknown.
 std::optional<std::uint32_t> parse_activity_kinds(std::string_view list, std::string* error);
-// "kernel,memcpy,..." in the canonical order; "all" for kAllKinds; "none" for 0.
+// "kernel,memcpy,..." in the canonical order; "all" for kAllKinds, "default" for
+// kDefaultKinds, "none" for 0.
 std::string activity_kinds_to_string(std::uint32_t kinds);
+
+// A runtime or driver function name without CUPTI's version suffixes
+// ("cudaGetDeviceProperties_v2_v12000" -> "cudaGetDeviceProperties").
+std::string_view api_base_name(std::string_view name);
+// True for the calls kKindQueries stands for (by base name).
+bool is_query_api(std::string_view name);
 
 // Looks up an environment variable; null when unset. Tests pass a map.
 using GetEnv = std::function<const char*(const char*)>;

@@ -1,0 +1,43 @@
+#include "calibrate_command.h"
+
+#include <filesystem>
+#include <vector>
+
+#include "cli_parse.h"
+#include "run_process.h"
+
+extern char** environ;
+
+namespace flopline::cli {
+
+std::optional<std::string> find_calibrate_program(const std::string& exe_path) {
+  namespace fs = std::filesystem;
+  if (exe_path.empty()) return std::nullopt;
+  std::error_code ec;
+  const fs::path dir = fs::path(exe_path).parent_path();
+  for (const fs::path& p : {dir / "flopline-calibrate", dir / ".." / "libexec" / "flopline" / "flopline-calibrate"}) {
+    if (fs::is_regular_file(p, ec)) return fs::weakly_canonical(p, ec).string();
+  }
+  return std::nullopt;
+}
+
+int run_calibrate_command(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  std::error_code ec;
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  const auto program = find_calibrate_program(ec ? std::string() : self);
+  if (!program) {
+    err << "flopline calibrate: flopline-calibrate not found beside the flopline executable; "
+           "it is built when flopline is built with the CUDA toolkit\n";
+    return kExitFailure;
+  }
+  std::vector<std::string> argv = {*program};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  out.flush();
+  const ChildResult r = run_child(*program, argv, env);
+  if (!r.started) err << "flopline calibrate: cannot run " << *program << ": " << r.error << "\n";
+  return r.exit_code;
+}
+
+}  // namespace flopline::cli
