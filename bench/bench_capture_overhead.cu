@@ -3,7 +3,9 @@
 //
 //   bench_capture_overhead none          no profiler
 //   bench_capture_overhead cupti         a minimal CUPTI client in this program, with
-//                                        the activity kinds flopline enables: the floor
+//                                        the activity kinds flopline enables by default:
+//                                        the floor
+//   bench_capture_overhead cupti-kernel  the same with kernel records only
 //   flopline run -- bench_capture_overhead flopline    the same under flopline
 //   flopline run -- bench_capture_overhead exit N      N launches, then prints the
 //                                        exit time so a script can time exit -> trace
@@ -87,8 +89,12 @@ void leave_out_queries() {
   }
 }
 
-void start_floor() {
+void start_floor(bool kernels_only) {
   cuptiActivityRegisterCallbacks(floor_request, floor_complete);
+  if (kernels_only) {
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    return;
+  }
   for (CUpti_ActivityKind k :
        {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
         CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
@@ -123,7 +129,8 @@ double us_per_launch(int launches, int rounds, Launch launch) {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "none";
-  if (mode == "cupti") start_floor();
+  const bool floor = mode == "cupti" || mode == "cupti-kernel";
+  if (floor) start_floor(mode == "cupti-kernel");
   CHECK(cudaFree(nullptr));
 
   if (mode == "exit") {
@@ -163,7 +170,7 @@ int main(int argc, char** argv) {
   CHECK(cudaFree(a));
   CHECK(cudaFree(b));
   CHECK(cudaFree(c));
-  if (mode == "cupti") cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (floor) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   // add: 3 x 4 bytes per element.
   std::printf("mode=%s empty_us_per_launch=%.3f add_us_per_launch=%.3f add_GBps=%.0f records=%llu\n",
               mode.c_str(), empty_us, add_us, 12.0 * n / (add_us * 1e-6) / 1e9,

@@ -59,6 +59,9 @@ for round in 1 2; do
   "$flopline" run --no-summary -o "$OUT/traces/bench.json" -- "$bench" flopline 2>>"$OUT/bench.err" \
     | grep '^mode=' | tee -a "$OUT/bench.txt"
 done
+"$bench" cupti-kernel | tee -a "$OUT/bench.txt"
+"$flopline" run --no-summary --kinds kernel -o "$OUT/traces/bench.json" -- "$bench" flopline-kernel \
+  2>>"$OUT/bench.err" | grep '^mode=' | tee -a "$OUT/bench.txt"
 for round in 1 2; do
   python3 "$root/bench/bench_torch_overhead.py" none | tee -a "$OUT/bench.txt"
   python3 "$root/bench/bench_torch_overhead.py" torch 2>/dev/null | tee -a "$OUT/bench.txt"
@@ -68,6 +71,8 @@ done
 # The same with every kind, query calls included.
 "$flopline" run --no-summary --kinds all -o "$OUT/traces/torch_bench.json" -- \
   python3 "$root/bench/bench_torch_overhead.py" flopline-all 2>>"$OUT/bench.err" | grep '^torchmode=' | tee -a "$OUT/bench.txt"
+"$flopline" run --no-summary --kinds kernel -o "$OUT/traces/torch_bench.json" -- \
+  python3 "$root/bench/bench_torch_overhead.py" flopline-kernel 2>>"$OUT/bench.err" | grep '^torchmode=' | tee -a "$OUT/bench.txt"
 echo "== exit to trace on disk, 1M kernels"
 exit_line="$("$flopline" run --no-summary -o /tmp/flopline-1m.json -- "$bench" exit 1000000 2>>"$OUT/bench.err" | grep exit_at_ns)"
 done_ns="$(date +%s%N)"
