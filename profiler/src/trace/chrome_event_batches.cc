@@ -1,10 +1,12 @@
 // The traceEvents array walked in batches, optionally on a second thread.
 //
-// Parsing (tokenizing, checking args, converting nothing) and decoding (interning,
-// builder calls, copying args, which is where fresh memory gets faulted in) cost
-// about the same on a Kineto trace, so on a large input a producer thread parses
-// batch k+1 while the calling thread decodes batch k. Batches are handed over in
-// order through a small ring, so the result is the same as reading sequentially.
+// Parsing (tokenizing and checking args; numbers stay text) and decoding (interning,
+// builder calls, copying args, which is where fresh memory gets faulted in) are of
+// the same order on a Kineto trace, so on a large input a producer thread parses
+// batch k+1 while the calling thread decodes batch k: a 1 GB Kineto trace loads in
+// about 1.5 s instead of 2.0 s on two cores (bench/bench_reader.cc). Batches are
+// handed over in order through a small ring, so the result is the same as reading
+// sequentially.
 #include <condition_variable>
 #include <exception>
 #include <mutex>
