@@ -54,7 +54,7 @@ bool read_bool(json::Scanner& s, bool& out) {
 }  // namespace
 
 bool EventParser::parse(json::Scanner& s, RawEvent& e) {
-  e.reset(s.pos());
+  e.reset();
   s.set_pos(s.pos() + 1);  // the '{'
   bool first = true;
   json::Token key;

@@ -41,7 +41,6 @@ struct Field {
 // What one traceEvents entry said. Views point into the input text or into the
 // parser's scratch buffers, and are valid until the next entry is parsed.
 struct RawEvent {
-  const char* begin = nullptr;  // the entry's '{', for messages
   Field ph, name, cat, scope, bp, ts, dur, pid, tid, id, bind_id;
   Field id2;               // the id inside "id2":{"local":..} or {"global":..}
   bool id2_local = false;  // a "local" id2 is scoped to its process
@@ -57,8 +56,7 @@ struct RawEvent {
   double bytes = 0;
   char phase() const { return ph.kind != json::Kind::kNone && ph.len == 1 ? ph.ptr[0] : '\0'; }
   // Forgets the previous entry; cheaper than assigning a fresh RawEvent.
-  void reset(const char* at) {
-    begin = at;
+  void reset() {
     for (Field* f : {&ph, &name, &cat, &scope, &bp, &ts, &dur, &pid, &tid, &id, &bind_id, &id2}) f->kind = json::Kind::kNone;
     id2_local = flow_in = flow_out = false;
     args = {};
