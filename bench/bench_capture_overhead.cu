@@ -29,13 +29,13 @@
 
 #include "flopline/capture/capture_config.h"
 
-#define CHECK(call)                                                                     \
-  do {                                                                                  \
-    const cudaError_t e_ = (call);                                                      \
-    if (e_ != cudaSuccess) {                                                            \
+#define CHECK(call)                                                                    \
+  do {                                                                                 \
+    const cudaError_t e_ = (call);                                                     \
+    if (e_ != cudaSuccess) {                                                           \
       std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(3);                                                                     \
-    }                                                                                   \
+      std::exit(3);                                                                    \
+    }                                                                                  \
   } while (0)
 
 __global__ void bench_empty_kernel() {}
@@ -98,9 +98,8 @@ void start_floor(bool kernels_only) {
   for (CUpti_ActivityKind k :
        {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
         CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
-        CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-        CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_MARKER_DATA, CUPTI_ACTIVITY_KIND_NAME,
-        CUPTI_ACTIVITY_KIND_OVERHEAD}) {
+        CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER,
+        CUPTI_ACTIVITY_KIND_MARKER_DATA, CUPTI_ACTIVITY_KIND_NAME, CUPTI_ACTIVITY_KIND_OVERHEAD}) {
     cuptiActivityEnable(k);
   }
   leave_out_queries();
@@ -158,9 +157,8 @@ int main(int argc, char** argv) {
   CHECK(cudaDeviceSynchronize());
 
   const double empty_us = us_per_launch(100000, 1, [] { bench_empty_kernel<<<1, 1>>>(); });
-  const double add_us = us_per_launch(20000, 1, [&] {
-    bench_add_kernel<<<(n + 255) / 256, 256>>>(a, b, c, n);
-  });
+  const double add_us =
+      us_per_launch(20000, 1, [&] { bench_add_kernel<<<(n + 255) / 256, 256>>>(a, b, c, n); });
   float check = 0;
   CHECK(cudaMemcpy(&check, c + 5, sizeof check, cudaMemcpyDeviceToHost));
   if (check != 1.0f + 2.0f + 2 * static_cast<float>(5 % 7)) {
@@ -172,8 +170,9 @@ int main(int argc, char** argv) {
   CHECK(cudaFree(c));
   if (floor) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   // add: 3 x 4 bytes per element.
-  std::printf("mode=%s empty_us_per_launch=%.3f add_us_per_launch=%.3f add_GBps=%.0f records=%llu\n",
-              mode.c_str(), empty_us, add_us, 12.0 * n / (add_us * 1e-6) / 1e9,
-              static_cast<unsigned long long>(g_records.load()));
+  std::printf(
+      "mode=%s empty_us_per_launch=%.3f add_us_per_launch=%.3f add_GBps=%.0f records=%llu\n",
+      mode.c_str(), empty_us, add_us, 12.0 * n / (add_us * 1e-6) / 1e9,
+      static_cast<unsigned long long>(g_records.load()));
   return 0;
 }

@@ -16,9 +16,9 @@ struct Cublas {
   cublasStatus_t (*create)(cublasHandle_t*) = nullptr;
   cublasStatus_t (*destroy)(cublasHandle_t) = nullptr;
   cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
-                            const void*, const void*, cudaDataType, int, const void*,
-                            cudaDataType, int, const void*, void*, cudaDataType, int,
-                            cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
+                            const void*, const void*, cudaDataType, int, const void*, cudaDataType,
+                            int, const void*, void*, cudaDataType, int, cublasComputeType_t,
+                            cublasGemmAlgo_t) = nullptr;
   bool ok() const { return create && destroy && gemm_ex; }
 };
 
@@ -147,9 +147,9 @@ GpuResult measure(int ordinal, int size, std::size_t copy_bytes, int repetitions
     }
     cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
     const double ms = best_ms(repetitions, [&] {
-      status = cublas.gemm_ex(handle, CUBLAS_OP_N, CUBLAS_OP_N, size, size, size, &one, a, k.type,
-                              size, b, k.type, size, &zero, c, k.type, size, k.compute,
-                              CUBLAS_GEMM_DEFAULT);
+      status =
+          cublas.gemm_ex(handle, CUBLAS_OP_N, CUBLAS_OP_N, size, size, size, &one, a, k.type, size,
+                         b, k.type, size, &zero, c, k.type, size, k.compute, CUBLAS_GEMM_DEFAULT);
     });
     if (status != CUBLAS_STATUS_SUCCESS || cudaDeviceSynchronize() != cudaSuccess) {
       continue;  // a precision this GPU or cuBLAS does not do
@@ -167,7 +167,8 @@ GpuResult measure(int ordinal, int size, std::size_t copy_bytes, int repetitions
     return r;
   }
   fill(src, copy_bytes, 4, 3);
-  r.copy_ms = best_ms(repetitions, [&] { cudaMemcpyAsync(dst, src, copy_bytes, cudaMemcpyDeviceToDevice); });
+  r.copy_ms = best_ms(repetitions,
+                      [&] { cudaMemcpyAsync(dst, src, copy_bytes, cudaMemcpyDeviceToDevice); });
   r.copy_bytes_per_s = 2.0 * static_cast<double>(copy_bytes) / (r.copy_ms * 1e-3);
   cudaFree(src);
   cudaFree(dst);

@@ -18,7 +18,7 @@ struct DeviceIdentity {
 struct Measurement {
   std::string precision;  // "fp32", "tf32", "bf16", "fp16"
   double flops_per_s = 0;
-  double ms = 0;          // best time of one product
+  double ms = 0;  // best time of one product
 };
 
 struct GpuResult {

@@ -83,7 +83,8 @@ int main(int argc, char** argv) {
   std::printf("%s (%s), %d^3 matrix products, best of %d:\n", r.device.name.c_str(),
               r.device.uuid.c_str(), size, reps);
   for (const auto& m : r.matmul) {
-    std::printf("  %-5s %8.1f TFLOP/s  (%.3f ms)\n", m.precision.c_str(), m.flops_per_s / 1e12, m.ms);
+    std::printf("  %-5s %8.1f TFLOP/s  (%.3f ms)\n", m.precision.c_str(), m.flops_per_s / 1e12,
+                m.ms);
     peaks.peak_flops.emplace_back(m.precision, m.flops_per_s);
   }
   std::printf("  copy  %8.2f TB/s (device to device, read + write; %.3f ms for 2 GiB)\n",

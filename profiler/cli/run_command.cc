@@ -18,7 +18,9 @@ extern char** environ;
 namespace flopline::cli {
 namespace {
 
-bool starts_with(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
+bool starts_with(const std::string& s, std::string_view p) {
+  return s.rfind(p, 0) == 0;
+}
 
 void set_var(std::vector<std::string>& env, std::string_view name, std::string_view value) {
   const std::string prefix = concat(name, "=");
@@ -199,7 +201,8 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
         << "); flopline records CUDA programs and needs the NVIDIA driver\n";
     return kExitFailure;
   }
-  const auto inject = find_injection_library(self_executable(), std::getenv("FLOPLINE_INJECT_LIBRARY"));
+  const auto inject =
+      find_injection_library(self_executable(), std::getenv("FLOPLINE_INJECT_LIBRARY"));
   if (!inject) {
     err << "flopline run: libflopline_inject.so not found beside the flopline executable or in "
            "../lib (set FLOPLINE_INJECT_LIBRARY to its path); was flopline built with CUDA?\n";

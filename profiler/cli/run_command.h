@@ -39,7 +39,7 @@ struct RunEnvironment {
   std::string output;          // FLOPLINE_OUTPUT, unset when empty
   std::string kinds;           // FLOPLINE_KINDS, unset when empty
   std::optional<std::uint64_t> max_memory_mb;
-  std::string manifest;        // FLOPLINE_MANIFEST
+  std::string manifest;  // FLOPLINE_MANIFEST
 };
 // `base` is "NAME=VALUE" entries (environ); returns it with flopline's variables set
 // (replacing earlier values) and the library appended to LD_PRELOAD (once).

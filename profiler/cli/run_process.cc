@@ -59,8 +59,9 @@ std::optional<std::string> find_injection_library(const std::string& exe_path,
   }
   if (exe_path.empty()) return std::nullopt;
   const fs::path dir = fs::path(exe_path).parent_path();
-  for (const fs::path& p : {dir / "libflopline_inject.so", dir / ".." / "lib" / "libflopline_inject.so",
-                            dir / ".." / "lib64" / "libflopline_inject.so"}) {
+  for (const fs::path& p :
+       {dir / "libflopline_inject.so", dir / ".." / "lib" / "libflopline_inject.so",
+        dir / ".." / "lib64" / "libflopline_inject.so"}) {
     if (fs::is_regular_file(p, ec)) return fs::weakly_canonical(p, ec).string();
   }
   return std::nullopt;
@@ -74,19 +75,32 @@ int exit_code_from_wait_status(int status) {
 
 std::string signal_name(int sig) {
   switch (sig) {
-    case SIGABRT: return "SIGABRT";
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGKILL: return "SIGKILL";
-    case SIGHUP: return "SIGHUP";
-    case SIGQUIT: return "SIGQUIT";
-    case SIGPIPE: return "SIGPIPE";
-    case SIGALRM: return "SIGALRM";
-    default: return "signal " + std::to_string(sig);
+    case SIGABRT:
+      return "SIGABRT";
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGILL:
+      return "SIGILL";
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGKILL:
+      return "SIGKILL";
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGQUIT:
+      return "SIGQUIT";
+    case SIGPIPE:
+      return "SIGPIPE";
+    case SIGALRM:
+      return "SIGALRM";
+    default:
+      return "signal " + std::to_string(sig);
   }
 }
 
@@ -108,7 +122,8 @@ ChildResult run_child(const std::string& program, const std::vector<std::string>
   }
   // The terminal sends Ctrl-C to the whole foreground group: the child gets it, the
   // parent stays to print the summary.
-  struct sigaction ignore {}, old_int {}, old_quit {}, forward {}, old_term {}, old_hup {};
+  struct sigaction ignore {
+  }, old_int{}, old_quit{}, forward{}, old_term{}, old_hup{};
   ignore.sa_handler = SIG_IGN;
   forward.sa_handler = forward_to_child;
   sigaction(SIGINT, &ignore, &old_int);

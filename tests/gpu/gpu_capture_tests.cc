@@ -32,8 +32,8 @@ struct RunResult {
 };
 
 RunResult flopline_run(const std::string& name, const std::vector<std::string>& command,
-                 const std::vector<std::string>& env = {},
-                 const std::vector<std::string>& options = {}) {
+                       const std::vector<std::string>& env = {},
+                       const std::vector<std::string>& options = {}) {
   const std::string base = out_dir() + "/" + name;
   // Earlier runs' files would look like this run's.
   std::remove((base + ".json").c_str());
@@ -95,7 +95,8 @@ TEST(Capture, LaunchesGiveExactlyThatManyKernels) {
   expect_launch_flows(t, kernels);
   std::size_t from_launch_kernel = 0;
   for (const SliceView& k : kernels) {
-    if (const FlowView* f = t.flow_to(k); f && f->from.name == "cudaLaunchKernel") ++from_launch_kernel;
+    if (const FlowView* f = t.flow_to(k); f && f->from.name == "cudaLaunchKernel")
+      ++from_launch_kernel;
   }
   EXPECT_EQ(from_launch_kernel, 1000u);
   EXPECT_EQ(t.trace.report.dropped_records, 0u);
@@ -112,8 +113,8 @@ TEST(Capture, MemcpyBytesMatch) {
   std::map<std::string, double> bytes_by_kind;
   for (const SliceView& s : t.by_cat("gpu_memcpy")) {
     // The reader keeps "bytes" as the slice's metrics rather than in its args.
-    const auto b = s.metrics.has_bytes() ? std::optional<double>(s.metrics.bytes)
-                                         : arg_number(s, "bytes");
+    const auto b =
+        s.metrics.has_bytes() ? std::optional<double>(s.metrics.bytes) : arg_number(s, "bytes");
     ASSERT_TRUE(b.has_value()) << s.args;
     for (const char* kind : {"HtoD", "DtoH", "DtoD"}) {
       if (s.name.find(kind) != std::string::npos) bytes_by_kind[kind] += *b;
@@ -291,7 +292,7 @@ TEST(Capture, TritonKernelsInsideTheirNvtxRanges) {
   const CommandResult probe = run_command({FLOPLINE_PYTHON, "-c", "import torch, triton"});
   if (probe.exit_code != 0) GTEST_SKIP() << "no PyTorch/Triton: " << probe.err;
   const RunResult r = flopline_run("triton", {FLOPLINE_PYTHON, FLOPLINE_TRITON_SCRIPT},
-                             {"TORCHINDUCTOR_COMPILE_THREADS=1", "PYTHONUNBUFFERED=1"});
+                                   {"TORCHINDUCTOR_COMPILE_THREADS=1", "PYTHONUNBUFFERED=1"});
   ASSERT_EQ(r.result.exit_code, 0) << describe(r);
   ASSERT_GE(r.files.size(), 1u) << describe(r);
   // The main process's trace is the one with the Triton kernel.
@@ -325,8 +326,8 @@ TEST(Capture, TritonKernelsInsideTheirNvtxRanges) {
     std::size_t generated = 0;
     for (const SliceView& k : t.named("kernel", "triton_")) {
       const FlowView* f2 = t.flow_to(k);
-      if (f2 != nullptr && f2->from.tid == compiled[0].tid &&
-          f2->from.start >= compiled[0].start && f2->from.end <= compiled[0].end) {
+      if (f2 != nullptr && f2->from.tid == compiled[0].tid && f2->from.start >= compiled[0].start &&
+          f2->from.end <= compiled[0].end) {
         ++generated;
       }
     }

@@ -33,14 +33,13 @@
 #include "flopline/session.h"
 #endif
 
-#define CHECK(call)                                                                     \
-  do {                                                                                  \
-    const cudaError_t e_ = (call);                                                      \
-    if (e_ != cudaSuccess) {                                                            \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                \
-                   cudaGetErrorString(e_));                                             \
-      std::exit(3);                                                                     \
-    }                                                                                   \
+#define CHECK(call)                                                                               \
+  do {                                                                                            \
+    const cudaError_t e_ = (call);                                                                \
+    if (e_ != cudaSuccess) {                                                                      \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      std::exit(3);                                                                               \
+    }                                                                                             \
   } while (0)
 
 __global__ void flopline_empty_kernel(int x) {

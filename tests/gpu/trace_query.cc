@@ -23,7 +23,8 @@ std::string slurp(const std::string& path) {
 
 }  // namespace
 
-CommandResult run_command(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+CommandResult run_command(const std::vector<std::string>& argv,
+                          const std::vector<std::string>& env) {
   CommandResult r;
   char out_name[] = "/tmp/flopline-gputest-out-XXXXXX";
   char err_name[] = "/tmp/flopline-gputest-err-XXXXXX";

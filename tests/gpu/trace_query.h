@@ -18,8 +18,8 @@ struct CommandResult {
   std::string err;
 };
 
-// Runs argv (no shell; argv[0] looked up on PATH) with `env` added to this process's environment, capturing both
-// streams.
+// Runs argv (no shell; argv[0] looked up on PATH) with `env` added to this process's environment,
+// capturing both streams.
 CommandResult run_command(const std::vector<std::string>& argv,
                           const std::vector<std::string>& env = {});
 

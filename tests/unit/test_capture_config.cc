@@ -32,7 +32,8 @@ TEST(ActivityKinds, NamesGroupsAndRemovals) {
   EXPECT_EQ(parse_activity_kinds("CONCURRENT_KERNEL,MARKER_DATA,SYNCHRONIZATION", &error),
             kKindKernel | kKindNvtx | kKindSync);
   EXPECT_EQ(parse_activity_kinds("-overhead", &error), kDefaultKinds & ~kKindOverhead);
-  EXPECT_EQ(parse_activity_kinds("all,-driver,-name", &error), kAllKinds & ~(kKindDriver | kKindName));
+  EXPECT_EQ(parse_activity_kinds("all,-driver,-name", &error),
+            kAllKinds & ~(kKindDriver | kKindName));
   EXPECT_FALSE(parse_activity_kinds("kernel,bogus", &error));
   EXPECT_NE(error.find("'bogus'"), std::string::npos);
   EXPECT_FALSE(parse_activity_kinds("kernel,,memcpy", &error));
@@ -107,7 +108,8 @@ TEST(CaptureEnv, ReadsAndFallsBack) {
   EXPECT_EQ(e.manifest, "/tmp/m");
   EXPECT_EQ(e.rank, "0");
   EXPECT_TRUE(e.warnings.empty());
-  e = read_capture_env(env_of({{"FLOPLINE_KINDS", "kernels,nope"}, {"FLOPLINE_MAX_MEMORY_MB", "-3"}}));
+  e = read_capture_env(
+      env_of({{"FLOPLINE_KINDS", "kernels,nope"}, {"FLOPLINE_MAX_MEMORY_MB", "-3"}}));
   EXPECT_EQ(e.kinds, kDefaultKinds);
   EXPECT_EQ(e.max_memory_bytes, 1024ull << 20);
   EXPECT_EQ(e.warnings.size(), 2u);
@@ -172,8 +174,10 @@ TEST(Calibration, RoundTripAndApply) {
 }
 
 TEST(Calibration, Path) {
-  EXPECT_EQ(calibration_path("GPU-1", "x", env_of({{"FLOPLINE_PEAKS_FILE", "/p.json"}})), "/p.json");
-  EXPECT_EQ(calibration_path("GPU-1", "x", env_of({{"HOME", "/h"}})), "/h/.cache/flopline/peaks-GPU-1.json");
+  EXPECT_EQ(calibration_path("GPU-1", "x", env_of({{"FLOPLINE_PEAKS_FILE", "/p.json"}})),
+            "/p.json");
+  EXPECT_EQ(calibration_path("GPU-1", "x", env_of({{"HOME", "/h"}})),
+            "/h/.cache/flopline/peaks-GPU-1.json");
   EXPECT_EQ(calibration_path("", "NVIDIA H200", env_of({{"XDG_CACHE_HOME", "/c"}})),
             "/c/flopline/peaks-NVIDIA_H200.json");
 }

@@ -23,8 +23,8 @@ namespace {
 using Args = std::vector<std::string>;
 
 TEST(RunArgs, OptionsThenCommand) {
-  const Args a = {"-o", "t.json", "--kinds", "kernel,nvtx", "--no-summary", "--top=5",
-                  "--", "python3", "-c", "print(1)"};
+  const Args a = {"-o",      "t.json", "--kinds", "kernel,nvtx", "--no-summary",
+                  "--top=5", "--",     "python3", "-c",          "print(1)"};
   auto r = parse_run_args(a);
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.value->output, "t.json");
@@ -47,7 +47,10 @@ TEST(RunArgs, CommandStartsAtFirstNonOption) {
 TEST(RunArgs, Errors) {
   EXPECT_FALSE(parse_run_args(Args{}).ok());
   EXPECT_FALSE(parse_run_args(Args{"-o", "x.json"}).ok());  // no command
-  EXPECT_FALSE(parse_run_args(Args{"--", }).ok());
+  EXPECT_FALSE(parse_run_args(Args{
+                                  "--",
+                              })
+                   .ok());
   auto r = parse_run_args(Args{"--kinds", "kernel,bogus", "--", "ls"});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error.find("bogus"), std::string::npos);
@@ -107,7 +110,8 @@ TEST(RunCommandLookup, ResolvesLikeExecvp) {
 
 TEST(RunCommandLookup, InjectionLibraryBesideOrInLib) {
   namespace fs = std::filesystem;
-  const fs::path root = fs::temp_directory_path() / ("flopline-run-test-" + std::to_string(getpid()));
+  const fs::path root =
+      fs::temp_directory_path() / ("flopline-run-test-" + std::to_string(getpid()));
   fs::create_directories(root / "bin");
   fs::create_directories(root / "lib");
   std::ofstream(root / "lib" / "libflopline_inject.so") << "x";

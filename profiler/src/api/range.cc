@@ -14,6 +14,8 @@ Range::Range(const std::string& name, double flops, double bytes) {
   nvtxRangePushA(capture::format_range_message(name, counts).c_str());
 }
 
-Range::~Range() { nvtxRangePop(); }
+Range::~Range() {
+  nvtxRangePop();
+}
 
 }  // namespace flopline

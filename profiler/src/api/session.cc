@@ -83,13 +83,17 @@ void Session::stop() {
   impl_->running = false;
 }
 
-bool Session::running() const { return impl_->running; }
+bool Session::running() const {
+  return impl_->running;
+}
 
-const std::string& Session::error() const { return impl_->error; }
+const std::string& Session::error() const {
+  return impl_->error;
+}
 
 SessionWriteResult Session::write() {
-  const std::string path = capture::expand_output_template(impl_->options.output_path, getpid(),
-                                                           std::nullopt);
+  const std::string path =
+      capture::expand_output_template(impl_->options.output_path, getpid(), std::nullopt);
   return write(path);
 }
 

@@ -33,7 +33,9 @@ using SyncActivity = CUpti_ActivitySynchronization;
 #error "flopline capture needs CUDA 12 or newer"
 #endif
 
-TimeNs ns(std::uint64_t t) { return static_cast<TimeNs>(t); }
+TimeNs ns(std::uint64_t t) {
+  return static_cast<TimeNs>(t);
+}
 
 std::size_t string_bytes(const std::string& s) {
   return s.size() > 15 ? s.capacity() + 1 : 0;  // beyond the small-string buffer
@@ -277,8 +279,9 @@ std::size_t append_activity(const CUpti_Activity* record, RecordBatch& batch, Ap
     case CUPTI_ACTIVITY_KIND_MEMCPY:
       return timed(as<MemcpyActivity>(record)) ? add_memcpy(as<MemcpyActivity>(record), batch) : 0;
     case CUPTI_ACTIVITY_KIND_MEMCPY2:
-      return timed(as<PeerCopyActivity>(record)) ? add_peer_copy(as<PeerCopyActivity>(record), batch)
-                                                 : 0;
+      return timed(as<PeerCopyActivity>(record))
+                 ? add_peer_copy(as<PeerCopyActivity>(record), batch)
+                 : 0;
     case CUPTI_ACTIVITY_KIND_MEMSET:
       return timed(as<MemsetActivity>(record)) ? add_memset(as<MemsetActivity>(record), batch) : 0;
     case CUPTI_ACTIVITY_KIND_RUNTIME:

@@ -263,7 +263,9 @@ void CuptiSource::Impl::decode_loop() {
   }
 }
 
-CuptiSource::CuptiSource() : impl_(new Impl) { g_impl = impl_; }
+CuptiSource::CuptiSource() : impl_(new Impl) {
+  g_impl = impl_;
+}
 
 CuptiSource& CuptiSource::instance() {
   static CuptiSource* source = new CuptiSource;  // never destroyed: see the header
@@ -276,7 +278,8 @@ bool CuptiSource::start(const SourceOptions& options, std::string* error) {
     std::lock_guard<std::mutex> lock(s.mu);
     if (s.running) return true;
     if (s.dead_after_fork) {
-      if (error) *error = "this process was forked from a capturing process; CUDA cannot start here";
+      if (error)
+        *error = "this process was forked from a capturing process; CUDA cannot start here";
       return false;
     }
     s.options = options;

@@ -97,7 +97,9 @@ void write_trace(bool stop) {
   }
 }
 
-void on_exit_write() { write_trace(true); }
+void on_exit_write() {
+  write_trace(true);
+}
 
 bool is_handler(const struct sigaction& sa) {
   if (sa.sa_flags & SA_SIGINFO) return sa.sa_sigaction != nullptr;
@@ -184,7 +186,9 @@ bool start_capture() {
 }  // namespace flopline::cupti
 
 // CUDA_INJECTION64_PATH entry point. Idempotent; 1 means success to the driver.
-FLOPLINE_EXPORT int InitializeInjection(void) { return flopline::cupti::start_capture() ? 1 : 0; }
+FLOPLINE_EXPORT int InitializeInjection(void) {
+  return flopline::cupti::start_capture() ? 1 : 0;
+}
 
 // NVTX_INJECTION64_PATH entry point: start capturing (NVTX ranges may come before
 // CUDA starts), then let CUPTI install its NVTX handlers.
@@ -200,7 +204,9 @@ FLOPLINE_EXPORT int flopline_injection_active(void) {
 }
 
 // Lets a program loaded with the injection write its trace now (tests, long jobs).
-FLOPLINE_EXPORT void flopline_injection_write(void) { flopline::cupti::write_trace(false); }
+FLOPLINE_EXPORT void flopline_injection_write(void) {
+  flopline::cupti::write_trace(false);
+}
 
 // LD_PRELOAD: nothing to do at load (see the file comment).
 __attribute__((constructor)) static void flopline_inject_loaded() {}

@@ -20,7 +20,9 @@ std::string first_line(std::string s) {
 
 }  // namespace
 
-std::string process_name() { return first_line(read_file("/proc/self/comm")); }
+std::string process_name() {
+  return first_line(read_file("/proc/self/comm"));
+}
 
 std::string process_command_line() {
   std::string s = read_file("/proc/self/cmdline");

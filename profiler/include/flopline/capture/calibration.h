@@ -22,9 +22,9 @@
 namespace flopline::capture {
 
 struct CalibratedPeaks {
-  std::string device;  // driver's device name
-  std::string uuid;    // "GPU-...", may be empty
-  std::string date;    // ISO 8601, UTC
+  std::string device;                                      // driver's device name
+  std::string uuid;                                        // "GPU-...", may be empty
+  std::string date;                                        // ISO 8601, UTC
   std::vector<std::pair<std::string, double>> peak_flops;  // precision -> FLOP/s
   double peak_bytes_per_s = 0;                             // copy: bytes read + written per s
 };

@@ -36,9 +36,9 @@ inline constexpr std::uint32_t kDefaultKinds = kAllKinds & ~kKindQueries;
 // Parses a comma-separated list of kind names (docs/CAPTURE.md): kernel, memcpy, memset,
 // runtime, driver, sync, nvtx, name, overhead, queries; the groups "default" (all but
 // queries), "all" and "api" (runtime + driver); CUPTI's own names in any case
-// (CONCURRENT_KERNEL, MEMCPY2, MARKER, MARKER_DATA, SYNCHRONIZATION). An item "-NAME" removes kinds ("all,-overhead"); a list
-// that starts with a removal starts from the default set. On error: nothing, and `error`
-// says which item is unknown.
+// (CONCURRENT_KERNEL, MEMCPY2, MARKER, MARKER_DATA, SYNCHRONIZATION). An item "-NAME" removes kinds
+// ("all,-overhead"); a list that starts with a removal starts from the default set. On error:
+// nothing, and `error` says which item is unknown.
 std::optional<std::uint32_t> parse_activity_kinds(std::string_view list, std::string* error);
 // "kernel,memcpy,..." in the canonical order; "all" for kAllKinds, "default" for
 // kDefaultKinds, "none" for 0.
