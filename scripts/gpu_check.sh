@@ -53,9 +53,10 @@ echo "== capture overhead"
 bench="$build/bench/bench_capture_overhead"
 flopline="$build/profiler/flopline"
 : > "$OUT/bench.txt"
-for round in 1 2; do
+for round in 1 2 3; do
   "$bench" none | tee -a "$OUT/bench.txt"
   "$bench" cupti | tee -a "$OUT/bench.txt"
+  "$bench" cupti-sub | tee -a "$OUT/bench.txt"
   "$flopline" run --no-summary -o "$OUT/traces/bench.json" -- "$bench" flopline 2>>"$OUT/bench.err" \
     | grep '^mode=' | tee -a "$OUT/bench.txt"
 done

@@ -8,6 +8,11 @@
 
 extern char** environ;
 
+// The install's libexec folder relative to its prefix (CMake's CMAKE_INSTALL_LIBEXECDIR).
+#ifndef FLOPLINE_INSTALL_LIBEXECDIR
+#define FLOPLINE_INSTALL_LIBEXECDIR "libexec"
+#endif
+
 namespace flopline::cli {
 
 std::optional<std::string> find_calibrate_program(const std::string& exe_path) {
@@ -15,8 +20,8 @@ std::optional<std::string> find_calibrate_program(const std::string& exe_path) {
   if (exe_path.empty()) return std::nullopt;
   std::error_code ec;
   const fs::path dir = fs::path(exe_path).parent_path();
-  for (const fs::path& p :
-       {dir / "flopline-calibrate", dir / ".." / "libexec" / "flopline" / "flopline-calibrate"}) {
+  for (const fs::path& p : {dir / "flopline-calibrate", dir / ".." / FLOPLINE_INSTALL_LIBEXECDIR /
+                                                            "flopline" / "flopline-calibrate"}) {
     if (fs::is_regular_file(p, ec)) return fs::weakly_canonical(p, ec).string();
   }
   return std::nullopt;

@@ -156,6 +156,13 @@ Parsed<RunOptions> parse_run_args(std::span<const std::string> args) {
   return P{std::move(o), {}};
 }
 
+std::string absolute_output(const std::string& output, const std::string& cwd) {
+  if (!output.empty() && output[0] == '/') return output;
+  std::string dir = cwd;
+  if (dir.empty() || dir.back() != '/') dir += '/';
+  return output.empty() ? dir : dir + output;
+}
+
 std::vector<std::string> build_run_environment(const std::vector<std::string>& base,
                                                const RunEnvironment& run) {
   std::vector<std::string> env = base;
@@ -210,7 +217,9 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
   }
   RunEnvironment run;
   run.inject_library = *inject;
-  run.output = opt.output;
+  std::error_code cwd_error;
+  const std::string cwd = std::filesystem::current_path(cwd_error).string();
+  run.output = cwd_error ? opt.output : absolute_output(opt.output, cwd);
   run.kinds = opt.kinds;
   run.max_memory_mb = opt.max_memory_mb;
   run.manifest = make_manifest();

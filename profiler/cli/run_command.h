@@ -57,6 +57,11 @@ std::optional<std::string> resolve_command(const std::string& name, const std::s
 std::optional<std::string> find_injection_library(const std::string& exe_path,
                                                   const char* override_path);
 
+// FLOPLINE_OUTPUT for `-o` as given, relative to `cwd`: the recorded program may change
+// directory, and `flopline run` reads the files back from its own. Empty `output` gives
+// the directory `cwd` (the library then picks the default name).
+std::string absolute_output(const std::string& output, const std::string& cwd);
+
 // Exit status of `flopline run` for a wait() status: the child's code, or 128 + signal.
 int exit_code_from_wait_status(int status);
 

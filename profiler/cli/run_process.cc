@@ -12,6 +12,11 @@
 
 #include "run_command.h"
 
+// The install's library folder relative to its prefix (CMake's CMAKE_INSTALL_LIBDIR).
+#ifndef FLOPLINE_INSTALL_LIBDIR
+#define FLOPLINE_INSTALL_LIBDIR "lib"
+#endif
+
 namespace flopline::cli {
 namespace {
 
@@ -59,9 +64,10 @@ std::optional<std::string> find_injection_library(const std::string& exe_path,
   }
   if (exe_path.empty()) return std::nullopt;
   const fs::path dir = fs::path(exe_path).parent_path();
-  for (const fs::path& p :
-       {dir / "libflopline_inject.so", dir / ".." / "lib" / "libflopline_inject.so",
-        dir / ".." / "lib64" / "libflopline_inject.so"}) {
+  for (const fs::path& p : {dir / "libflopline_inject.so",
+                            dir / ".." / FLOPLINE_INSTALL_LIBDIR / "libflopline_inject.so",
+                            dir / ".." / "lib" / "libflopline_inject.so",
+                            dir / ".." / "lib64" / "libflopline_inject.so"}) {
     if (fs::is_regular_file(p, ec)) return fs::weakly_canonical(p, ec).string();
   }
   return std::nullopt;

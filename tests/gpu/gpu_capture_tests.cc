@@ -105,6 +105,22 @@ TEST(Capture, LaunchesGiveExactlyThatManyKernels) {
   EXPECT_GT(t.trace.devices[0].peak_bytes_per_s, 0);
 }
 
+TEST(Capture, DefaultOutputIsNamedByPidInTheWorkingDirectory) {
+  const std::string dir = out_dir() + "/default_name";
+  mkdir(dir.c_str(), 0755);
+  const CommandResult r =
+      run_command({"/bin/sh", "-c",
+                   "cd '" + dir + "' && exec '" FLOPLINE_EXE "' run --no-summary -- '" +
+                       FLOPLINE_WORKLOAD + "' launches 3"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto files = traces_named_in(r.out);
+  ASSERT_EQ(files.size(), 1u) << r.out << r.err;
+  EXPECT_EQ(files[0].rfind(dir + "/flopline-", 0), 0u) << files[0];
+  const TraceView t = must_load(files[0]);
+  EXPECT_EQ(t.by_cat("kernel").size(), 3u);
+  std::remove(files[0].c_str());
+}
+
 TEST(Capture, MemcpyBytesMatch) {
   const RunResult r = flopline_run("memcpy", {FLOPLINE_WORKLOAD, "memcpy"});
   ASSERT_EQ(r.result.exit_code, 0) << describe(r);

@@ -100,6 +100,13 @@ TEST(RunEnvironment, SetsVariablesAndAppendsPreload) {
   EXPECT_EQ(preload, "LD_PRELOAD=/usr/lib/libfoo.so:" + run.inject_library);
 }
 
+TEST(RunEnvironment, OutputIsMadeAbsolute) {
+  EXPECT_EQ(absolute_output("t.json", "/home/u"), "/home/u/t.json");
+  EXPECT_EQ(absolute_output("out/t-%p.json", "/home/u/"), "/home/u/out/t-%p.json");
+  EXPECT_EQ(absolute_output("/abs/t.json", "/home/u"), "/abs/t.json");
+  EXPECT_EQ(absolute_output("", "/home/u"), "/home/u/");  // a directory: default names
+}
+
 TEST(RunCommandLookup, ResolvesLikeExecvp) {
   EXPECT_EQ(resolve_command("sh", "/nonexistent:/bin:/usr/bin").value_or(""), "/bin/sh");
   EXPECT_FALSE(resolve_command("flopline-no-such-command", "/bin:/usr/bin"));
