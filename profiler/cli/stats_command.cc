@@ -186,6 +186,9 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
     acc.add(*lt.trace, query);
     report.events_total += lt.trace->report.events_total;
     report.events_skipped += lt.trace->report.events_skipped;
+    for (const trace::DeviceProperties& d : lt.trace->devices) {
+      if (d.peak_bytes_per_s > 0 || !d.peak_flops.empty()) report.has_device_peaks = true;
+    }
   }
   report.result = acc.finish();
   if (report.result.rows.empty()) {

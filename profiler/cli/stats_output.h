@@ -24,6 +24,7 @@ struct StatsReport {
   // What the reader read and skipped, over all files (the reasons go to stderr).
   std::uint64_t events_total = 0;
   std::uint64_t events_skipped = 0;
+  bool has_device_peaks = false;  // some trace carries a device peak (for the footer's why)
 };
 
 std::string_view group_by_name(trace::GroupBy by);  // "name", "op", "category"

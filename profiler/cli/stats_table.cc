@@ -162,10 +162,28 @@ void write_stats_table(const StatsReport& report, std::ostream& out) {
       << report.rows_total << (report.rows_total == 1 ? " row" : " rows");
   if (res.rows.size() < report.rows_total) out << " (top " << res.rows.size() << " shown)";
   out << "\n";
-  if (!hidden.empty()) {
-    out << "No values for: " << join(hidden, ", ")
-        << " (no FLOP/byte counts or device peaks in the trace; --csv and --json keep the "
-           "columns)\n";
+  // Say why each empty column is empty: a missing count and a missing precision are
+  // different fixes for the user.
+  std::vector<std::string> no_counts;
+  bool no_peak = false;
+  for (const std::string& h : hidden) {
+    if (h == "% peak") {
+      no_peak = true;
+    } else {
+      no_counts.push_back(h);
+    }
+  }
+  if (!no_counts.empty()) {
+    out << "No values for: " << join(no_counts, ", ")
+        << " (no FLOP/byte counts on these slices; --csv and --json keep the columns)\n";
+  }
+  if (no_peak) {
+    out << "No values for: % peak ("
+        << (report.has_device_peaks
+                ? "needs each operator's precision, e.g. an NVTX suffix [precision=tf32]; "
+                  "docs/STATS.md"
+                : "the trace carries no device peaks")
+        << ")\n";
   }
   if (report.events_skipped > 0) {
     out << "Reader skipped " << with_thousands(static_cast<std::int64_t>(report.events_skipped))

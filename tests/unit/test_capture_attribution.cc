@@ -9,11 +9,17 @@
 #include <vector>
 
 #include "flopline/capture/record_decoder.h"
+#include "flopline/trace/analysis.h"
 
 namespace flopline::capture {
 namespace {
 
+using trace::DeviceProperties;
+using trace::GroupBy;
 using trace::Slice;
+using trace::StatsQuery;
+using trace::StatsResult;
+using trace::compute_stats;
 using trace::Trace;
 
 constexpr std::uint32_t kPid = 777;
@@ -248,6 +254,34 @@ TEST(CaptureAttribution, LoneKernelCarriesItsRangeCountsAndKeepsItsFlow) {
   ASSERT_TRUE(t.flows[0].joined());
   const auto& to = t.flows[0].to.slice;
   EXPECT_EQ(t.str(t.tracks[to.track].at(to).name), "gemm7");
+}
+
+// A precision in the suffix reaches the operator's CPU and GPU slices, and with it the
+// analysis finds the device peak: 2e9 FLOPs in 1000 ns (2e15 FLOP/s) on a 4e15 FLOP/s
+// tf32 peak = 50%.
+TEST(CaptureAttribution, SuffixPrecisionGivesPercentOfPeak) {
+  RecordBatch b;
+  b.process_id = kPid;
+  b.markers.push_back(start(1, 20000, "mm [flops=2e9 precision=tf32]"));
+  launch(b, 20100, 7, 22000, 23000, 7, kMain, "gemm");
+  b.markers.push_back(end(1, 21000));
+  Trace t = decode_to_trace(b);
+  for (const char* cat : {"user_annotation", "gpu_user_annotation"}) {
+    const auto s = with_cat(t, cat);
+    ASSERT_EQ(s.size(), 1u) << cat;
+    EXPECT_EQ(t.str(s[0].second.name), "mm");
+    EXPECT_NE(t.args.json(s[0].second.args).find(R"("precision":"tf32")"), std::string_view::npos) << cat;
+  }
+  DeviceProperties d;
+  d.peak_flops = {{"tf32", 4e15}};
+  d.peak_bytes_per_s = 1e12;
+  t.devices = {d};
+  StatsQuery q;
+  q.by = GroupBy::kOperator;
+  const StatsResult r = compute_stats(t, q);
+  ASSERT_EQ(r.rows.size(), 1u);
+  ASSERT_TRUE(r.rows[0].pct_peak.has_value());
+  EXPECT_NEAR(*r.rows[0].pct_peak, 50.0, 1e-9);
 }
 
 TEST(CaptureAttribution, OverlappingStartEndRangesInnermostIsTheLatestStarted) {

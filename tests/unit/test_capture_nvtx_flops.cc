@@ -66,6 +66,33 @@ TEST(CaptureNvtxSuffix, SuffixGivesCountsAndIsStripped) {
   EXPECT_EQ(bare.name, "");
 }
 
+TEST(CaptureNvtxSuffix, PrecisionIsAWordAndRoundTrips) {
+  const auto p = parse_range_message("matmul [flops=2e9, precision=tf32 bytes=12]");
+  ASSERT_TRUE(p.has_suffix);
+  EXPECT_EQ(p.name, "matmul");
+  EXPECT_EQ(p.counts.precision, "tf32");
+  EXPECT_DOUBLE_EQ(*p.counts.flops, 2e9);
+  EXPECT_DOUBLE_EQ(*p.counts.bytes, 12);
+  const auto only = parse_range_message("softmax [precision=bfloat16]");
+  ASSERT_TRUE(only.has_suffix);
+  EXPECT_EQ(only.counts.precision, "bfloat16");
+  EXPECT_FALSE(only.counts.flops.has_value());
+  for (const char* bad : {"x [precision=]", "x [precision=tf-32]", "x [precision=a precision=b]",
+                          "x [precision=tf32,]"}) {
+    const auto b = parse_range_message(bad);
+    EXPECT_FALSE(b.has_suffix) << bad;
+    EXPECT_EQ(b.name, bad);
+  }
+  RangeCounts c;
+  c.flops = 1e12;
+  c.precision = "bf16";
+  const auto back = parse_range_message(format_range_message("gemm", c));
+  EXPECT_EQ(back.counts.precision, "bf16");
+  EXPECT_DOUBLE_EQ(*back.counts.flops, 1e12);
+  c.precision = "not a word";  // never written, so never misread
+  EXPECT_EQ(format_range_message("gemm", c), "gemm [flops=1e+12]");
+}
+
 TEST(CaptureNvtxSuffix, MalformedSuffixesLeaveTheMessageWhole) {
   for (const char* msg : {"plain",
                           "layer[3]",

@@ -164,7 +164,19 @@ TEST(StatsOutput, TableHidesColumnsWithoutValues) {
   write_stats_table(r, out);
   const std::string t = out.str();
   EXPECT_EQ(t.find("TFLOP/s  "), std::string::npos) << t;
-  EXPECT_NE(t.find("No values for: GFLOP, TFLOP/s, GB/s, % peak"), std::string::npos) << t;
+  EXPECT_NE(t.find("No values for: GFLOP, TFLOP/s, GB/s (no FLOP/byte counts"), std::string::npos) << t;
+  EXPECT_NE(t.find("No values for: % peak (the trace carries no device peaks)"), std::string::npos) << t;
+}
+
+TEST(StatsOutput, EmptyPeakColumnNamesTheMissingPrecisionWhenPeaksExist) {
+  StatsReport r = sample_report();
+  r.has_device_peaks = true;
+  for (auto& row : r.result.rows) row.pct_peak = std::nullopt;
+  std::ostringstream out;
+  write_stats_table(r, out);
+  const std::string t = out.str();
+  EXPECT_NE(t.find("No values for: % peak (needs each operator's precision"), std::string::npos) << t;
+  EXPECT_EQ(t.find("no FLOP/byte counts"), std::string::npos) << t;
 }
 
 // ---- the command end to end, on a trace written here ------------------------------

@@ -1,6 +1,8 @@
 // The NVTX suffix grammar and payload rule documented in nvtx_flops.h.
 #include "flopline/capture/nvtx_flops.h"
 
+#include <algorithm>
+
 #include <charconv>
 #include <cmath>
 
@@ -71,6 +73,30 @@ bool parse_items(std::string_view body, RangeCounts& out) {
            ((body[k] >= 'a' && body[k] <= 'z') || (body[k] >= 'A' && body[k] <= 'Z')))
       ++k;
     const std::string_view key = body.substr(i, k - i);
+    if (iequals(key, "precision")) {
+      if (!out.precision.empty()) return false;
+      i = k;
+      while (i < body.size() && is_blank(body[i])) ++i;
+      if (i >= body.size() || body[i] != '=') return false;
+      ++i;
+      while (i < body.size() && is_blank(body[i])) ++i;
+      std::size_t v = i;
+      while (v < body.size() && (is_digit(body[v]) || body[v] == '_' || (body[v] >= 'a' && body[v] <= 'z') ||
+                                 (body[v] >= 'A' && body[v] <= 'Z')))
+        ++v;
+      if (v == i) return false;
+      out.precision = std::string(body.substr(i, v - i));
+      i = v;
+      if (i == body.size()) return true;
+      if (!is_blank(body[i]) && body[i] != ',') return false;
+      bool comma = false;
+      while (i < body.size() && (is_blank(body[i]) || (!comma && body[i] == ','))) {
+        if (body[i] == ',') comma = true;
+        ++i;
+      }
+      if (i == body.size()) return false;
+      continue;
+    }
     std::optional<double>* slot = nullptr;
     if (iequals(key, "flops")) slot = &out.flops;
     if (iequals(key, "bytes")) slot = &out.bytes;
@@ -150,7 +176,12 @@ std::string format_range_message(std::string_view name, const RangeCounts& count
   std::string out(name);
   const bool flops = counts.flops && std::isfinite(*counts.flops) && *counts.flops >= 0;
   const bool bytes = counts.bytes && std::isfinite(*counts.bytes) && *counts.bytes >= 0;
-  if (!flops && !bytes) return out;
+  // A precision is written only when it is a word of the grammar, so it reads back.
+  const bool precision = !counts.precision.empty() &&
+                         std::all_of(counts.precision.begin(), counts.precision.end(), [](char c) {
+                           return is_digit(c) || c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+                         });
+  if (!flops && !bytes && !precision) return out;
   auto append = [&out](std::string_view key, double v) {
     out += key;
     char buf[32];
@@ -161,6 +192,11 @@ std::string format_range_message(std::string_view name, const RangeCounts& count
   if (flops) append("flops=", *counts.flops);
   if (flops && bytes) out += ' ';
   if (bytes) append("bytes=", *counts.bytes);
+  if (precision) {
+    if (flops || bytes) out += ' ';
+    out += "precision=";
+    out += counts.precision;
+  }
   out += ']';
   return out;
 }

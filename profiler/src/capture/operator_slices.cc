@@ -37,6 +37,7 @@ trace::ArgsId range_args(trace::Trace& t, ArgsBuilder& a, const NvtxRange& r) {
   a.clear();
   add_marker_data(a, r.data);
   if (r.count_source != CountSource::kNone) a.add("flops source", to_string(r.count_source));
+  if (!r.precision.empty()) a.add("precision", r.precision);  // picks the peak for % of peak
   if (r.from_torch) {
     // Kineto's cpu_op keys, so tools that read torch.profiler traces find them.
     if (r.torch_seq) a.add("Sequence number", *r.torch_seq);
@@ -83,6 +84,8 @@ std::vector<std::uint32_t> emit_operators(const PairedMarkers& markers,
     for (const StreamExtent& e : op.streams) {
       a.clear();
       a.add_uint("gpu records", e.records);
+      const std::string& precision = markers.ranges[op.range].precision;
+      if (!precision.empty()) a.add("precision", precision);
       const trace::ArgsId args = t.args.add_json(a.finish());
       const std::uint32_t gpu = builder.process(pids.gpu(e.device));
       const std::uint32_t track =

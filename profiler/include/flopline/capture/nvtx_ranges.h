@@ -48,6 +48,7 @@ struct NvtxRange {
   std::string name;             // shown in the trace: suffix stripped, torch fields moved to args
   NvtxMarkerData data;
   trace::SliceMetrics metrics;  // flops / bytes, -1 when unknown
+  std::string precision;        // from the suffix ("tf32"); empty when not given
   CountSource count_source = CountSource::kNone;
   // PyTorch emit_nvtx fields, when the message was one.
   bool from_torch = false;
