@@ -7,6 +7,7 @@
 #include <string>
 
 #include "flopline/trace/chrome_reader.h"
+#include "reader_test_util.h"
 #include "trace/chrome_reader_impl.h"
 
 namespace flopline::trace {
@@ -14,17 +15,8 @@ namespace {
 
 ReadResult read(std::string_view text) { return read_chrome_trace_text(text, "t.json"); }
 
-bool has_warning(const ReadResult& r, std::string_view text) {
-  return std::any_of(r.trace.report.warnings.begin(), r.trace.report.warnings.end(),
-                     [&](const std::string& w) { return w.find(text) != std::string::npos; });
-}
-
-std::uint64_t skipped_for(const ReadResult& r, std::string_view reason) {
-  for (const auto& [k, n] : r.trace.report.skip_reasons) {
-    if (k == reason) return n;
-  }
-  return 0;
-}
+using test::has_warning;
+using test::skipped_for;
 
 TEST(ReaderErrors, EmptyFile) {
   ReadResult r = read("");

@@ -6,28 +6,15 @@
 #include <string>
 
 #include "flopline/trace/chrome_reader.h"
+#include "reader_test_util.h"
 #include "flopline/trace/json_value.h"
 
 namespace flopline::trace {
 namespace {
 
-ReadResult read(std::string_view text) {
-  ReadResult r = read_chrome_trace_text(text, "t.json");
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error->message());
-  return r;
-}
-
-bool has_warning(const ReadResult& r, std::string_view text) {
-  return std::any_of(r.trace.report.warnings.begin(), r.trace.report.warnings.end(),
-                     [&](const std::string& w) { return w.find(text) != std::string::npos; });
-}
-
-std::uint64_t skipped_for(const ReadResult& r, std::string_view reason) {
-  for (const auto& [k, n] : r.trace.report.skip_reasons) {
-    if (k == reason) return n;
-  }
-  return 0;
-}
+using test::has_warning;
+using test::skipped_for;
+ReadResult read(std::string_view text) { return test::read_ok(text); }
 
 // The only slice of the trace (tests below write one X event).
 const Slice& only_slice(const ReadResult& r) {

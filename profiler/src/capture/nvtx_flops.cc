@@ -61,46 +61,37 @@ double scale_of(std::string_view s) {
   return s.size() == 2 ? std::ldexp(1.0, 10 * power) : std::pow(1000.0, power);
 }
 
+bool is_word_char(char c) {
+  return is_digit(c) || c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+// Stores one item's value; false when the key is unknown or repeated, or the value
+// does not fit its key.
+bool store_item(std::string_view key, std::string_view value, RangeCounts& out) {
+  if (iequals(key, "precision")) {
+    if (!out.precision.empty() || value.empty() || !std::all_of(value.begin(), value.end(), is_word_char)) {
+      return false;
+    }
+    out.precision = std::string(value);
+    return true;
+  }
+  std::optional<double>* slot = nullptr;
+  if (iequals(key, "flops")) slot = &out.flops;
+  if (iequals(key, "bytes")) slot = &out.bytes;
+  if (slot == nullptr || slot->has_value()) return false;
+  *slot = parse_count(value);
+  return slot->has_value();
+}
+
 // Parses the items between the brackets; false when they do not follow the grammar.
 bool parse_items(std::string_view body, RangeCounts& out) {
   body = trim(body);
   if (body.empty()) return false;
   std::size_t i = 0;
   while (true) {
-    // key
     std::size_t k = i;
-    while (k < body.size() &&
-           ((body[k] >= 'a' && body[k] <= 'z') || (body[k] >= 'A' && body[k] <= 'Z')))
-      ++k;
+    while (k < body.size() && ((body[k] >= 'a' && body[k] <= 'z') || (body[k] >= 'A' && body[k] <= 'Z'))) ++k;
     const std::string_view key = body.substr(i, k - i);
-    if (iequals(key, "precision")) {
-      if (!out.precision.empty()) return false;
-      i = k;
-      while (i < body.size() && is_blank(body[i])) ++i;
-      if (i >= body.size() || body[i] != '=') return false;
-      ++i;
-      while (i < body.size() && is_blank(body[i])) ++i;
-      std::size_t v = i;
-      while (v < body.size() && (is_digit(body[v]) || body[v] == '_' || (body[v] >= 'a' && body[v] <= 'z') ||
-                                 (body[v] >= 'A' && body[v] <= 'Z')))
-        ++v;
-      if (v == i) return false;
-      out.precision = std::string(body.substr(i, v - i));
-      i = v;
-      if (i == body.size()) return true;
-      if (!is_blank(body[i]) && body[i] != ',') return false;
-      bool comma = false;
-      while (i < body.size() && (is_blank(body[i]) || (!comma && body[i] == ','))) {
-        if (body[i] == ',') comma = true;
-        ++i;
-      }
-      if (i == body.size()) return false;
-      continue;
-    }
-    std::optional<double>* slot = nullptr;
-    if (iequals(key, "flops")) slot = &out.flops;
-    if (iequals(key, "bytes")) slot = &out.bytes;
-    if (slot == nullptr || slot->has_value()) return false;
     i = k;
     while (i < body.size() && is_blank(body[i])) ++i;
     if (i >= body.size() || body[i] != '=') return false;
@@ -108,8 +99,7 @@ bool parse_items(std::string_view body, RangeCounts& out) {
     while (i < body.size() && is_blank(body[i])) ++i;
     std::size_t v = i;
     while (v < body.size() && !is_blank(body[v]) && body[v] != ',') ++v;
-    *slot = parse_count(body.substr(i, v - i));
-    if (!slot->has_value()) return false;
+    if (!store_item(key, body.substr(i, v - i), out)) return false;
     i = v;
     if (i == body.size()) return true;
     // separator: blanks, or blanks around one comma
@@ -178,9 +168,7 @@ std::string format_range_message(std::string_view name, const RangeCounts& count
   const bool bytes = counts.bytes && std::isfinite(*counts.bytes) && *counts.bytes >= 0;
   // A precision is written only when it is a word of the grammar, so it reads back.
   const bool precision = !counts.precision.empty() &&
-                         std::all_of(counts.precision.begin(), counts.precision.end(), [](char c) {
-                           return is_digit(c) || c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-                         });
+                         std::all_of(counts.precision.begin(), counts.precision.end(), is_word_char);
   if (!flops && !bytes && !precision) return out;
   auto append = [&out](std::string_view key, double v) {
     out += key;
