@@ -105,7 +105,9 @@ std::size_t add_kernel(const KernelActivity& a, RecordBatch& batch) {
   return sizeof(KernelRecord) + string_bytes(k.name);
 }
 
-std::size_t add_memcpy(const MemcpyActivity& a, RecordBatch& batch) {
+// MEMCPY and MEMCPY2 (peer) records share these fields under the same names.
+template <typename CopyActivity>
+MemcpyRecord& add_copy_fields(const CopyActivity& a, RecordBatch& batch) {
   MemcpyRecord& m = batch.memcpys.emplace_back();
   m.start = ns(a.start);
   m.end = ns(a.end);
@@ -119,23 +121,16 @@ std::size_t add_memcpy(const MemcpyActivity& a, RecordBatch& batch) {
   m.correlation_id = a.correlationId;
   m.graph_id = a.graphId;
   m.graph_node_id = a.graphNodeId;
+  return m;
+}
+
+std::size_t add_memcpy(const MemcpyActivity& a, RecordBatch& batch) {
+  add_copy_fields(a, batch);
   return sizeof(MemcpyRecord);
 }
 
 std::size_t add_peer_copy(const PeerCopyActivity& a, RecordBatch& batch) {
-  MemcpyRecord& m = batch.memcpys.emplace_back();
-  m.start = ns(a.start);
-  m.end = ns(a.end);
-  m.kind = a.copyKind <= 10 ? static_cast<MemcpyKind>(a.copyKind) : MemcpyKind::kUnknown;
-  m.src_kind = a.srcKind <= 7 ? static_cast<MemoryKind>(a.srcKind) : MemoryKind::kUnknown;
-  m.dst_kind = a.dstKind <= 7 ? static_cast<MemoryKind>(a.dstKind) : MemoryKind::kUnknown;
-  m.bytes = a.bytes;
-  m.device = a.deviceId;
-  m.context = a.contextId;
-  m.stream = a.streamId;
-  m.correlation_id = a.correlationId;
-  m.graph_id = a.graphId;
-  m.graph_node_id = a.graphNodeId;
+  MemcpyRecord& m = add_copy_fields(a, batch);
   m.src_device = a.srcDeviceId;
   m.dst_device = a.dstDeviceId;
   m.src_context = a.srcContextId;
