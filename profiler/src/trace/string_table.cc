@@ -55,7 +55,6 @@ const char* StringTable::store(std::string_view s) {
   if (s.size() > kChunkBytes / 4) {  // big strings get an allocation of their own
     big_strings_.emplace_back(new char[s.size()]);
     std::memcpy(big_strings_.back().get(), s.data(), s.size());
-    string_bytes_ += s.size();
     big_bytes_ += s.size();
     return big_strings_.back().get();
   }
@@ -67,7 +66,6 @@ const char* StringTable::store(std::string_view s) {
   char* dst = chunks_.back().get() + chunk_used_;
   std::memcpy(dst, s.data(), s.size());
   chunk_used_ += s.size();
-  string_bytes_ += s.size();
   return dst;
 }
 

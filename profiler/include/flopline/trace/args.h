@@ -47,7 +47,9 @@ class ArgStore {
     __builtin_prefetch(reinterpret_cast<const void*>(p + 64));
     __builtin_prefetch(reinterpret_cast<const void*>(p + 128));
   }
-  std::size_t resident_bytes() const { return arena_.capacity() + entries_.capacity() * sizeof(Entry); }
+  // Bytes in use. Reserved but untouched capacity (the reader reserves generously up
+  // front to avoid regrowth) costs address space, not resident memory, so it is left out.
+  std::size_t resident_bytes() const { return arena_.size() + entries_.size() * sizeof(Entry); }
   void reserve_bytes(std::size_t n) { arena_.reserve(n); }
 
  private:

@@ -42,7 +42,6 @@ class StringTable {
   std::size_t big_bytes_ = 0;
   std::size_t chunk_used_ = 0;
   std::size_t chunk_size_ = 0;
-  std::size_t string_bytes_ = 0;
 };
 
 std::uint64_t hash_bytes(std::string_view s);
