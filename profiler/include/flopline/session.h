@@ -63,11 +63,14 @@ class FLOPLINE_API Session {
 };
 
 // An NVTX range that is also a flopline operator: the kernels launched inside it on this
-// thread are its GPU work; FLOPs and bytes (when >= 0) give its TFLOP/s and GB/s. Pushed
-// on construction, popped on destruction, on the calling thread.
+// thread are its GPU work; FLOPs and bytes (when >= 0) give its TFLOP/s and GB/s, and the
+// precision ("fp32", "tf32", "bf16", ...; empty when unknown) picks the device peak that
+// "% of peak" divides by. Pushed on construction, popped on destruction, on the calling
+// thread.
 class FLOPLINE_API Range {
  public:
-  explicit Range(const std::string& name, double flops = -1, double bytes = -1);
+  explicit Range(const std::string& name, double flops = -1, double bytes = -1,
+                 const std::string& precision = {});
   ~Range();
   Range(const Range&) = delete;
   Range& operator=(const Range&) = delete;

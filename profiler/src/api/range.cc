@@ -5,10 +5,12 @@
 
 namespace flopline {
 
-Range::Range(const std::string& name, double flops, double bytes) {
+Range::Range(const std::string& name, double flops, double bytes,
+             const std::string& precision) {
   capture::RangeCounts counts;
   if (flops >= 0) counts.flops = flops;
   if (bytes >= 0) counts.bytes = bytes;
+  counts.precision = precision;
   // The counts travel in the message suffix that every flopline capture parses
   // (nvtx_flops.h), so the range reads the same in any NVTX tool.
   nvtxRangePushA(capture::format_range_message(name, counts).c_str());

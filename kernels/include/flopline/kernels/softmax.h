@@ -1,0 +1,34 @@
+// softmax(A x B) over rows (dim -1) or over columns (dim 0), fused with the matmul, and a
+// standalone softmax (the unfused baseline). See docs/KERNELS.md for the schemes:
+//  - k small (the matmul is cheap next to one pass over the scores): two sweeps of the
+//    matmul, the first keeps only per-row (per-column) max and sum, the second writes
+//    the normalized output; the score matrix never goes to memory.
+//  - otherwise: the matmul epilogue writes exp(s - tile max) and each tile's (max, sum);
+//    a light pass rescales the output in place with the combined statistics.
+// Inputs tf32 (fp32 storage), bf16 or fp16; output fp32 or the input's 16-bit type.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "flopline/kernels/checks.h"
+
+namespace flopline::kernels {
+
+struct MatmulSoftmaxOptions {
+  SoftmaxDim dim = SoftmaxDim::rows;
+  MatmulPath path = MatmulPath::automatic;  // sm90 fuses; other paths run matmul + softmax
+  cudaStream_t stream = nullptr;
+  bool range = true;
+};
+
+void matmul_softmax(const MatmulProblem& p, const MatmulSoftmaxOptions& options = {});
+
+// out = softmax(x) over rows or columns of an m x n row-major matrix (fp32 math);
+// SoftmaxProblem and its checks are in checks.h. Checks the arguments (KernelError),
+// then launches asynchronously on the stream; launch failures throw CudaError. Rows: a
+// row of up to 16384 elements is read once into registers (one pass over memory);
+// longer rows are read twice. Columns: per-column running max and sum over row chunks,
+// then a second read that writes the output (softmax_cols.cu).
+void softmax(const SoftmaxProblem& p, SoftmaxDim dim, cudaStream_t stream = nullptr, bool range = true);
+
+}  // namespace flopline::kernels

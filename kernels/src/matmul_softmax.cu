@@ -1,0 +1,138 @@
+// matmul_softmax(): softmax(A x B) over rows or columns. On Hopper (sm90 path) the
+// softmax is fused into the matmul's epilogue (softmax_epilogue.cuh) with one of two
+// schemes, chosen by k:
+//  - recompute (k <= kRecomputeMaxK): sweep 1 keeps only block statistics, sweep 2
+//    recomputes the scores and writes the normalized output. The matmul runs twice but
+//    the scores never touch memory: for small k the matmul is cheap next to a pass
+//    over the m x n output.
+//  - rescale: the single sweep writes exp(s - block max) and block statistics; a light
+//    pass rescales the output in place. One matmul, one extra read+write of the output.
+// Elsewhere (other devices, shapes TMA cannot take, fp32 inputs) it runs the matmul into
+// scratch memory and the standalone softmax: correct, not fused.
+#include <cuda_bf16.h>
+
+#include <string>
+
+#include "flopline/kernels/matmul.h"
+#include "flopline/kernels/softmax.h"
+#include "matmul_launch.h"
+#include "op_range.h"
+#include "sm90_launch.cuh"
+#include "softmax_epilogue.cuh"
+#include "softmax_finish.cuh"
+
+namespace flopline::kernels {
+namespace {
+
+// Recomputing costs 2mnk FLOPs; rescaling costs 2mn output elements of traffic. At about
+// 300-600 TFLOP/s against 3.5-4 TB/s the two meet near k = 340 (docs/KERNELS.md).
+constexpr std::int64_t kRecomputeMaxK = 320;
+
+// Stream-ordered scratch memory, freed on the stream when it goes out of scope.
+class Scratch {
+ public:
+  Scratch(std::size_t bytes, cudaStream_t stream, const char* what) : stream_(stream) {
+    const cudaError_t e = cudaMallocAsync(&ptr_, bytes, stream);
+    if (e != cudaSuccess) throw CudaError(std::string("matmul_softmax: scratch for ") + what + ": " + cudaGetErrorString(e));
+  }
+  ~Scratch() { cudaFreeAsync(ptr_, stream_); }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  template <class T>
+  T* as() const { return static_cast<T*>(ptr_); }
+
+ private:
+  void* ptr_ = nullptr;
+  cudaStream_t stream_;
+};
+
+bool fused_supported(const MatmulProblem& p, MatmulPath path, int arch) {
+  if (path != MatmulPath::automatic && path != MatmulPath::sm90) return false;
+  const bool types = (p.in == DType::tf32 && p.out == DType::f32) ||
+                     (p.in == DType::bf16 && (p.out == DType::f32 || p.out == DType::bf16));
+  if (!types) return false;
+  try {
+    check_matmul_path(p, MatmulPath::sm90, arch);
+  } catch (const KernelError&) {
+    return false;
+  }
+  return p.n % 4 == 0;  // the epilogue and rescale write 2 and 4 columns at once
+}
+
+template <class OutT>
+void run_sweep(const MatmulProblem& p, cudaStream_t stream, const sm90::SoftmaxEpilogue<OutT>& epilogue) {
+  if (p.in == DType::tf32) {
+    detail::launch_sm90_tf32(p, stream, epilogue);
+  } else {
+    detail::launch_sm90_core<sm90::Bf16Operands>(p, p.b, stream, epilogue);
+  }
+}
+
+template <class OutT>
+void fused_sm90(const MatmulProblem& p, SoftmaxDim dim, cudaStream_t stream) {
+  const bool rows = dim == SoftmaxDim::rows;
+  const int tiles_n = static_cast<int>((p.n + sm90::kBlockN - 1) / sm90::kBlockN);
+  const int blocks16 = static_cast<int>((p.m + 15) / 16);
+  const std::size_t partial_count = rows ? static_cast<std::size_t>(p.m) * tiles_n
+                                         : static_cast<std::size_t>(blocks16) * static_cast<std::size_t>(p.n);
+  Scratch partial(partial_count * sizeof(float2), stream, "block statistics");
+  Scratch final_stats(static_cast<std::size_t>(rows ? p.m : p.n) * sizeof(float2), stream, "statistics");
+  sm90::SoftmaxEpilogue<OutT> e{static_cast<OutT*>(p.c), static_cast<int>(p.m), static_cast<int>(p.n), rows,
+                                sm90::SoftmaxPass::stats, partial.as<float2>(), final_stats.as<float2>(), tiles_n};
+  const int blocks = rows ? tiles_n : blocks16;
+  if (p.k <= kRecomputeMaxK) {
+    run_sweep(p, stream, e);
+    detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), p.m, p.n, rows, blocks, stream);
+    e.pass = sm90::SoftmaxPass::normalize;
+    run_sweep(p, stream, e);
+  } else {
+    e.pass = sm90::SoftmaxPass::stats_store_exp;
+    run_sweep(p, stream, e);
+    detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), p.m, p.n, rows, blocks, stream);
+    detail::rescale_softmax(p.c, p.out, partial.as<float2>(), final_stats.as<float2>(), p.m, p.n, rows, blocks,
+                            stream);
+  }
+}
+
+// Any device and shape: matmul into fp32 scratch, then the standalone softmax.
+void unfused(const MatmulProblem& p, const MatmulSoftmaxOptions& o) {
+  Scratch scores(static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.n) * 4, o.stream, "scores");
+  MatmulProblem mm = p;
+  mm.c = scores.as<float>();
+  mm.out = DType::f32;
+  MatmulOptions mo;
+  mo.path = o.path;
+  mo.stream = o.stream;
+  mo.range = false;  // the caller's range covers both launches
+  matmul(mm, mo);
+  SoftmaxProblem sp;
+  sp.x = scores.as<float>();
+  sp.out = p.c;
+  sp.m = p.m;
+  sp.n = p.n;
+  sp.in = DType::f32;
+  sp.out_type = p.out;
+  softmax(sp, o.dim, o.stream, false);
+}
+
+}  // namespace
+
+void matmul_softmax(const MatmulProblem& p, const MatmulSoftmaxOptions& options) {
+  const int arch = current_arch();
+  check_matmul_path(p, options.path, arch);
+  if (p.out != DType::f32 && p.out != DType::bf16 && p.out != DType::f16) {
+    throw KernelError(std::string("matmul_softmax: unsupported output type ") + dtype_name(p.out));
+  }
+  detail::OpRange range(matmul_softmax_cost(p.m, p.n, p.k, options.dim, p.in, p.out), options.range);
+  if (fused_supported(p, options.path, arch)) {
+    if (p.out == DType::bf16) {
+      fused_sm90<__nv_bfloat16>(p, options.dim, options.stream);
+    } else {
+      fused_sm90<float>(p, options.dim, options.stream);
+    }
+  } else {
+    unfused(p, options);
+  }
+}
+
+}  // namespace flopline::kernels

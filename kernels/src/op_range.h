@@ -1,0 +1,24 @@
+// The flopline range around one kernel launch: the operator a trace shows, with the
+// FLOPs, bytes and precision of cost.h. Without the flopline API (a build without
+// CUPTI) it does nothing.
+#pragma once
+
+#include <memory>
+
+#include "flopline/kernels/cost.h"
+
+namespace flopline::kernels::detail {
+
+class OpRange {
+ public:
+  OpRange(const OpCost& cost, bool enabled);
+  ~OpRange();
+  OpRange(const OpRange&) = delete;
+  OpRange& operator=(const OpRange&) = delete;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace flopline::kernels::detail

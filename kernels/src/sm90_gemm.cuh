@@ -1,0 +1,208 @@
+// The Hopper matmul core: one CTA computes a 128x256 tile of C = A x B with wgmma on
+// operands that TMA brings into 128-byte-swizzled shared memory, through a 4-stage
+// mbarrier pipeline. Warpgroup 0 is the producer (one thread issues the TMA loads, the
+// others give their registers away); warpgroups 1 and 2 each own 64 rows of the tile and
+// keep its 64x256 fp32 accumulator in registers (128 per thread). What happens to the
+// accumulator is the Epilogue's job: a plain store (matmul_sm90.cu) or the softmax
+// statistics of the fused matmul+softmax (matmul_softmax_sm90.cu).
+//
+// A is m x k row-major (K-major). B is k x n row-major (N-major) for 16-bit types, read
+// with wgmma's transpose; tf32 has no transpose, so B arrives pre-transposed (n x k).
+// TMA zero-fills outside the matrices, so partial tiles in m, n and k need no special
+// path; the epilogue masks rows >= m and columns >= n.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "sm90_primitives.cuh"
+#include "sm90_wgmma_ops.cuh"
+
+namespace flopline::kernels::sm90 {
+
+constexpr int kBlockM = 128;
+constexpr int kBlockN = 256;
+constexpr int kStages = 4;
+constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
+constexpr int kGroupM = 8;     // tiles walked in groups of 8 rows of tiles for L2 reuse
+constexpr int kAccum = 128;    // fp32 accumulators per consumer thread
+
+// Element type of A and B: the wgmma used, the K of one instruction, and whether B is
+// N-major (transposed) in shared memory.
+struct Bf16Operands {
+  static constexpr int kElemBytes = 2, kInstrK = 16;
+  static constexpr bool kBNMajor = true;
+  __device__ static void mma(float (&d)[kAccum], std::uint64_t a, std::uint64_t b) {
+#ifdef FLOPLINE_SM90A
+    wgmma_m64n256k16_bf16_bt(d, a, b, 1);
+#endif
+  }
+};
+struct F16Operands {
+  static constexpr int kElemBytes = 2, kInstrK = 16;
+  static constexpr bool kBNMajor = true;
+  __device__ static void mma(float (&d)[kAccum], std::uint64_t a, std::uint64_t b) {
+#ifdef FLOPLINE_SM90A
+    wgmma_m64n256k16_f16_bt(d, a, b, 1);
+#endif
+  }
+};
+struct Tf32Operands {
+  static constexpr int kElemBytes = 4, kInstrK = 8;
+  static constexpr bool kBNMajor = false;
+  __device__ static void mma(float (&d)[kAccum], std::uint64_t a, std::uint64_t b) {
+#ifdef FLOPLINE_SM90A
+    wgmma_m64n256k8_tf32(d, a, b, 1);
+#endif
+  }
+};
+
+template <class Ops>
+struct Tile {
+  static constexpr int kBlockK = 128 / Ops::kElemBytes;  // one 128-byte swizzle row of K
+  static constexpr int kABytes = kBlockM * 128;
+  static constexpr int kBBytes = kBlockN * 128;
+  static constexpr int kStageBytes = kABytes + kBBytes;
+  static constexpr int kSmemBytes = kStages * kStageBytes + 1024 /* alignment */ + 2 * kStages * 8;
+};
+
+// Where accumulator register i of a consumer thread sits in its warpgroup's 64x256 block
+// (wgmma's fragment layout): pairs of columns, rows r and r+8 per 8-column block.
+__device__ __forceinline__ int accum_row(int i, int warp, int lane) {
+  return warp * 16 + (lane >> 2) + 8 * ((i >> 1) & 1);
+}
+__device__ __forceinline__ int accum_col(int i, int lane) { return (i >> 2) * 8 + (lane & 3) * 2 + (i & 1); }
+
+__device__ __forceinline__ void tile_coords(int tiles_m, int tiles_n, int* tm, int* tn) {
+  const int pid = static_cast<int>(blockIdx.x);
+  const int per_group = kGroupM * tiles_n;
+  const int first_m = (pid / per_group) * kGroupM;
+  const int group_rows = min(tiles_m - first_m, kGroupM);
+  *tm = first_m + (pid % per_group) % group_rows;
+  *tn = (pid % per_group) / group_rows;
+}
+
+// Epilogue: `void operator()(const float (&d)[128], int row0, int col0, int warp, int lane)`
+// called by every consumer thread after its accumulator is final; row0/col0 are the
+// global coordinates of the warpgroup's 64x256 block. kNeedsSync epilogues may use
+// `smem` (kBlockM x 8 floats... see the epilogue) after a named barrier of the consumers.
+template <class Ops, class Epilogue>
+__global__ void __launch_bounds__(kThreads, 1)
+    gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, int m, int n,
+                int k, Epilogue epilogue) {
+#ifdef FLOPLINE_SM90A
+  using T = Tile<Ops>;
+  extern __shared__ unsigned char smem_raw[];
+  // 128-byte swizzle atoms repeat every 1024 bytes: the tiles start 1024-aligned.
+  unsigned char* smem = reinterpret_cast<unsigned char*>(
+      (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~static_cast<std::uintptr_t>(1023));
+  std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + kStages * T::kStageBytes);
+  std::uint64_t* empty = full + kStages;
+
+  const int warpgroup = static_cast<int>(threadIdx.x) / 128;
+  const int tid_in_group = static_cast<int>(threadIdx.x) % 128;
+  const int tiles_m = (m + kBlockM - 1) / kBlockM;
+  const int tiles_n = (n + kBlockN - 1) / kBlockN;
+  int tm = 0, tn = 0;
+  tile_coords(tiles_m, tiles_n, &tm, &tn);
+  const int k_tiles = (k + T::kBlockK - 1) / T::kBlockK;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], 2);  // one arrival per consumer warpgroup
+    }
+    fence_barrier_init();
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    regs_release<40>();
+    if (tid_in_group == 0) {
+      prefetch_tensor_map(&map_a);
+      prefetch_tensor_map(&map_b);
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        const int s = kt % kStages;
+        if (kt >= kStages) mbar_wait(&empty[s], ((kt / kStages) + 1) & 1);
+        unsigned char* sa = smem + s * T::kStageBytes;
+        unsigned char* sb = sa + T::kABytes;
+        mbar_expect_tx(&full[s], T::kStageBytes);
+        tma_load_2d(sa, &map_a, &full[s], kt * T::kBlockK, tm * kBlockM);
+        if constexpr (Ops::kBNMajor) {
+          // B is k x n: four 64-column boxes of kBlockK rows, each 128 bytes wide.
+          constexpr int kBoxCols = 128 / Ops::kElemBytes;
+#pragma unroll
+          for (int j = 0; j < kBlockN / kBoxCols; ++j) {
+            tma_load_2d(sb + j * T::kBlockK * 128, &map_b, &full[s], tn * kBlockN + j * kBoxCols, kt * T::kBlockK);
+          }
+        } else {
+          tma_load_2d(sb, &map_b, &full[s], kt * T::kBlockK, tn * kBlockN);  // B^T is n x k
+        }
+      }
+    }
+  } else {
+    regs_claim<232>();
+    const int consumer = warpgroup - 1;
+    float d[kAccum];
+#pragma unroll
+    for (int i = 0; i < kAccum; ++i) d[i] = 0.0f;
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      const int s = kt % kStages;
+      mbar_wait(&full[s], (kt / kStages) & 1);
+      const std::uint32_t sa = smem_addr(smem + s * T::kStageBytes) + consumer * 64 * 128;
+      const std::uint32_t sb = smem_addr(smem + s * T::kStageBytes + T::kABytes);
+      wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < T::kBlockK / Ops::kInstrK; ++ks) {
+        const std::uint64_t da = desc_k_major_sw128(sa + ks * Ops::kInstrK * Ops::kElemBytes);
+        std::uint64_t db;
+        if constexpr (Ops::kBNMajor) {
+          db = desc_mn_major_sw128(sb + ks * Ops::kInstrK * 128, T::kBlockK * 128);
+        } else {
+          db = desc_k_major_sw128(sb + ks * Ops::kInstrK * Ops::kElemBytes);
+        }
+        Ops::mma(d, da, db);
+      }
+      wgmma_commit();
+      // Keep one group in flight: the previous stage's group is complete once at most
+      // one (this one) is pending, and its buffers go back to the producer.
+      wgmma_wait<1>();
+      fence_registers(d);
+      if (kt > 0 && tid_in_group == 0) mbar_arrive(&empty[(kt - 1) % kStages]);
+    }
+    wgmma_wait<0>();
+    fence_registers(d);
+    const int warp = tid_in_group / 32, lane = tid_in_group % 32;
+    epilogue(d, tm * kBlockM + consumer * 64, tn * kBlockN, warp, lane);
+  }
+#endif
+}
+
+// Plain store of the accumulator as OutT (float, __nv_bfloat16 or __half).
+template <class OutT>
+struct StoreEpilogue {
+  OutT* c;
+  int m, n;
+  __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane) const {
+#pragma unroll
+    for (int i = 0; i < kAccum; i += 2) {
+      const int row = row0 + accum_row(i, warp, lane);
+      const int col = col0 + accum_col(i, lane);
+      // n is a multiple of 4 (fp32) or 8 (16-bit) on this path and col is even, so
+      // col < n means the pair is inside and aligned.
+      if (row < m && col < n) store_pair(c + static_cast<std::int64_t>(row) * n + col, d[i], d[i + 1]);
+    }
+  }
+  __device__ static void store_pair(float* p, float a, float b) { *reinterpret_cast<float2*>(p) = make_float2(a, b); }
+  __device__ static void store_pair(__nv_bfloat16* p, float a, float b) {
+    *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
+  }
+  __device__ static void store_pair(__half* p, float a, float b) {
+    *reinterpret_cast<__half2*>(p) = __floats2half2_rn(a, b);
+  }
+};
+
+}  // namespace flopline::kernels::sm90

@@ -1,0 +1,96 @@
+// Hopper building blocks of the sm90 kernels, as thin inline-PTX wrappers: mbarriers,
+// TMA tile loads, wgmma fences and shared-memory matrix descriptors, register
+// reallocation. Only compiled for sm_90a (FLOPLINE_SM90A), elsewhere the kernels are empty.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define FLOPLINE_SM90A 1
+#endif
+
+namespace flopline::kernels::sm90 {
+
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+#ifdef FLOPLINE_SM90A
+
+// --- mbarrier: the producer/consumer handshake of each pipeline stage ---------------
+__device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
+}
+__device__ __forceinline__ void mbar_expect_tx(std::uint64_t* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes));
+}
+__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)));
+}
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned phase) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "wait_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra wait_%=;\n"
+      "}\n" ::"r"(smem_addr(bar)),
+      "r"(phase));
+}
+__device__ __forceinline__ void fence_barrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+// --- TMA: one 2-D tile from global to shared memory, completing on an mbarrier ------
+__device__ __forceinline__ void tma_load_2d(void* dst, const void* tensor_map, std::uint64_t* bar, int inner,
+                                            int outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_addr(dst)),
+      "l"(tensor_map), "r"(smem_addr(bar)), "r"(inner), "r"(outer)
+      : "memory");
+}
+__device__ __forceinline__ void prefetch_tensor_map(const void* tensor_map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(tensor_map) : "memory");
+}
+
+// --- wgmma ordering ------------------------------------------------------------------
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+// Keeps the compiler from moving accumulator reads/writes across the async wgmma.
+template <int R>
+__device__ __forceinline__ void fence_registers(float (&d)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// --- register reallocation between the producer and the consumer warpgroups ----------
+template <int Regs>
+__device__ __forceinline__ void regs_release() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Regs));
+}
+template <int Regs>
+__device__ __forceinline__ void regs_claim() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Regs));
+}
+
+#endif  // FLOPLINE_SM90A
+
+// --- shared-memory matrix descriptor (PTX "matrix-descriptor-encode") ---------------
+// 128-byte swizzle. K-major operands: 8-row groups 1024 bytes apart (SBO); LBO unused.
+// MN-major operands: 64-element (128-byte) column blocks `mn_block_bytes` apart (LBO),
+// 8-row groups along K 1024 bytes apart (SBO).
+__device__ __forceinline__ std::uint64_t encode14(std::uint32_t bytes) { return (bytes & 0x3FFFF) >> 4; }
+
+__device__ __forceinline__ std::uint64_t desc_k_major_sw128(std::uint32_t smem) {
+  return encode14(smem) | (encode14(16) << 16) | (encode14(1024) << 32) | (1ull << 62);
+}
+__device__ __forceinline__ std::uint64_t desc_mn_major_sw128(std::uint32_t smem, std::uint32_t mn_block_bytes) {
+  return encode14(smem) | (encode14(mn_block_bytes) << 16) | (encode14(1024) << 32) | (1ull << 62);
+}
+
+}  // namespace flopline::kernels::sm90

@@ -1,0 +1,126 @@
+#include "softmax_finish.cuh"
+
+#include <cuda_bf16.h>
+
+#include <cmath>
+
+#include "matmul_launch.h"
+
+namespace flopline::kernels::detail {
+namespace {
+
+constexpr int kRowBlock = 256;  // columns per row-statistics block (sm90 tile width)
+constexpr int kColBlock = 16;   // rows per column-statistics block (one warp's rows)
+
+__device__ __forceinline__ float2 merge(float2 a, float2 b) {
+  const float mx = fmaxf(a.x, b.x);
+  if (mx == -INFINITY) return make_float2(mx, 0.0f);
+  return make_float2(mx, a.y * __expf(a.x - mx) + b.y * __expf(b.x - mx));
+}
+
+// One warp per row: the row's blocks are contiguous.
+__global__ void combine_rows_kernel(const float2* __restrict__ partial, float2* __restrict__ final_stats, long m,
+                                    int blocks) {
+  const long row = (static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  if (row >= m) return;
+  float2 acc = make_float2(-INFINITY, 0.0f);
+  for (int b = lane; b < blocks; b += 32) acc = merge(acc, partial[row * blocks + b]);
+  for (int o = 16; o > 0; o >>= 1) {
+    const float2 other = make_float2(__shfl_xor_sync(0xffffffffu, acc.x, o), __shfl_xor_sync(0xffffffffu, acc.y, o));
+    acc = merge(acc, other);
+  }
+  if (lane == 0) final_stats[row] = make_float2(acc.x, 1.0f / acc.y);
+}
+
+// One thread per column, walking down the blocks (coalesced across the warp).
+__global__ void combine_cols_kernel(const float2* __restrict__ partial, float2* __restrict__ final_stats, long n,
+                                    int blocks) {
+  const long col = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (col >= n) return;
+  float2 acc = make_float2(-INFINITY, 0.0f);
+  for (int b = 0; b < blocks; ++b) acc = merge(acc, partial[static_cast<long>(b) * n + col]);
+  final_stats[col] = make_float2(acc.x, 1.0f / acc.y);
+}
+
+// Four adjacent values at a time (n is a multiple of 4 on the fused path).
+struct Quad {
+  float v[4];
+};
+__device__ __forceinline__ Quad load4(const float* p) {
+  const float4 x = *reinterpret_cast<const float4*>(p);
+  return Quad{{x.x, x.y, x.z, x.w}};
+}
+__device__ __forceinline__ void store4(float* p, const Quad& q) {
+  *reinterpret_cast<float4*>(p) = make_float4(q.v[0], q.v[1], q.v[2], q.v[3]);
+}
+__device__ __forceinline__ Quad load4(const __nv_bfloat16* p) {
+  const uint2 raw = *reinterpret_cast<const uint2*>(p);
+  const float2 a = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&raw.x));
+  const float2 b = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&raw.y));
+  return Quad{{a.x, a.y, b.x, b.y}};
+}
+__device__ __forceinline__ void store4(__nv_bfloat16* p, const Quad& q) {
+  const __nv_bfloat162 a = __floats2bfloat162_rn(q.v[0], q.v[1]), b = __floats2bfloat162_rn(q.v[2], q.v[3]);
+  uint2 raw;
+  raw.x = *reinterpret_cast<const unsigned*>(&a);
+  raw.y = *reinterpret_cast<const unsigned*>(&b);
+  *reinterpret_cast<uint2*>(p) = raw;
+}
+
+// One block per row; rows: one scale per 256-column block of the row; cols: one scale
+// per column from the row's 16-row block.
+template <class OutT, bool Rows>
+__global__ void rescale_kernel(OutT* __restrict__ out, const float2* __restrict__ partial,
+                               const float2* __restrict__ final_stats, long n, int blocks) {
+  const long i = blockIdx.x;
+  OutT* row = out + i * n;
+  const float2 fr = Rows ? final_stats[i] : make_float2(0.0f, 0.0f);
+  for (long j = 4 * static_cast<long>(threadIdx.x); j < n; j += 4L * blockDim.x) {
+    Quad q = load4(row + j);
+    if (Rows) {
+      const float2 b = partial[i * blocks + j / kRowBlock];  // the 4 values share a block
+      const float s = __expf(b.x - fr.x) * fr.y;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) q.v[e] *= s;
+    } else {
+      const float2* b = partial + (i / kColBlock) * n + j;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const float2 f = final_stats[j + e];
+        q.v[e] *= __expf(b[e].x - f.x) * f.y;
+      }
+    }
+    store4(row + j, q);
+  }
+}
+
+}  // namespace
+
+void combine_softmax_stats(const float2* partial, float2* final_stats, std::int64_t m, std::int64_t n, bool rows,
+                           int blocks, cudaStream_t stream) {
+  if (rows) {
+    combine_rows_kernel<<<static_cast<unsigned>((m * 32 + 255) / 256), 256, 0, stream>>>(partial, final_stats, m,
+                                                                                          blocks);
+  } else {
+    combine_cols_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(partial, final_stats, n, blocks);
+  }
+  throw_if_launch_failed("softmax statistics");
+}
+
+void rescale_softmax(void* out, DType out_type, const float2* partial, const float2* final_stats, std::int64_t m,
+                     std::int64_t n, bool rows, int blocks, cudaStream_t stream) {
+  const unsigned grid = static_cast<unsigned>(m);
+  if (out_type == DType::bf16) {
+    auto* o = static_cast<__nv_bfloat16*>(out);
+    if (rows) rescale_kernel<__nv_bfloat16, true><<<grid, 256, 0, stream>>>(o, partial, final_stats, n, blocks);
+    else rescale_kernel<__nv_bfloat16, false><<<grid, 256, 0, stream>>>(o, partial, final_stats, n, blocks);
+  } else {
+    auto* o = static_cast<float*>(out);
+    if (rows) rescale_kernel<float, true><<<grid, 256, 0, stream>>>(o, partial, final_stats, n, blocks);
+    else rescale_kernel<float, false><<<grid, 256, 0, stream>>>(o, partial, final_stats, n, blocks);
+  }
+  throw_if_launch_failed("softmax rescale");
+}
+
+}  // namespace flopline::kernels::detail

@@ -1,0 +1,119 @@
+// softmax(A x B) over rows and columns against a float64 reference: every input type,
+// both output types, the fused Hopper path (both schemes: recompute for k <= 320,
+// rescale above) and the unfused fallback, sizes that are and are not tile multiples.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "flopline/kernels/softmax.h"
+#include "kernel_test_util.h"
+
+namespace fk = flopline::kernels;
+namespace ft = flopline::kernels::testing;
+
+namespace {
+
+struct Case {
+  std::int64_t m, n, k;
+  fk::DType in, out;
+  fk::SoftmaxDim dim;
+  fk::MatmulPath path;
+};
+
+std::string describe(const Case& c) {
+  return std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " " + fk::dtype_name(c.in) +
+         "->" + fk::dtype_name(c.out) + " " + fk::softmax_dim_name(c.dim) + " path=" + fk::matmul_path_name(c.path);
+}
+
+double tolerance(const Case& c) {
+  if (c.out == fk::DType::bf16 || c.in == fk::DType::bf16) return 2e-2;
+  if (c.in == fk::DType::tf32) return 1e-3;
+  return 1e-5;
+}
+
+void check(const Case& c) {
+  SCOPED_TRACE(describe(c));
+  // Inputs scaled so the scores are O(1) whatever k: softmax of huge scores is one-hot
+  // and would hide errors.
+  const double r = std::pow(3.0 / static_cast<double>(c.k), 0.25);
+  ft::DeviceBuffer a, b;
+  const auto ha = ft::random_device_values(a, c.m * c.k, c.in, -r, r);
+  const auto hb = ft::random_device_values(b, c.k * c.n, c.in, -r, r);
+  ft::DeviceBuffer out(static_cast<std::size_t>(c.m * c.n) * fk::dtype_bytes(c.out));
+  ft::poison_nan(out);
+  fk::MatmulProblem p;
+  p.a = a.get();
+  p.b = b.get();
+  p.c = out.get();
+  p.m = c.m;
+  p.n = c.n;
+  p.k = c.k;
+  p.in = c.in;
+  p.out = c.out;
+  fk::MatmulSoftmaxOptions o;
+  o.dim = c.dim;
+  o.path = c.path;
+  fk::matmul_softmax(p, o);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const auto got = ft::download(out, c.m * c.n, c.out);
+  const auto ref = ft::reference_softmax(ft::reference_matmul(ha, hb, c.m, c.n, c.k), c.m, c.n,
+                                         c.dim == fk::SoftmaxDim::rows);
+  const double err = ft::relative_error(got, ref);
+  EXPECT_LT(err, tolerance(c)) << "seed " << ft::last_seed();
+  // Each softmax line sums to 1.
+  const bool rows = c.dim == fk::SoftmaxDim::rows;
+  const std::int64_t lines = rows ? c.m : c.n, len = rows ? c.n : c.m;
+  const double sum_tol = c.out == fk::DType::bf16 ? 2e-2 : 1e-4;
+  for (std::int64_t l = 0; l < lines; ++l) {
+    double s = 0;
+    for (std::int64_t i = 0; i < len; ++i) s += got[static_cast<std::size_t>(rows ? l * c.n + i : i * c.n + l)];
+    ASSERT_NEAR(s, 1.0, sum_tol) << "line " << l << " seed " << ft::last_seed();
+  }
+}
+
+const std::int64_t kShapes[][3] = {
+    {1, 1, 1},     {7, 17, 13},    {128, 128, 128}, {1000, 1000, 64}, {300, 2048, 128},
+    {129, 520, 1000}, {4097, 256, 333}, {64, 4100, 40},  {17, 4097, 17},
+};
+
+}  // namespace
+
+TEST(MatmulSoftmax, FusedAndFallbackMatchFloat64) {
+  const bool hopper = ft::device_arch() == 90;
+  for (const auto& s : kShapes) {
+    for (auto dim : {fk::SoftmaxDim::rows, fk::SoftmaxDim::cols}) {
+      check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, dim, fk::MatmulPath::automatic});
+      check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::bf16, dim, fk::MatmulPath::automatic});
+      check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::f32, dim, fk::MatmulPath::automatic});
+      check({s[0], s[1], s[2], fk::DType::f32, fk::DType::f32, dim, fk::MatmulPath::automatic});
+      check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::f32, dim, fk::MatmulPath::sm80});
+      if (hopper && s[1] % 8 == 0 && s[2] % 8 == 0) {
+        check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, dim, fk::MatmulPath::sm90});
+      }
+    }
+  }
+}
+
+TEST(MatmulSoftmax, ArgumentErrorsThrowBeforeLaunch) {
+  ft::DeviceBuffer buf(1 << 20);
+  ft::poison_nan(buf);
+  fk::MatmulProblem p;
+  p.a = buf.get();
+  p.b = buf.get();
+  p.c = nullptr;
+  p.m = p.n = p.k = 16;
+  p.in = fk::DType::bf16;
+  p.out = fk::DType::bf16;
+  EXPECT_THROW(fk::matmul_softmax(p), fk::KernelError);
+  p.c = buf.get();
+  p.k = 0;
+  EXPECT_THROW(fk::matmul_softmax(p), fk::KernelError);
+  p.k = 16;
+  p.in = fk::DType::tf32;
+  p.out = fk::DType::bf16;  // tf32 writes fp32 only
+  EXPECT_THROW(fk::matmul_softmax(p), fk::KernelError);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const auto after = ft::download(buf, 16, fk::DType::f32);
+  for (double v : after) EXPECT_TRUE(std::isnan(v)) << "nothing ran";
+}
