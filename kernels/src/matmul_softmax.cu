@@ -17,6 +17,7 @@
 #include "flopline/kernels/softmax.h"
 #include "matmul_launch.h"
 #include "op_range.h"
+#include "scratch.h"
 #include "sm90_launch.cuh"
 #include "softmax_epilogue.cuh"
 #include "softmax_finish.cuh"
@@ -28,23 +29,7 @@ namespace {
 // 300-600 TFLOP/s against 3.5-4 TB/s the two meet near k = 340 (docs/KERNELS.md).
 constexpr std::int64_t kRecomputeMaxK = 320;
 
-// Stream-ordered scratch memory, freed on the stream when it goes out of scope.
-class Scratch {
- public:
-  Scratch(std::size_t bytes, cudaStream_t stream, const char* what) : stream_(stream) {
-    const cudaError_t e = cudaMallocAsync(&ptr_, bytes, stream);
-    if (e != cudaSuccess) throw CudaError(std::string("matmul_softmax: scratch for ") + what + ": " + cudaGetErrorString(e));
-  }
-  ~Scratch() { cudaFreeAsync(ptr_, stream_); }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  template <class T>
-  T* as() const { return static_cast<T*>(ptr_); }
-
- private:
-  void* ptr_ = nullptr;
-  cudaStream_t stream_;
-};
+using detail::Scratch;
 
 bool fused_supported(const MatmulProblem& p, MatmulPath path, int arch) {
   if (path != MatmulPath::automatic && path != MatmulPath::sm90) return false;

@@ -66,7 +66,10 @@ struct Tile {
   static constexpr int kABytes = kBlockM * 128;
   static constexpr int kBBytes = kBlockN * 128;
   static constexpr int kStageBytes = kABytes + kBBytes;
-  static constexpr int kSmemBytes = kStages * kStageBytes + 1024 /* alignment */ + 2 * kStages * 8;
+  static constexpr int kSmemBytes = kStages * kStageBytes + 1024 /* alignment */ + (2 * kStages + 1) * 8;
+  // B-resident runs keep all of B's k tiles for one column tile where streaming keeps
+  // the B halves of the stages: the same shared memory.
+  static constexpr int kMaxResidentKTiles = kStages * (kStageBytes - kABytes) / kBBytes;
 };
 
 // Where accumulator register i of a consumer thread sits in its warpgroup's 64x256 block
@@ -76,8 +79,7 @@ __device__ __forceinline__ int accum_row(int i, int warp, int lane) {
 }
 __device__ __forceinline__ int accum_col(int i, int lane) { return (i >> 2) * 8 + (lane & 3) * 2 + (i & 1); }
 
-__device__ __forceinline__ void tile_coords(int tiles_m, int tiles_n, int* tm, int* tn) {
-  const int pid = static_cast<int>(blockIdx.x);
+__device__ __forceinline__ void tile_coords(int pid, int tiles_m, int tiles_n, int* tm, int* tn) {
   const int per_group = kGroupM * tiles_n;
   const int first_m = (pid / per_group) * kGroupM;
   const int group_rows = min(tiles_m - first_m, kGroupM);
@@ -85,11 +87,31 @@ __device__ __forceinline__ void tile_coords(int tiles_m, int tiles_n, int* tm, i
   *tn = (pid % per_group) / group_rows;
 }
 
+// Which tiles a CTA computes. Streaming: tiles blockIdx.x, +gridDim.x, ... in grouped
+// order. B-resident (small k): the grid is a multiple of tiles_n; CTA c keeps column tile
+// c % tiles_n of B in shared memory for the whole run and walks the row tiles
+// c / tiles_n, + gridDim.x / tiles_n, ...: only A streams through the pipeline, which
+// cuts the shared-memory fill per tile to a third when k is too small to amortize B.
+struct TileWalk {
+  int tiles_m, tiles_n;
+  bool b_resident;
+  __device__ int first() const { return b_resident ? static_cast<int>(blockIdx.x) / tiles_n : static_cast<int>(blockIdx.x); }
+  __device__ int step() const { return b_resident ? static_cast<int>(gridDim.x) / tiles_n : static_cast<int>(gridDim.x); }
+  __device__ int count() const { return b_resident ? tiles_m : tiles_m * tiles_n; }
+  __device__ void coords(int t, int* tm, int* tn) const {
+    if (b_resident) {
+      *tm = t;
+      *tn = static_cast<int>(blockIdx.x) % tiles_n;
+    } else {
+      tile_coords(t, tiles_m, tiles_n, tm, tn);
+    }
+  }
+};
+
 // Epilogue: `void operator()(const float (&d)[128], int row0, int col0, int warp, int lane)`
 // called by every consumer thread after its accumulator is final; row0/col0 are the
-// global coordinates of the warpgroup's 64x256 block. kNeedsSync epilogues may use
-// `smem` (kBlockM x 8 floats... see the epilogue) after a named barrier of the consumers.
-template <class Ops, class Epilogue>
+// global coordinates of the warpgroup's 64x256 block.
+template <class Ops, class Epilogue, bool kBResident>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, int m, int n,
                 int k, Epilogue epilogue) {
@@ -99,15 +121,16 @@ __global__ void __launch_bounds__(kThreads, 1)
   // 128-byte swizzle atoms repeat every 1024 bytes: the tiles start 1024-aligned.
   unsigned char* smem = reinterpret_cast<unsigned char*>(
       (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~static_cast<std::uintptr_t>(1023));
+  // Streaming: kStages x (A, B). B-resident: kStages x A, then all of B's k tiles.
+  constexpr int kStageStride = kBResident ? T::kABytes : T::kStageBytes;
+  unsigned char* b_resident = smem + kStages * kStageStride;
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + kStages * T::kStageBytes);
   std::uint64_t* empty = full + kStages;
+  std::uint64_t* b_full = empty + kStages;
 
   const int warpgroup = static_cast<int>(threadIdx.x) / 128;
   const int tid_in_group = static_cast<int>(threadIdx.x) % 128;
-  const int tiles_m = (m + kBlockM - 1) / kBlockM;
-  const int tiles_n = (n + kBlockN - 1) / kBlockN;
-  int tm = 0, tn = 0;
-  tile_coords(tiles_m, tiles_n, &tm, &tn);
+  const TileWalk walk{(m + kBlockM - 1) / kBlockM, (n + kBlockN - 1) / kBlockN, kBResident};
   const int k_tiles = (k + T::kBlockK - 1) / T::kBlockK;
 
   if (threadIdx.x == 0) {
@@ -115,68 +138,91 @@ __global__ void __launch_bounds__(kThreads, 1)
       mbar_init(&full[s], 1);
       mbar_init(&empty[s], 2);  // one arrival per consumer warpgroup
     }
+    mbar_init(b_full, 1);
     fence_barrier_init();
   }
   __syncthreads();
 
+  // B's k tile kt of column tile tn into dst (N-major: four 64-column boxes).
+  auto load_b = [&](unsigned char* dst, std::uint64_t* bar, int kt, int tn) {
+    if constexpr (Ops::kBNMajor) {
+      constexpr int kBoxCols = 128 / Ops::kElemBytes;
+#pragma unroll
+      for (int j = 0; j < kBlockN / kBoxCols; ++j) {
+        tma_load_2d(dst + j * T::kBlockK * 128, &map_b, bar, tn * kBlockN + j * kBoxCols, kt * T::kBlockK);
+      }
+    } else {
+      tma_load_2d(dst, &map_b, bar, kt * T::kBlockK, tn * kBlockN);  // B^T is n x k
+    }
+  };
+
+  // The pipeline runs on across tiles (`it` counts stages used since the start), so the
+  // producer loads the next tile while the consumers run the epilogue of this one.
   if (warpgroup == 0) {
     regs_release<40>();
     if (tid_in_group == 0) {
       prefetch_tensor_map(&map_a);
       prefetch_tensor_map(&map_b);
-      for (int kt = 0; kt < k_tiles; ++kt) {
-        const int s = kt % kStages;
-        if (kt >= kStages) mbar_wait(&empty[s], ((kt / kStages) + 1) & 1);
-        unsigned char* sa = smem + s * T::kStageBytes;
-        unsigned char* sb = sa + T::kABytes;
-        mbar_expect_tx(&full[s], T::kStageBytes);
-        tma_load_2d(sa, &map_a, &full[s], kt * T::kBlockK, tm * kBlockM);
-        if constexpr (Ops::kBNMajor) {
-          // B is k x n: four 64-column boxes of kBlockK rows, each 128 bytes wide.
-          constexpr int kBoxCols = 128 / Ops::kElemBytes;
-#pragma unroll
-          for (int j = 0; j < kBlockN / kBoxCols; ++j) {
-            tma_load_2d(sb + j * T::kBlockK * 128, &map_b, &full[s], tn * kBlockN + j * kBoxCols, kt * T::kBlockK);
-          }
-        } else {
-          tma_load_2d(sb, &map_b, &full[s], kt * T::kBlockK, tn * kBlockN);  // B^T is n x k
+      if constexpr (kBResident) {
+        mbar_expect_tx(b_full, static_cast<unsigned>(k_tiles * T::kBBytes));
+        for (int kt = 0; kt < k_tiles; ++kt) load_b(b_resident + kt * T::kBBytes, b_full, kt, static_cast<int>(blockIdx.x) % walk.tiles_n);
+      }
+      int it = 0;
+      for (int t = walk.first(); t < walk.count(); t += walk.step()) {
+        int tm = 0, tn = 0;
+        walk.coords(t, &tm, &tn);
+        for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+          const int s = it % kStages;
+          if (it >= kStages) mbar_wait(&empty[s], ((it / kStages) + 1) & 1);
+          unsigned char* sa = smem + s * kStageStride;
+          mbar_expect_tx(&full[s], kBResident ? T::kABytes : T::kStageBytes);
+          tma_load_2d(sa, &map_a, &full[s], kt * T::kBlockK, tm * kBlockM);
+          if constexpr (!kBResident) load_b(sa + T::kABytes, &full[s], kt, tn);
         }
       }
     }
   } else {
     regs_claim<232>();
     const int consumer = warpgroup - 1;
-    float d[kAccum];
-#pragma unroll
-    for (int i = 0; i < kAccum; ++i) d[i] = 0.0f;
-    for (int kt = 0; kt < k_tiles; ++kt) {
-      const int s = kt % kStages;
-      mbar_wait(&full[s], (kt / kStages) & 1);
-      const std::uint32_t sa = smem_addr(smem + s * T::kStageBytes) + consumer * 64 * 128;
-      const std::uint32_t sb = smem_addr(smem + s * T::kStageBytes + T::kABytes);
-      wgmma_fence();
-#pragma unroll
-      for (int ks = 0; ks < T::kBlockK / Ops::kInstrK; ++ks) {
-        const std::uint64_t da = desc_k_major_sw128(sa + ks * Ops::kInstrK * Ops::kElemBytes);
-        std::uint64_t db;
-        if constexpr (Ops::kBNMajor) {
-          db = desc_mn_major_sw128(sb + ks * Ops::kInstrK * 128, T::kBlockK * 128);
-        } else {
-          db = desc_k_major_sw128(sb + ks * Ops::kInstrK * Ops::kElemBytes);
-        }
-        Ops::mma(d, da, db);
-      }
-      wgmma_commit();
-      // Keep one group in flight: the previous stage's group is complete once at most
-      // one (this one) is pending, and its buffers go back to the producer.
-      wgmma_wait<1>();
-      fence_registers(d);
-      if (kt > 0 && tid_in_group == 0) mbar_arrive(&empty[(kt - 1) % kStages]);
-    }
-    wgmma_wait<0>();
-    fence_registers(d);
     const int warp = tid_in_group / 32, lane = tid_in_group % 32;
-    epilogue(d, tm * kBlockM + consumer * 64, tn * kBlockN, warp, lane);
+    if constexpr (kBResident) mbar_wait(b_full, 0);
+    int it = 0;
+    for (int t = walk.first(); t < walk.count(); t += walk.step()) {
+      int tm = 0, tn = 0;
+      walk.coords(t, &tm, &tn);
+      float d[kAccum];
+#pragma unroll
+      for (int i = 0; i < kAccum; ++i) d[i] = 0.0f;
+      for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+        const int s = it % kStages;
+        mbar_wait(&full[s], (it / kStages) & 1);
+        const std::uint32_t sa = smem_addr(smem + s * kStageStride) + consumer * 64 * 128;
+        const std::uint32_t sb =
+            kBResident ? smem_addr(b_resident + kt * T::kBBytes) : smem_addr(smem + s * kStageStride + T::kABytes);
+        wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < T::kBlockK / Ops::kInstrK; ++ks) {
+          const std::uint64_t da = desc_k_major_sw128(sa + ks * Ops::kInstrK * Ops::kElemBytes);
+          std::uint64_t db;
+          if constexpr (Ops::kBNMajor) {
+            db = desc_mn_major_sw128(sb + ks * Ops::kInstrK * 128, T::kBlockK * 128);
+          } else {
+            db = desc_k_major_sw128(sb + ks * Ops::kInstrK * Ops::kElemBytes);
+          }
+          Ops::mma(d, da, db);
+        }
+        wgmma_commit();
+        // Keep one group in flight: the previous stage's group is complete once at most
+        // one (this one) is pending, and its buffers go back to the producer.
+        wgmma_wait<1>();
+        fence_registers(d);
+        if (kt > 0 && tid_in_group == 0) mbar_arrive(&empty[(it - 1) % kStages]);
+      }
+      wgmma_wait<0>();
+      fence_registers(d);
+      if (tid_in_group == 0) mbar_arrive(&empty[(it - 1) % kStages]);  // this tile's last stage
+      epilogue(d, tm * kBlockM + consumer * 64, tn * kBlockN, warp, lane);
+    }
   }
 #endif
 }

@@ -4,8 +4,12 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <string>
+
 #include "flopline/kernels/checks.h"
 #include "matmul_launch.h"
+#include "scratch.h"
 #include "sm90_gemm.cuh"
 #include "tensor_map.h"
 #include "transpose.cuh"
@@ -19,14 +23,34 @@ void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_
   const CUtensorMap map_b = Ops::kBNMajor
                                 ? make_tensor_map_2d(b_operand, p.k, p.n, p.in, T::kBlockK, 128 / Ops::kElemBytes)
                                 : make_tensor_map_2d(b_operand, p.n, p.k, p.in, sm90::kBlockN, T::kBlockK);
-  auto* kernel = &sm90::gemm_kernel<Ops, Epilogue>;
-  // Once per instantiation: the opt-in beyond 48 KB of dynamic shared memory.
-  static const cudaError_t attr =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes);
-  if (attr != cudaSuccess) throw CudaError(std::string("sm90 matmul: cannot reserve shared memory: ") + cudaGetErrorString(attr));
-  const long tiles = ((p.m + sm90::kBlockM - 1) / sm90::kBlockM) * ((p.n + sm90::kBlockN - 1) / sm90::kBlockN);
-  kernel<<<static_cast<unsigned>(tiles), sm90::kThreads, T::kSmemBytes, stream>>>(
-      map_a, map_b, static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
+  static const int sms = [] {
+    int dev = 0, count = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, dev);
+    return count > 0 ? count : 132;
+  }();
+  const long tiles_m = (p.m + sm90::kBlockM - 1) / sm90::kBlockM;
+  const long tiles_n = (p.n + sm90::kBlockN - 1) / sm90::kBlockN;
+  const long k_tiles = (p.k + T::kBlockK - 1) / T::kBlockK;
+  // Small k: keep B's column tile resident and stream only A (see TileWalk).
+  const bool resident = k_tiles <= T::kMaxResidentKTiles && tiles_n <= sms && tiles_m > 1;
+  // Persistent CTAs, one per SM (the shared memory allows one).
+  long grid = tiles_m * tiles_n < sms ? tiles_m * tiles_n : sms;
+  if (resident) grid = std::min<long>(sms / tiles_n, tiles_m) * tiles_n;
+  auto launch = [&](auto* kernel) {
+    // Once per instantiation: the opt-in beyond 48 KB of dynamic shared memory.
+    const cudaError_t attr = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes);
+    if (attr != cudaSuccess) {
+      throw CudaError(std::string("sm90 matmul: cannot reserve shared memory: ") + cudaGetErrorString(attr));
+    }
+    kernel<<<static_cast<unsigned>(grid), sm90::kThreads, T::kSmemBytes, stream>>>(
+        map_a, map_b, static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
+  };
+  if (resident) {
+    launch(&sm90::gemm_kernel<Ops, Epilogue, true>);
+  } else {
+    launch(&sm90::gemm_kernel<Ops, Epilogue, false>);
+  }
   throw_if_launch_failed("sm90 matmul");
 }
 
@@ -34,13 +58,9 @@ void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_
 // transpose), freed on the stream after the launch.
 template <class Epilogue>
 void launch_sm90_tf32(const MatmulProblem& p, cudaStream_t stream, const Epilogue& epilogue) {
-  void* bt = nullptr;
-  const std::size_t bytes = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.k) * 4;
-  const cudaError_t e = cudaMallocAsync(&bt, bytes, stream);
-  if (e != cudaSuccess) throw CudaError(std::string("sm90 tf32 matmul: scratch for B^T: ") + cudaGetErrorString(e));
-  transpose_to_tf32(static_cast<const float*>(p.b), static_cast<float*>(bt), p.k, p.n, stream);
-  launch_sm90_core<sm90::Tf32Operands>(p, bt, stream, epilogue);
-  cudaFreeAsync(bt, stream);
+  Scratch bt(static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.k) * 4, stream, "tf32 B^T");
+  transpose_to_tf32(static_cast<const float*>(p.b), bt.as<float>(), p.k, p.n, stream);
+  launch_sm90_core<sm90::Tf32Operands>(p, bt.as<float>(), stream, epilogue);
 }
 
 }  // namespace flopline::kernels::detail

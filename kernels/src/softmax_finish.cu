@@ -33,14 +33,23 @@ __global__ void combine_rows_kernel(const float2* __restrict__ partial, float2* 
   if (lane == 0) final_stats[row] = make_float2(acc.x, 1.0f / acc.y);
 }
 
-// One thread per column, walking down the blocks (coalesced across the warp).
+// A 32x32 thread block per 32 columns: 32 threads down the blocks of each column (so a
+// tall matrix's thousands of blocks are read in parallel), then a reduction through
+// shared memory.
 __global__ void combine_cols_kernel(const float2* __restrict__ partial, float2* __restrict__ final_stats, long n,
                                     int blocks) {
-  const long col = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (col >= n) return;
+  __shared__ float2 part[32][33];
+  const long col = static_cast<long>(blockIdx.x) * 32 + threadIdx.x;
   float2 acc = make_float2(-INFINITY, 0.0f);
-  for (int b = 0; b < blocks; ++b) acc = merge(acc, partial[static_cast<long>(b) * n + col]);
-  final_stats[col] = make_float2(acc.x, 1.0f / acc.y);
+  if (col < n) {
+    for (int b = static_cast<int>(threadIdx.y); b < blocks; b += 32) acc = merge(acc, partial[static_cast<long>(b) * n + col]);
+  }
+  part[threadIdx.y][threadIdx.x] = acc;
+  __syncthreads();
+  if (threadIdx.y == 0 && col < n) {
+    for (int y = 1; y < 32; ++y) acc = merge(acc, part[y][threadIdx.x]);
+    final_stats[col] = make_float2(acc.x, 1.0f / acc.y);
+  }
 }
 
 // Four adjacent values at a time (n is a multiple of 4 on the fused path).
@@ -103,7 +112,8 @@ void combine_softmax_stats(const float2* partial, float2* final_stats, std::int6
     combine_rows_kernel<<<static_cast<unsigned>((m * 32 + 255) / 256), 256, 0, stream>>>(partial, final_stats, m,
                                                                                           blocks);
   } else {
-    combine_cols_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(partial, final_stats, n, blocks);
+    combine_cols_kernel<<<static_cast<unsigned>((n + 31) / 32), dim3(32, 32), 0, stream>>>(partial, final_stats, n,
+                                                                                          blocks);
   }
   throw_if_launch_failed("softmax statistics");
 }

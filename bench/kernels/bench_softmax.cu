@@ -1,0 +1,150 @@
+// Fused softmax(A x B) against the unfused pair (cuBLAS matmul + flopline's standalone
+// softmax) at the classic experiment's shapes, rows and columns. cudaEvent timing,
+// median of the repetitions after a warm-up. Prints one key=value line per case:
+//   bench=matmul_softmax dim=rows dtype=tf32 m= n= k= fused_ms= unfused_ms= speedup=
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cublas_loader.h"
+#include "flopline/kernels/softmax.h"
+
+namespace fk = flopline::kernels;
+
+namespace {
+
+void cuda_ok(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "bench_softmax: %s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+double median_ms(const std::function<void()>& fn, int reps) {
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  for (int i = 0; i < 3; ++i) fn();
+  std::vector<double> times;
+  for (int i = 0; i < reps; ++i) {
+    cudaEventRecord(start);
+    fn();
+    cudaEventRecord(stop);
+    cuda_ok(cudaEventSynchronize(stop), "timing");
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    times.push_back(ms);
+  }
+  std::sort(times.begin(), times.end());
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return times[times.size() / 2];
+}
+
+__global__ void fill(float* p, long n, float scale) {
+  for (long i = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; i < n; i += static_cast<long>(gridDim.x) * blockDim.x) {
+    p[i] = scale * (static_cast<float>((i * 2654435761u) % 1000) / 500.0f - 1.0f);
+  }
+}
+
+__global__ void to_bf16(const float* in, unsigned short* out, long n) {
+  for (long i = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; i < n; i += static_cast<long>(gridDim.x) * blockDim.x) {
+    out[i] = static_cast<unsigned short>(__float_as_uint(in[i]) >> 16);
+  }
+}
+
+struct Shape {
+  long m, n, k;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  std::vector<Shape> only;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) quick = true;
+    else if (!std::strcmp(argv[i], "--shape") && i + 3 < argc) {
+      only.push_back({std::atol(argv[i + 1]), std::atol(argv[i + 2]), std::atol(argv[i + 3])});
+      i += 3;
+    } else if (!std::strcmp(argv[i], "--help")) {
+      std::printf("usage: bench_softmax [--quick] [--shape M N K]...\n"
+                  "  fused softmax(A x B) vs cuBLAS matmul + standalone softmax; --shape runs only those\n");
+      return 0;
+    } else {
+      std::fprintf(stderr, "bench_softmax: unknown argument %s (see --help)\n", argv[i]);
+      return 2;
+    }
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("skipped: no CUDA device\n");
+    return 77;
+  }
+  fk::testing::Cublas cublas;
+  if (!cublas.ok()) std::printf("note: %s (unfused baseline uses flopline's matmul)\n", cublas.error().c_str());
+  const int reps = quick ? 5 : 20;
+  std::vector<Shape> shapes = {{4096, 4096, 4096}, {8192, 8192, 1024}, {16384, 2048, 128},
+                               {4096, 2048, 512},  {16384, 1024, 64},  {8192, 2048, 2048}};
+  if (!only.empty()) shapes = only;
+  const long max_elems = 8192L * 8192;
+  float *a32, *b32, *scores, *out;
+  unsigned short *a16, *b16;
+  cuda_ok(cudaMalloc(&a32, 16384L * 4096 * 4), "alloc");
+  cuda_ok(cudaMalloc(&b32, 4096L * 8192 * 4), "alloc");
+  cuda_ok(cudaMalloc(&a16, 16384L * 4096 * 2), "alloc");
+  cuda_ok(cudaMalloc(&b16, 4096L * 8192 * 2), "alloc");
+  cuda_ok(cudaMalloc(&scores, max_elems * 4), "alloc");
+  cuda_ok(cudaMalloc(&out, max_elems * 4), "alloc");
+  for (const Shape& s : shapes) {
+    if (s.m * s.k > 16384L * 4096 || s.k * s.n > 4096L * 8192 || s.m * s.n > max_elems) continue;
+    const float scale = 1.0f / std::sqrt(std::sqrt(static_cast<float>(s.k)));
+    fill<<<1024, 256>>>(a32, s.m * s.k, scale);
+    fill<<<1024, 256>>>(b32, s.k * s.n, scale);
+    to_bf16<<<1024, 256>>>(a32, a16, s.m * s.k);
+    to_bf16<<<1024, 256>>>(b32, b16, s.k * s.n);
+    for (auto dim : {fk::SoftmaxDim::rows, fk::SoftmaxDim::cols}) {
+      for (auto in : {fk::DType::tf32, fk::DType::bf16}) {
+        if (quick && in == fk::DType::bf16) continue;
+        fk::MatmulProblem p;
+        p.a = in == fk::DType::tf32 ? static_cast<const void*>(a32) : a16;
+        p.b = in == fk::DType::tf32 ? static_cast<const void*>(b32) : b16;
+        p.c = out;
+        p.m = s.m;
+        p.n = s.n;
+        p.k = s.k;
+        p.in = in;
+        p.out = fk::DType::f32;
+        fk::MatmulSoftmaxOptions o;
+        o.dim = dim;
+        o.range = false;
+        const double fused = median_ms([&] { fk::matmul_softmax(p, o); }, reps);
+        fk::SoftmaxProblem sp;
+        sp.x = scores;
+        sp.out = out;
+        sp.m = s.m;
+        sp.n = s.n;
+        const double mm_only = median_ms([&] {
+          if (cublas.ok()) cublas.matmul(p.a, p.b, scores, s.m, s.n, s.k, in, fk::DType::f32, nullptr);
+        }, reps);
+        const double unfused = median_ms([&] {
+          if (cublas.ok()) cublas.matmul(p.a, p.b, scores, s.m, s.n, s.k, in, fk::DType::f32, nullptr);
+          fk::softmax(sp, dim, nullptr, false);
+        }, reps);
+        cuda_ok(cudaDeviceSynchronize(), "run");
+        std::printf("bench=matmul_softmax dim=%s dtype=%s m=%ld n=%ld k=%ld fused_ms=%.4f unfused_ms=%.4f "
+                    "cublas_matmul_ms=%.4f speedup=%.2f\n",
+                    fk::softmax_dim_name(dim), fk::dtype_name(in), s.m, s.n, s.k, fused, unfused, mm_only,
+                    unfused / fused);
+        std::fflush(stdout);
+      }
+    }
+  }
+  return 0;
+}

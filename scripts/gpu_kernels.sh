@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The kernels' GPU work in one call (device tool, build-gpu carried): the gpu tests of
+# the kernels, the compiler's resource report and the tensor-core instructions in the
+# SASS, then the benchmarks against cuBLAS and the copy bandwidth; a short table last.
+#   Build here:  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLOPLINE_BUILD_VIEWER=OFF
+#                cmake --build build-gpu --target gpu_kernel_tests bench_matmul bench_softmax bench_elementwise
+#   Run there:   scripts/gpu_kernels.sh [--quick] [--big] [--no-tests]
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${FLOPLINE_GPU_BUILD:-$root/build-gpu}"
+OUT="${OUT:-$root/gpu-out}"
+mkdir -p "$OUT"
+quick="" big="" tests=1
+for a in "$@"; do
+  case "$a" in
+    --quick) quick="--quick" ;;
+    --big) big="--big" ;;
+    --no-tests) tests=0 ;;
+    -h|--help) sed -n 2,8p "$0"; exit 0 ;;
+    *) echo "gpu_kernels.sh: unknown argument $a" >&2; exit 2 ;;
+  esac
+done
+export PATH="/usr/local/cuda/bin:$PATH"
+[ -e /usr/local/cuda/lib64/libcublas.so.13 ] && export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/machine.txt"
+
+if [ "$tests" = 1 ]; then
+  echo "== kernel gpu tests"
+  "$build/tests/gpu/kernels/gpu_kernel_tests" 2>&1 | tail -60 | tee "$OUT/kernel_tests.log"
+fi
+
+echo "== resource usage and tensor-core instructions"
+lib="$build/kernels/libflopline_kernels.a"
+if command -v cuobjdump >/dev/null; then
+  cuobjdump --dump-resource-usage "$lib" > "$OUT/resource_usage.txt" 2>&1
+  cuobjdump -sass "$lib" > "$OUT/sass.txt" 2>&1
+  grep -E "Function|REG|STACK|SHARED|LOCAL" "$OUT/resource_usage.txt" | head -200 > "$OUT/resource_summary.txt"
+  echo "HGMMA instructions: $(grep -c HGMMA "$OUT/sass.txt")  HMMA: $(grep -c HMMA "$OUT/sass.txt")  UTMALDG: $(grep -c UTMALDG "$OUT/sass.txt")" | tee "$OUT/sass_counts.txt"
+  gzip -f "$OUT/sass.txt"
+else
+  echo "cuobjdump not found" | tee "$OUT/sass_counts.txt"
+fi
+
+echo "== benchmarks"
+: > "$OUT/bench.txt"
+for b in bench_matmul bench_softmax bench_elementwise; do
+  exe="$build/bench/kernels/$b"
+  [ -x "$exe" ] || { echo "missing $b" | tee -a "$OUT/bench.txt"; continue; }
+  extra="$quick"
+  [ "$b" = bench_matmul ] && extra="$quick $big"
+  timeout 300 "$exe" $extra 2>&1 | tee -a "$OUT/bench.txt"
+done
+
+echo
+echo "== summary"
+grep -E "PASSED|FAILED|tests ran" "$OUT/kernel_tests.log" 2>/dev/null
+cat "$OUT/sass_counts.txt"
+grep -E "^bench=" "$OUT/bench.txt" | sed -E 's/bench=//' | column -t 2>/dev/null || grep -E "^bench=" "$OUT/bench.txt"
