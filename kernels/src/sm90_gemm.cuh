@@ -66,7 +66,9 @@ struct Tile {
   static constexpr int kABytes = kBlockM * 128;
   static constexpr int kBBytes = kBlockN * 128;
   static constexpr int kStageBytes = kABytes + kBBytes;
-  static constexpr int kSmemBytes = kStages * kStageBytes + 1024 /* alignment */ + (2 * kStages + 1) * 8;
+  static constexpr int kBarrierBytes = 128;  // full[], empty[], b_full, rounded up
+  static constexpr int kPipelineBytes = kStages * kStageBytes + kBarrierBytes;
+  static constexpr int kSmemBytes = kPipelineBytes + 1024;  // + the 1024-byte alignment slack
   // B-resident runs keep all of B's k tiles for one column tile where streaming keeps
   // the B halves of the stages: the same shared memory.
   static constexpr int kMaxResidentKTiles = kStages * (kStageBytes - kABytes) / kBBytes;
@@ -94,7 +96,7 @@ __device__ __forceinline__ void tile_coords(int pid, int tiles_m, int tiles_n, i
 // cuts the shared-memory fill per tile to a third when k is too small to amortize B.
 struct TileWalk {
   int tiles_m, tiles_n;
-  bool b_resident;
+  bool b_resident;  // or clustered: the same column-stationary walk
   __device__ int first() const { return b_resident ? static_cast<int>(blockIdx.x) / tiles_n : static_cast<int>(blockIdx.x); }
   __device__ int step() const { return b_resident ? static_cast<int>(gridDim.x) / tiles_n : static_cast<int>(gridDim.x); }
   __device__ int count() const { return b_resident ? tiles_m : tiles_m * tiles_n; }
@@ -108,10 +110,21 @@ struct TileWalk {
   }
 };
 
-// Epilogue: `void operator()(const float (&d)[128], int row0, int col0, int warp, int lane)`
-// called by every consumer thread after its accumulator is final; row0/col0 are the
-// global coordinates of the warpgroup's 64x256 block.
-template <class Ops, class Epilogue, bool kBResident>
+// What an epilogue gets besides the accumulator: shared memory of its own
+// (Epilogue::kSmemBytes, after the pipeline's) and the ordinal of the tile among this
+// CTA's tiles (the same in every CTA of a cluster).
+struct EpilogueContext {
+  unsigned char* smem;
+  int ordinal;
+};
+
+// Epilogue: `void operator()(const float (&d)[128], int row0, int col0, int warp, int lane,
+// const EpilogueContext&)` called by every consumer thread after its accumulator is
+// final; row0/col0 are the global coordinates of the warpgroup's 64x256 block.
+// `static void init(unsigned char* smem)` runs once on thread 0 before anything else.
+// kCluster: CTAs form clusters of tiles_n along n (one row of tiles), which the epilogue
+// may use to combine results across the row (distributed shared memory).
+template <class Ops, class Epilogue, bool kBResident, bool kCluster>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, int m, int n,
                 int k, Epilogue epilogue) {
@@ -127,10 +140,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + kStages * T::kStageBytes);
   std::uint64_t* empty = full + kStages;
   std::uint64_t* b_full = empty + kStages;
+  unsigned char* epilogue_smem = smem + T::kPipelineBytes;
 
   const int warpgroup = static_cast<int>(threadIdx.x) / 128;
   const int tid_in_group = static_cast<int>(threadIdx.x) % 128;
-  const TileWalk walk{(m + kBlockM - 1) / kBlockM, (n + kBlockN - 1) / kBlockN, kBResident};
+  const TileWalk walk{(m + kBlockM - 1) / kBlockM, (n + kBlockN - 1) / kBlockN, kBResident || kCluster};
   const int k_tiles = (k + T::kBlockK - 1) / T::kBlockK;
 
   if (threadIdx.x == 0) {
@@ -139,9 +153,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       mbar_init(&empty[s], 2);  // one arrival per consumer warpgroup
     }
     mbar_init(b_full, 1);
+    Epilogue::init(epilogue_smem);
     fence_barrier_init();
   }
   __syncthreads();
+  if constexpr (kCluster) cluster_sync();  // barriers initialized everywhere before any remote arrive
 
   // B's k tile kt of column tile tn into dst (N-major: four 64-column boxes).
   auto load_b = [&](unsigned char* dst, std::uint64_t* bar, int kt, int tn) {
@@ -186,8 +202,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int consumer = warpgroup - 1;
     const int warp = tid_in_group / 32, lane = tid_in_group % 32;
     if constexpr (kBResident) mbar_wait(b_full, 0);
-    int it = 0;
-    for (int t = walk.first(); t < walk.count(); t += walk.step()) {
+    int it = 0, ordinal = 0;
+    for (int t = walk.first(); t < walk.count(); t += walk.step(), ++ordinal) {
       int tm = 0, tn = 0;
       walk.coords(t, &tm, &tn);
       float d[kAccum];
@@ -221,8 +237,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmma_wait<0>();
       fence_registers(d);
       if (tid_in_group == 0) mbar_arrive(&empty[(it - 1) % kStages]);  // this tile's last stage
-      epilogue(d, tm * kBlockM + consumer * 64, tn * kBlockN, warp, lane);
+      epilogue(d, tm * kBlockM + consumer * 64, tn * kBlockN, warp, lane, EpilogueContext{epilogue_smem, ordinal});
     }
+  }
+  if constexpr (kCluster) {
+    __syncwarp();
+    cluster_sync();  // no CTA leaves while another may still write its shared memory
   }
 #endif
 }
@@ -230,9 +250,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 // Plain store of the accumulator as OutT (float, __nv_bfloat16 or __half).
 template <class OutT>
 struct StoreEpilogue {
+  static constexpr int kSmemBytes = 0;
+  static constexpr bool kNeedsCluster = false;
   OutT* c;
   int m, n;
-  __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane) const {
+  __device__ static void init(unsigned char*) {}
+  __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
+                             const EpilogueContext&) const {
 #pragma unroll
     for (int i = 0; i < kAccum; i += 2) {
       const int row = row0 + accum_row(i, warp, lane);
