@@ -1,9 +1,7 @@
 // matmul_softmax(): softmax(A x B) over rows or columns. On Hopper (sm90 path) the
-// softmax is fused into the matmul's epilogue (softmax_epilogue.cuh):
-//  - one sweep (rows, n <= 2048): a cluster of up to 8 CTAs holds a whole row of score
-//    tiles and exchanges row statistics through distributed shared memory; the matmul
-//    runs once and only the output is stored.
-// Otherwise one of two schemes, chosen by k:
+// softmax is fused into the matmul's epilogue (softmax_epilogue.cuh) with one of two
+// schemes, chosen by k (a one-sweep scheme that shares row statistics across a cluster
+// of CTAs was tried and measured slower; see docs/KERNELS.md):
 //  - recompute (k <= kRecomputeMaxK): sweep 1 keeps only block statistics, sweep 2
 //    recomputes the scores and writes the normalized output. The matmul runs twice but
 //    the scores never touch memory: for small k the matmul is cheap next to a pass
@@ -61,12 +59,6 @@ void fused_sm90(const MatmulProblem& p, SoftmaxDim dim, cudaStream_t stream) {
   const bool rows = dim == SoftmaxDim::rows;
   const int tiles_n = static_cast<int>((p.n + sm90::kBlockN - 1) / sm90::kBlockN);
   const int blocks16 = static_cast<int>((p.m + 15) / 16);
-  if (rows && tiles_n <= sm90::ClusterRowSoftmaxEpilogue<OutT>::kMaxCluster) {
-    // A whole row of tiles fits in one cluster: one sweep, nothing but the output stored.
-    run_sweep(p, stream, sm90::ClusterRowSoftmaxEpilogue<OutT>{static_cast<OutT*>(p.c), static_cast<int>(p.m),
-                                                               static_cast<int>(p.n)});
-    return;
-  }
   const std::size_t partial_count = rows ? static_cast<std::size_t>(p.m) * tiles_n
                                          : static_cast<std::size_t>(blocks16) * static_cast<std::size_t>(p.n);
   Scratch partial(partial_count * sizeof(float2), stream, "block statistics");

@@ -96,7 +96,7 @@ __device__ __forceinline__ void tile_coords(int pid, int tiles_m, int tiles_n, i
 // cuts the shared-memory fill per tile to a third when k is too small to amortize B.
 struct TileWalk {
   int tiles_m, tiles_n;
-  bool b_resident;  // or clustered: the same column-stationary walk
+  bool b_resident;
   __device__ int first() const { return b_resident ? static_cast<int>(blockIdx.x) / tiles_n : static_cast<int>(blockIdx.x); }
   __device__ int step() const { return b_resident ? static_cast<int>(gridDim.x) / tiles_n : static_cast<int>(gridDim.x); }
   __device__ int count() const { return b_resident ? tiles_m : tiles_m * tiles_n; }
@@ -112,7 +112,7 @@ struct TileWalk {
 
 // What an epilogue gets besides the accumulator: shared memory of its own
 // (Epilogue::kSmemBytes, after the pipeline's) and the ordinal of the tile among this
-// CTA's tiles (the same in every CTA of a cluster).
+// CTA's tiles.
 struct EpilogueContext {
   unsigned char* smem;
   int ordinal;
@@ -122,9 +122,7 @@ struct EpilogueContext {
 // const EpilogueContext&)` called by every consumer thread after its accumulator is
 // final; row0/col0 are the global coordinates of the warpgroup's 64x256 block.
 // `static void init(unsigned char* smem)` runs once on thread 0 before anything else.
-// kCluster: CTAs form clusters of tiles_n along n (one row of tiles), which the epilogue
-// may use to combine results across the row (distributed shared memory).
-template <class Ops, class Epilogue, bool kBResident, bool kCluster>
+template <class Ops, class Epilogue, bool kBResident>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, int m, int n,
                 int k, Epilogue epilogue) {
@@ -144,7 +142,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   const int warpgroup = static_cast<int>(threadIdx.x) / 128;
   const int tid_in_group = static_cast<int>(threadIdx.x) % 128;
-  const TileWalk walk{(m + kBlockM - 1) / kBlockM, (n + kBlockN - 1) / kBlockN, kBResident || kCluster};
+  const TileWalk walk{(m + kBlockM - 1) / kBlockM, (n + kBlockN - 1) / kBlockN, kBResident};
   const int k_tiles = (k + T::kBlockK - 1) / T::kBlockK;
 
   if (threadIdx.x == 0) {
@@ -157,7 +155,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     fence_barrier_init();
   }
   __syncthreads();
-  if constexpr (kCluster) cluster_sync();  // barriers initialized everywhere before any remote arrive
 
   // B's k tile kt of column tile tn into dst (N-major: four 64-column boxes).
   auto load_b = [&](unsigned char* dst, std::uint64_t* bar, int kt, int tn) {
@@ -240,10 +237,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       epilogue(d, tm * kBlockM + consumer * 64, tn * kBlockN, warp, lane, EpilogueContext{epilogue_smem, ordinal});
     }
   }
-  if constexpr (kCluster) {
-    __syncwarp();
-    cluster_sync();  // no CTA leaves while another may still write its shared memory
-  }
 #endif
 }
 
@@ -251,7 +244,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 template <class OutT>
 struct StoreEpilogue {
   static constexpr int kSmemBytes = 0;
-  static constexpr bool kNeedsCluster = false;
   OutT* c;
   int m, n;
   __device__ static void init(unsigned char*) {}

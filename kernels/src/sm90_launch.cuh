@@ -34,40 +34,22 @@ void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_
   const long k_tiles = (p.k + T::kBlockK - 1) / T::kBlockK;
   // Small k: keep B's column tile resident and stream only A (see TileWalk).
   const bool resident = k_tiles <= T::kMaxResidentKTiles && tiles_n <= sms && tiles_m > 1;
-  // Clustered epilogues need a whole row of tiles in one cluster (at most 8 CTAs).
-  const bool cluster = Epilogue::kNeedsCluster;
-  if (cluster && tiles_n > 8) throw CudaError("sm90: a clustered epilogue needs n <= 2048");
   // Persistent CTAs, one per SM (the shared memory allows one).
   long grid = tiles_m * tiles_n < sms ? tiles_m * tiles_n : sms;
-  if (resident || cluster) grid = std::min<long>(sms / tiles_n, tiles_m) * tiles_n;
+  if (resident) grid = std::min<long>(sms / tiles_n, tiles_m) * tiles_n;
   const int smem_bytes = T::kSmemBytes + Epilogue::kSmemBytes;
   auto launch = [&](auto* kernel) {
     const cudaError_t attr = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
     if (attr != cudaSuccess) {
       throw CudaError(std::string("sm90 matmul: cannot reserve shared memory: ") + cudaGetErrorString(attr));
     }
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(static_cast<unsigned>(grid));
-    config.blockDim = dim3(sm90::kThreads);
-    config.dynamicSmemBytes = static_cast<std::size_t>(smem_bytes);
-    config.stream = stream;
-    cudaLaunchAttribute attrs[1];
-    attrs[0].id = cudaLaunchAttributeClusterDimension;
-    attrs[0].val.clusterDim.x = cluster ? static_cast<unsigned>(tiles_n) : 1u;
-    attrs[0].val.clusterDim.y = 1;
-    attrs[0].val.clusterDim.z = 1;
-    config.attrs = attrs;
-    config.numAttrs = cluster ? 1 : 0;
-    const cudaError_t e = cudaLaunchKernelEx(&config, kernel, map_a, map_b, static_cast<int>(p.m),
-                                             static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
-    if (e != cudaSuccess) throw CudaError(std::string("sm90 matmul: launch: ") + cudaGetErrorString(e));
+    kernel<<<static_cast<unsigned>(grid), sm90::kThreads, static_cast<std::size_t>(smem_bytes), stream>>>(
+        map_a, map_b, static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
   };
-  if (cluster) {
-    if (resident) launch(&sm90::gemm_kernel<Ops, Epilogue, true, Epilogue::kNeedsCluster>);
-    else launch(&sm90::gemm_kernel<Ops, Epilogue, false, Epilogue::kNeedsCluster>);
+  if (resident) {
+    launch(&sm90::gemm_kernel<Ops, Epilogue, true>);
   } else {
-    if (resident) launch(&sm90::gemm_kernel<Ops, Epilogue, true, false>);
-    else launch(&sm90::gemm_kernel<Ops, Epilogue, false, false>);
+    launch(&sm90::gemm_kernel<Ops, Epilogue, false>);
   }
   throw_if_launch_failed("sm90 matmul");
 }

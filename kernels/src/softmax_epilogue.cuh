@@ -39,7 +39,6 @@ __device__ __forceinline__ float2 merge_stats(float2 a, float2 b) {
 template <class OutT>
 struct SoftmaxEpilogue {
   static constexpr int kSmemBytes = 0;
-  static constexpr bool kNeedsCluster = false;
   OutT* out;
   int m, n;
   bool rows;           // softmax over each row (dim -1) or over each column (dim 0)
@@ -148,92 +147,6 @@ struct SoftmaxEpilogue {
       }
     }
   }
-};
-
-// Row softmax in one sweep when a whole row of scores fits in one cluster's registers
-// (n <= 8 x 256): the CTAs of a cluster hold the 8 column tiles of the same 128 rows.
-// Each computes its rows' (max, sum) over its 256 columns, writes them into every CTA of
-// the cluster (distributed shared memory) and arrives on their barriers; once all have
-// arrived each CTA combines the statistics and writes the normalized tile straight from
-// registers. Nothing but the output goes to memory and the matmul runs once.
-template <class OutT>
-struct ClusterRowSoftmaxEpilogue {
-  static constexpr int kMaxCluster = 8;
-  static constexpr int kSlotBytes = kMaxCluster * kBlockM * 8;  // [rank][row] (max, sum), one buffer
-  static constexpr int kSmemBytes = 2 * kSlotBytes + 16;        // two buffers (tile parity), two barriers
-  static constexpr bool kNeedsCluster = true;
-  // Arrivals per barrier and tile: 64 writer threads (one per row pair) in each CTA.
-  static constexpr unsigned kWritersPerCta = 64;
-  OutT* out;
-  int m, n;
-
-#ifdef FLOPLINE_SM90A
-  __device__ static std::uint64_t* barrier(unsigned char* smem, int buf) {
-    return reinterpret_cast<std::uint64_t*>(smem + 2 * kSlotBytes) + buf;
-  }
-  __device__ static void init(unsigned char* smem) {
-    mbar_init(barrier(smem, 0), kWritersPerCta * cluster_size());
-    mbar_init(barrier(smem, 1), kWritersPerCta * cluster_size());
-  }
-
-  __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
-                             const EpilogueContext& ctx) const {
-    const unsigned cs = cluster_size(), me = cluster_rank();
-    const int buf = ctx.ordinal & 1;
-    float2* slots = reinterpret_cast<float2*>(ctx.smem + buf * kSlotBytes);
-    int tile_row[2];
-    float2 local[2];
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      tile_row[half] = (row0 % kBlockM) + warp * 16 + (lane >> 2) + 8 * half;
-      float mx = -INFINITY;
-#pragma unroll
-      for (int i = 2 * half; i < kAccum; i += 4) {
-        if (col0 + accum_col(i, lane) < n) mx = fmaxf(mx, fmaxf(d[i], d[i + 1]));
-      }
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-      float sum = 0.0f;
-#pragma unroll
-      for (int i = 2 * half; i < kAccum; i += 4) {
-        if (col0 + accum_col(i, lane) < n) sum += __expf(d[i] - mx) + __expf(d[i + 1] - mx);
-      }
-      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-      local[half] = make_float2(mx, sum);
-    }
-    if ((lane & 3) == 0) {
-      const std::uint32_t bar = smem_addr(barrier(ctx.smem, buf));
-      for (unsigned q = 0; q < cs; ++q) {
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          const std::uint32_t slot = smem_addr(&slots[me * kBlockM + tile_row[half]]);
-          cluster_store(cluster_map(slot, q), local[half].x, local[half].y);
-        }
-      }
-      for (unsigned q = 0; q < cs; ++q) cluster_arrive(cluster_map(bar, q));
-    }
-    mbar_wait_cluster(barrier(ctx.smem, buf), (ctx.ordinal >> 1) & 1);
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      float2 total = make_float2(-INFINITY, 0.0f);
-      for (unsigned q = 0; q < cs; ++q) total = merge_stats(total, slots[q * kBlockM + tile_row[half]]);
-      const float inv = 1.0f / total.y;
-      const int row = row0 + warp * 16 + (lane >> 2) + 8 * half;
-#pragma unroll
-      for (int i = 2 * half; i < kAccum; i += 4) {
-        const int col = col0 + accum_col(i, lane);
-        if (row < m && col < n) {
-          store_pair(out + static_cast<std::int64_t>(row) * n + col, __expf(d[i] - total.x) * inv,
-                     __expf(d[i + 1] - total.x) * inv);
-        }
-      }
-    }
-  }
-#else
-  __device__ static void init(unsigned char*) {}
-  __device__ void operator()(const float (&)[kAccum], int, int, int, int, const EpilogueContext&) const {}
-#endif
 };
 
 }  // namespace flopline::kernels::sm90
