@@ -111,9 +111,11 @@ void check_softmax(const SoftmaxProblem& p, int arch) {
   if (p.m > kMaxDim) fail(name + ": m = " + std::to_string(p.m) + " exceeds 2^31-1");
   if (p.n > kMaxDim) fail(name + ": n = " + std::to_string(p.n) + " exceeds 2^31-1");
   if (p.in == DType::tf32) fail(name + ": tf32 is a matmul precision; use fp32 input for softmax");
-  if (p.out_type != DType::f32 && p.out_type != p.in) {
+  const bool out_ok = p.out_type == DType::f32 || (p.out_type == p.in && p.in != DType::tf32) ||
+                      (p.in == DType::f32 && (p.out_type == DType::bf16 || p.out_type == DType::f16));
+  if (!out_ok) {
     fail(name + ": unsupported output type " + dtype_name(p.out_type) + " for " + dtype_name(p.in) +
-         " input (supported: fp32 or the input type)");
+         " input (supported: fp32, the input type, or bf16/fp16 from fp32)");
   }
   if (p.m == 0 || p.n == 0) return;  // an empty matrix: nothing to do
   if (!p.x) fail(name + ": x is a null pointer");

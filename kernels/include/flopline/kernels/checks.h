@@ -54,8 +54,9 @@ struct SoftmaxProblem {
 };
 
 // m, n >= 0 and <= 2^31-1 (an empty matrix is a no-op: nothing else is checked), arch
-// >= 80, input fp32/bf16/fp16, output fp32 or the input type, non-null pointers aligned
-// to their element size.
+// >= 80, input fp32/bf16/fp16, output fp32, the input type, or bf16/fp16 from fp32
+// (matmul_softmax's unfused fallback writes fp32 scores to a 16-bit output), non-null
+// pointers aligned to their element size.
 void check_softmax(const SoftmaxProblem& p, int arch);
 
 }  // namespace flopline::kernels

@@ -1,0 +1,201 @@
+// Elementwise kernels and the standalone softmax against the device-to-device copy
+// bandwidth: each case is timed with CUDA events (warm-up, then the median of kReps
+// runs), its GB/s counted with the cost model's bytes (each input read once, the output
+// written once), and set beside a cudaMemcpyAsync moving the same bytes (a copy of B
+// bytes reads B and writes B, so it copies bytes / 2). One line per case:
+//
+//   bench=elementwise op=add dtype=fp32 n=67108864 us=... GBps=... copy_GBps=... pct_of_copy=...
+//   bench=softmax dim=rows dtype=fp32 m=4096 n=4096 us=... GBps=... copy_GBps=... pct_of_copy=...
+//
+// Usage: bench_elementwise [--quick]   (--quick: n = 2^26 only, fewer reps)
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "flopline/kernels/cost.h"
+#include "flopline/kernels/elementwise.h"
+#include "flopline/kernels/softmax.h"
+
+namespace fk = flopline::kernels;
+
+namespace {
+
+#define BENCH_CUDA_OK(call)                                                                       \
+  do {                                                                                            \
+    cudaError_t e_ = (call);                                                                      \
+    if (e_ != cudaSuccess) {                                                                      \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                               \
+    }                                                                                             \
+  } while (0)
+
+int g_reps = 25;
+constexpr int kWarmup = 3;
+
+// Median microseconds of g_reps runs of fn, each between its own pair of events.
+double median_us(const std::function<void()>& fn) {
+  for (int i = 0; i < kWarmup; ++i) fn();
+  std::vector<cudaEvent_t> events(2 * static_cast<std::size_t>(g_reps));
+  for (cudaEvent_t& e : events) BENCH_CUDA_OK(cudaEventCreate(&e));
+  for (int i = 0; i < g_reps; ++i) {
+    BENCH_CUDA_OK(cudaEventRecord(events[2 * i]));
+    fn();
+    BENCH_CUDA_OK(cudaEventRecord(events[2 * i + 1]));
+  }
+  BENCH_CUDA_OK(cudaEventSynchronize(events.back()));
+  BENCH_CUDA_OK(cudaGetLastError());
+  std::vector<double> us(static_cast<std::size_t>(g_reps));
+  for (int i = 0; i < g_reps; ++i) {
+    float ms = 0;
+    BENCH_CUDA_OK(cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]));
+    us[static_cast<std::size_t>(i)] = ms * 1e3;
+  }
+  for (cudaEvent_t e : events) cudaEventDestroy(e);
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+// Buffers for the reference copies, each large enough for half the largest case's bytes.
+void* g_copy_src = nullptr;
+void* g_copy_dst = nullptr;
+std::size_t g_copy_capacity = 0;
+
+// Device-to-device copy moving `bytes` in all (bytes / 2 read, bytes / 2 written): GB/s.
+// Measured once per size.
+double copy_gbps(double bytes) {
+  static std::map<double, double> measured;
+  const auto it = measured.find(bytes);
+  if (it != measured.end()) return it->second;
+  const std::size_t size = static_cast<std::size_t>(bytes / 2);
+  if (size > g_copy_capacity) {
+    std::fprintf(stderr, "copy of %zu bytes exceeds the copy buffers (%zu)\n", size, g_copy_capacity);
+    std::exit(1);
+  }
+  const double us =
+      median_us([&] { BENCH_CUDA_OK(cudaMemcpyAsync(g_copy_dst, g_copy_src, size, cudaMemcpyDeviceToDevice)); });
+  const double gbps = bytes / (us * 1e3);
+  std::printf("bench=copy bytes=%zu us=%.1f GBps=%.0f\n", 2 * size, us, gbps);
+  return measured[bytes] = gbps;
+}
+
+// Fill with values in [-2, 2) of type t (a simple hash: the timings do not depend on them).
+__global__ void fill_kernel(void* p, std::int64_t n, bool bf16, std::uint32_t salt) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    std::uint32_t h = static_cast<std::uint32_t>(i) * 2654435761u ^ salt;
+    h ^= h >> 15;
+    const float v = static_cast<float>(h & 0xFFFF) / 16384.0f - 2.0f;
+    if (bf16) static_cast<__nv_bfloat16*>(p)[i] = __float2bfloat16(v);
+    else static_cast<float*>(p)[i] = v;
+  }
+}
+
+void fill(void* p, std::int64_t n, fk::DType t, std::uint32_t salt) {
+  fill_kernel<<<1024, 256>>>(p, n, t == fk::DType::bf16, salt);
+  BENCH_CUDA_OK(cudaGetLastError());
+}
+
+void report(const std::string& what, double us, double bytes, double copy) {
+  const double gbps = bytes / (us * 1e3);
+  std::printf("%s us=%.1f GBps=%.0f copy_GBps=%.0f pct_of_copy=%.1f\n", what.c_str(), us, gbps, copy,
+              100.0 * gbps / copy);
+  std::fflush(stdout);
+}
+
+void bench_elementwise(std::int64_t n, fk::DType t, void* x, void* y, void* out) {
+  fk::ElementwiseOptions options;
+  options.range = false;  // no NVTX push/pop in the timed loop
+  struct Case {
+    fk::ElementwiseOp op;
+    std::function<void()> run;
+  };
+  const Case cases[] = {
+      {fk::ElementwiseOp::add, [&] { fk::add(x, y, out, n, t, options); }},
+      {fk::ElementwiseOp::mul, [&] { fk::mul(x, y, out, n, t, options); }},
+      {fk::ElementwiseOp::axpy, [&] { fk::axpy(0.5f, x, y, out, n, t, options); }},
+      {fk::ElementwiseOp::relu, [&] { fk::relu(x, out, n, t, options); }},
+      {fk::ElementwiseOp::gelu, [&] { fk::gelu(x, out, n, t, options); }},
+  };
+  for (const Case& c : cases) {
+    const double bytes = fk::elementwise_cost(c.op, n, t).bytes;
+    const double copy = copy_gbps(bytes);
+    const double us = median_us(c.run);
+    report(std::string("bench=elementwise op=") + fk::elementwise_op_name(c.op) + " dtype=" + fk::dtype_name(t) +
+               " n=" + std::to_string(n),
+           us, bytes, copy);
+  }
+}
+
+void bench_softmax(std::int64_t m, std::int64_t n, fk::SoftmaxDim dim, void* x, void* out) {
+  fk::SoftmaxProblem p;
+  p.x = x;
+  p.out = out;
+  p.m = m;
+  p.n = n;
+  const double bytes = fk::softmax_cost(m, n, dim, p.in, p.out_type).bytes;
+  const double copy = copy_gbps(bytes);
+  const double us = median_us([&] { fk::softmax(p, dim, nullptr, false); });
+  report(std::string("bench=softmax dim=") + fk::softmax_dim_name(dim) + " dtype=fp32 m=" + std::to_string(m) +
+             " n=" + std::to_string(n),
+         us, bytes, copy);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("skipped: no CUDA device\n");
+    return 77;
+  }
+  cudaDeviceProp prop{};
+  BENCH_CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device=\"%s\" sms=%d\n", prop.name, prop.multiProcessorCount);
+  if (quick) g_reps = 10;
+
+  std::vector<std::int64_t> sizes = {std::int64_t{1} << 26};
+  if (!quick) sizes.push_back(std::int64_t{1} << 28);
+  const std::int64_t max_n = sizes.back();
+  // Three buffers of the largest fp32 case: x, y, out (3 GiB at 2^28).
+  void *x = nullptr, *y = nullptr, *out = nullptr;
+  const std::size_t buffer = static_cast<std::size_t>(max_n) * 4;
+  BENCH_CUDA_OK(cudaMalloc(&x, buffer));
+  BENCH_CUDA_OK(cudaMalloc(&y, buffer));
+  BENCH_CUDA_OK(cudaMalloc(&out, buffer));
+  // Two-input fp32 ops move 12 bytes an element: copies of 6 bytes an element.
+  g_copy_capacity = static_cast<std::size_t>(max_n) * 6;
+  BENCH_CUDA_OK(cudaMalloc(&g_copy_src, g_copy_capacity));
+  BENCH_CUDA_OK(cudaMalloc(&g_copy_dst, g_copy_capacity));
+  BENCH_CUDA_OK(cudaMemset(g_copy_src, 0, g_copy_capacity));
+
+  for (fk::DType t : {fk::DType::f32, fk::DType::bf16}) {
+    for (std::int64_t n : sizes) {
+      fill(x, n, t, 1);
+      fill(y, n, t, 2);
+      bench_elementwise(n, t, x, y, out);
+    }
+  }
+
+  const std::pair<std::int64_t, std::int64_t> shapes[] = {{4096, 4096}, {16384, 2048}};
+  for (const auto& [m, n] : shapes) {
+    fill(x, m * n, fk::DType::f32, 3);
+    for (fk::SoftmaxDim dim : {fk::SoftmaxDim::rows, fk::SoftmaxDim::cols}) bench_softmax(m, n, dim, x, out);
+  }
+  BENCH_CUDA_OK(cudaDeviceSynchronize());
+  cudaFree(x);
+  cudaFree(y);
+  cudaFree(out);
+  cudaFree(g_copy_src);
+  cudaFree(g_copy_dst);
+  return 0;
+}
