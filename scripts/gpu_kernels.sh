@@ -26,11 +26,14 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader |
 
 if [ "$tests" = 1 ]; then
   echo "== kernel gpu tests"
-  "$build/tests/gpu/kernels/gpu_kernel_tests" 2>&1 | tail -60 | tee "$OUT/kernel_tests.log"
+  "$build/tests/gpu/kernels/gpu_kernel_tests" > "$OUT/kernel_tests.log" 2>&1
+  grep -E "FAILED|PASSED|Failure|error" "$OUT/kernel_tests.log" | head -40
 fi
 
 echo "== resource usage and tensor-core instructions"
+# The kernels as linked into a benchmark (the library itself may not travel).
 lib="$build/kernels/libflopline_kernels.a"
+[ -e "$lib" ] || lib="$build/bench/kernels/bench_softmax"
 if command -v cuobjdump >/dev/null; then
   cuobjdump --dump-resource-usage "$lib" > "$OUT/resource_usage.txt" 2>&1
   cuobjdump -sass "$lib" > "$OUT/sass.txt" 2>&1

@@ -41,8 +41,8 @@ constexpr int kElementwiseThreads = 256;
 // 64 to 128 bytes of loads in flight per thread covers DRAM latency.
 constexpr int kElementwiseMinBlocks = 4;
 
-// Units (vectors or scalars) each thread keeps in flight per tile: enough independent
-// loads per thread to cover DRAM latency at full occupancy.
+// Units (vectors or scalars) each thread loads before it computes and stores any: with
+// the occupancy above, enough bytes in flight per SM to cover DRAM latency.
 template <int W>
 __host__ __device__ constexpr int elementwise_unroll() { return W == 1 ? 8 : 4; }
 
