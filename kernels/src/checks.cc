@@ -49,9 +49,33 @@ void check_matmul(const MatmulProblem& p, int arch) {
   }
 }
 
+namespace {
+
+// Why the sm90 path cannot take a problem that check_matmul accepted; empty when it can.
+// A plain function (no exception) because automatic path selection asks on every call.
+std::string sm90_refusal(const MatmulProblem& p, int arch) {
+  if (p.in == DType::f32) return "matmul: path sm90 runs tensor-core dtypes (tf32, bf16, fp16), not fp32";
+  if (arch != 90) return "matmul: path sm90 needs an sm_90 device, this one is " + arch_text(arch);
+  const std::int64_t es = static_cast<std::int64_t>(dtype_bytes(p.in));
+  // TMA: global row strides and base addresses must be multiples of 16 bytes.
+  if ((p.k * es) % 16 != 0) {
+    return "matmul: path sm90 needs k*" + std::to_string(es) + " bytes to be a multiple of 16 (k = " +
+           std::to_string(p.k) + ")";
+  }
+  if ((p.n * es) % 16 != 0) {
+    return "matmul: path sm90 needs n*" + std::to_string(es) + " bytes to be a multiple of 16 (n = " +
+           std::to_string(p.n) + ")";
+  }
+  if (!aligned16(p.a) || !aligned16(p.b)) return "matmul: path sm90 needs A and B 16-byte aligned";
+  // The epilogue stores column pairs (8 bytes fp32, 4 bytes 16-bit).
+  if (!aligned16(p.c)) return "matmul: path sm90 needs C 16-byte aligned";
+  return {};
+}
+
+}  // namespace
+
 void check_matmul_path(const MatmulProblem& p, MatmulPath path, int arch) {
   check_matmul(p, arch);
-  const std::string name = matmul_path_name(path);
   switch (path) {
     case MatmulPath::automatic: return;
     case MatmulPath::simt:
@@ -61,13 +85,8 @@ void check_matmul_path(const MatmulProblem& p, MatmulPath path, int arch) {
       if (p.in == DType::f32) fail("matmul: path sm80 runs tensor-core dtypes (tf32, bf16, fp16), not fp32");
       return;
     case MatmulPath::sm90: {
-      if (p.in == DType::f32) fail("matmul: path sm90 runs tensor-core dtypes (tf32, bf16, fp16), not fp32");
-      if (arch != 90) fail("matmul: path sm90 needs an sm_90 device, this one is " + arch_text(arch));
-      const std::int64_t es = static_cast<std::int64_t>(dtype_bytes(p.in));
-      // TMA: global row strides and base addresses must be multiples of 16 bytes.
-      if ((p.k * es) % 16 != 0) fail("matmul: path sm90 needs k*" + std::to_string(es) + " bytes to be a multiple of 16 (k = " + std::to_string(p.k) + ")");
-      if ((p.n * es) % 16 != 0) fail("matmul: path sm90 needs n*" + std::to_string(es) + " bytes to be a multiple of 16 (n = " + std::to_string(p.n) + ")");
-      if (!aligned16(p.a) || !aligned16(p.b)) fail("matmul: path sm90 needs A and B 16-byte aligned");
+      const std::string why = sm90_refusal(p, arch);
+      if (!why.empty()) fail(why);
       return;
     }
   }
@@ -75,12 +94,7 @@ void check_matmul_path(const MatmulProblem& p, MatmulPath path, int arch) {
 
 MatmulPath choose_matmul_path(const MatmulProblem& p, int arch) {
   if (p.in == DType::f32) return MatmulPath::simt;
-  try {
-    check_matmul_path(p, MatmulPath::sm90, arch);
-    return MatmulPath::sm90;
-  } catch (const KernelError&) {
-    return MatmulPath::sm80;
-  }
+  return sm90_refusal(p, arch).empty() ? MatmulPath::sm90 : MatmulPath::sm80;
 }
 
 void check_elementwise(const ElementwiseProblem& p, ElementwiseOp op, int arch, int custom_inputs) {

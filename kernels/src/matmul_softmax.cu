@@ -37,11 +37,7 @@ bool fused_supported(const MatmulProblem& p, MatmulPath path, int arch) {
   const bool types = (p.in == DType::tf32 && p.out == DType::f32) ||
                      (p.in == DType::bf16 && (p.out == DType::f32 || p.out == DType::bf16));
   if (!types) return false;
-  try {
-    check_matmul_path(p, MatmulPath::sm90, arch);
-  } catch (const KernelError&) {
-    return false;
-  }
+  if (choose_matmul_path(p, arch) != MatmulPath::sm90) return false;
   return p.n % 4 == 0;  // the epilogue and rescale write 2 and 4 columns at once
 }
 
