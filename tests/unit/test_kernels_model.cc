@@ -190,7 +190,8 @@ TEST(KernelChecks, MatmulAcceptsEverySupportedDtypePair) {
   const std::pair<DType, DType> pairs[] = {{DType::f32, DType::f32}, {DType::tf32, DType::f32},
                                           {DType::bf16, DType::bf16}, {DType::bf16, DType::f32},
                                           {DType::f16, DType::f16},   {DType::f16, DType::f32}};
-  for (const auto& [in, out] : pairs) {
+  for (const auto& in_out : pairs) {
+    const DType in = in_out.first, out = in_out.second;
     EXPECT_NO_THROW(check_matmul(matmul_problem(1, 1, 1, in, out), 80)) << dtype_name(in) << "->" << dtype_name(out);
     EXPECT_NO_THROW(check_matmul(matmul_problem(4097, 17, 1000, in, out), 90));
   }
@@ -200,7 +201,8 @@ TEST(KernelChecks, MatmulRefusesUnsupportedDtypePairs) {
   const std::pair<DType, DType> pairs[] = {{DType::f32, DType::bf16}, {DType::f32, DType::tf32},
                                           {DType::tf32, DType::bf16}, {DType::tf32, DType::tf32},
                                           {DType::bf16, DType::f16},  {DType::f16, DType::bf16}};
-  for (const auto& [in, out] : pairs) {
+  for (const auto& in_out : pairs) {
+    const DType in = in_out.first, out = in_out.second;
     const std::string pair = std::string(dtype_name(in)) + " -> " + dtype_name(out);
     expect_error([&] { check_matmul(matmul_problem(8, 8, 8, in, out), 90); },
                  {"matmul: unsupported dtypes", pair.c_str()});
@@ -375,7 +377,8 @@ TEST(KernelChecks, SoftmaxAcceptsEverySupportedTypePair) {
   const std::pair<DType, DType> pairs[] = {{DType::f32, DType::f32}, {DType::bf16, DType::bf16},
                                           {DType::bf16, DType::f32}, {DType::f16, DType::f16},
                                           {DType::f16, DType::f32}};
-  for (const auto& [in, out] : pairs) {
+  for (const auto& in_out : pairs) {
+    const DType in = in_out.first, out = in_out.second;
     EXPECT_NO_THROW(check_softmax(softmax_problem(4096, 4097, in, out), 90)) << dtype_name(in) << "->" << dtype_name(out);
   }
   // In place, and an empty matrix with no pointers.
@@ -390,7 +393,8 @@ TEST(KernelChecks, SoftmaxAcceptsEverySupportedTypePair) {
 
 TEST(KernelChecks, SoftmaxNamesTheArgument) {
   const std::pair<DType, DType> bad[] = {{DType::f32, DType::tf32}, {DType::bf16, DType::f16}, {DType::f16, DType::bf16}};
-  for (const auto& [in, out] : bad) {
+  for (const auto& in_out : bad) {
+    const DType in = in_out.first, out = in_out.second;
     const std::string text = std::string("unsupported output type ") + dtype_name(out) + " for " + dtype_name(in);
     expect_error([&] { check_softmax(softmax_problem(8, 8, in, out), 90); }, {"softmax:", text.c_str()});
   }
