@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The test job: installs what is missing, builds everything with clang under address
 # and undefined-behaviour sanitizers with warnings as errors, and runs every test
-# (unit, corpus, command line, install, a bounded fuzz run). Tests labelled `gpu`
-# report "skipped: no CUDA device" on machines without one.
+# (unit, corpus, command line, install, a bounded fuzz run, flopline-view's tests under
+# Xvfb with Mesa's llvmpipe). Tests labelled `gpu` report "skipped: no CUDA device" on
+# machines without one.
 # Usage: scripts/test.sh [extra ctest arguments]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/scripts/deps.sh"
-flopline_install_packages "${FLOPLINE_BUILD_PACKAGES[@]}" "${FLOPLINE_TEST_PACKAGES[@]}"
+flopline_install_packages "${FLOPLINE_BUILD_PACKAGES[@]}" "${FLOPLINE_TEST_PACKAGES[@]}" \
+  "${FLOPLINE_VIEWER_PACKAGES[@]}" "${FLOPLINE_VIEWER_TEST_PACKAGES[@]}"
 
 build="$root/build-test"
 jobs="$(nproc)"

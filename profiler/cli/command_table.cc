@@ -3,6 +3,7 @@
 #include "calibrate_command.h"
 #include "run_command.h"
 #include "stats_command.h"
+#include "view_command.h"
 
 namespace flopline::cli {
 
@@ -13,6 +14,7 @@ std::span<const Command> command_table() {
       {"run", "run a CUDA program and record its GPU work (kernels, NVTX ranges)", run_run_command},
       {"stats", "time, FLOP/s and bandwidth per kernel, operator or category", run_stats_command},
       {"calibrate", "measure this GPU's achievable matmul FLOP/s and copy bandwidth", run_calibrate_command},
+      {"view", "open traces in flopline-view, the desktop timeline (when built)", run_view_command},
   };
   return kCommands;
 }

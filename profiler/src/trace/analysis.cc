@@ -170,6 +170,7 @@ void StatsAccumulator::Impl::add(const Trace& trace, const StatsQuery& query) {
   std::vector<std::uint32_t> group_of(nstrings, kNone);
   const std::vector<const DeviceProperties*> device = detail::devices_by_track(trace);
   const bool by_cat = by == GroupBy::kCategory;
+  const bool clip = query.clip_to_range;
   // At most every slice is taken; growing by doubling would copy the arrays ~log n
   // times. Untouched reserved pages cost no memory.
   const std::size_t most = trace.slice_count();
@@ -181,13 +182,26 @@ void StatsAccumulator::Impl::add(const Trace& trace, const StatsQuery& query) {
     for (const auto& row : trace.tracks[t].rows) {
       // Rows are sorted by start: the range is a binary search plus an early stop.
       auto it = row.begin();
-      if (query.range_begin) {
+      if (query.range_begin && clip) {
+        // Slices of a row never overlap, so their ends are sorted too.
+        it = std::partition_point(row.begin(), row.end(),
+                                  [&](const Slice& s) { return s.end() < *query.range_begin; });
+      } else if (query.range_begin) {
         it = std::lower_bound(row.begin(), row.end(), *query.range_begin,
                               [](const Slice& s, TimeNs v) { return s.start < v; });
       }
       for (; it != row.end(); ++it) {
         const Slice& s = *it;
         if (query.range_end && s.start >= *query.range_end) break;
+        TimeNs dur = s.dur;
+        double share = 1.0;  // of the slice's FLOPs and bytes that fall in the range
+        if (clip) {
+          const TimeNs lo = query.range_begin ? std::max(s.start, *query.range_begin) : s.start;
+          const TimeNs hi = query.range_end ? std::min(s.end(), *query.range_end) : s.end();
+          if (hi < lo || (hi == lo && s.dur > 0)) continue;  // touches the range only
+          dur = hi - lo;
+          if (s.dur > 0) share = static_cast<double>(dur) / static_cast<double>(s.dur);
+        }
         if (!take_all) {
           if (s.cat >= nstrings) continue;
           std::uint8_t& st = cat_state[s.cat];
@@ -207,24 +221,24 @@ void StatsAccumulator::Impl::add(const Trace& trace, const StatsQuery& query) {
         std::uint32_t& gi = group_of[key];
         if (gi == kNone) gi = group_for(trace.str(key));
         slice_group.push_back(gi);
-        slice_dur.push_back(s.dur);
+        slice_dur.push_back(dur);
         if (s.metrics == kNone || s.metrics >= trace.metrics.size()) continue;
         const SliceMetrics& m = trace.metrics[s.metrics];
         GroupCounts& g = counts[gi];
         if (m.has_flops()) {
           g.has_flops = true;
-          g.flops += m.flops;
-          g.flops_dur += static_cast<double>(s.dur);
+          g.flops += m.flops * share;
+          g.flops_dur += static_cast<double>(dur);
         }
         if (m.has_bytes()) {
           g.has_bytes = true;
-          g.bytes += m.bytes;
-          g.bytes_dur += static_cast<double>(s.dur);
+          g.bytes += m.bytes * share;
+          g.bytes_dur += static_cast<double>(dur);
         }
         if (auto ns = detail::attainable_ns(trace, s, m, dev)) {
           g.has_peak = true;
-          g.attainable += static_cast<double>(*ns);
-          g.peak_dur += static_cast<double>(s.dur);
+          g.attainable += static_cast<double>(*ns) * share;
+          g.peak_dur += static_cast<double>(dur);
         }
       }
     }

@@ -2,6 +2,7 @@
 // growth, not one per event). ArgsBuilder: compact JSON object text for capture/tests.
 #include "flopline/trace/args.h"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -9,16 +10,36 @@
 
 namespace flopline::trace {
 
-ArgsId ArgStore::add_json(std::string_view object_text) {
-  // Entry::length is 32 bits and kNoArgs is reserved; both limits are far beyond
-  // any real trace (4 GiB of one args object, 4 billion args objects).
-  if (object_text.size() > std::numeric_limits<std::uint32_t>::max()) {
-    throw std::length_error("args object larger than 4 GiB");
-  }
+ArgsId ArgStore::add_entry(std::uint64_t offset, std::uint64_t length, bool in_source) {
+  // kNoArgs is reserved; offsets have 40 bits. Both limits are far beyond any real
+  // trace (4 billion args objects, 1 TiB of args text or of JSON).
   if (entries_.size() >= kNoArgs) throw std::length_error("more than 2^32-1 args objects");
-  entries_.push_back(Entry{arena_.size(), static_cast<std::uint32_t>(object_text.size())});
+  if (offset >> (64 - kOffsetShift) != 0) throw std::length_error("args offset beyond 1 TiB");
+  if (length > std::numeric_limits<std::uint32_t>::max()) throw std::length_error("args object larger than 4 GiB");
+  const auto id = static_cast<ArgsId>(entries_.size());
+  std::uint64_t len_bits = length;
+  if (length >= kLongLength) {
+    long_lengths_.push_back(LongLength{id, static_cast<std::uint32_t>(length)});
+    len_bits = kLongLength;
+  }
+  entries_.push_back(offset << kOffsetShift | len_bits << kLengthShift | (in_source ? kInSource : 0));
+  return id;
+}
+
+std::uint32_t ArgStore::long_length(ArgsId id) const {
+  const auto it = std::lower_bound(long_lengths_.begin(), long_lengths_.end(), id,
+                                   [](const LongLength& l, ArgsId v) { return l.id < v; });
+  return it != long_lengths_.end() && it->id == id ? it->length : 0;
+}
+
+ArgsId ArgStore::add_json(std::string_view object_text) {
+  const ArgsId id = add_entry(arena_.size(), object_text.size(), false);
   arena_.insert(arena_.end(), object_text.begin(), object_text.end());
-  return static_cast<ArgsId>(entries_.size() - 1);
+  return id;
+}
+
+ArgsId ArgStore::add_location(std::uint64_t offset, std::uint32_t length) {
+  return add_entry(offset, length, true);
 }
 
 void ArgsBuilder::key(std::string_view k) {

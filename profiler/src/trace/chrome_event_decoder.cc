@@ -68,8 +68,9 @@ const char* skip_text(Skip s) {
   return "?";
 }
 
-EventDecoder::EventDecoder(Trace& trace, TraceBuilder& builder)
-    : trace_(trace), builder_(builder), links_(builder) {}
+EventDecoder::EventDecoder(Trace& trace, TraceBuilder& builder, std::string_view source,
+                           ArgsMode args_mode)
+    : trace_(trace), builder_(builder), source_(source), args_mode_(args_mode), links_(builder) {}
 
 void EventDecoder::decode(const RawEvent& e) {
   if (!e.ph.present()) return skip(Skip::kNoPhase);
@@ -172,6 +173,15 @@ TrackKind EventDecoder::kind_for_cat(StringId cat, std::string_view text) {
 ArgsId EventDecoder::store_args(const RawEvent& e) {
   if (e.args_not_object) ++counts_.notes[static_cast<int>(Note::kNonObjectArgs)];
   if (e.args_members == 0) return kNoArgs;
+  // On demand: only the position, unless analysis needs the text (flops -> precision)
+  // or the text does not lie in the source (never expected; kept then).
+  if (args_mode_ == ArgsMode::kOnDemand && !e.has_flops && !e.has_bytes) {
+    const auto at = reinterpret_cast<std::uintptr_t>(e.args.data());
+    const auto base = reinterpret_cast<std::uintptr_t>(source_.data());
+    if (at >= base && e.args.size() <= 0xffffffffu && at - base + e.args.size() <= source_.size()) {
+      return trace_.args.add_location(at - base, static_cast<std::uint32_t>(e.args.size()));
+    }
+  }
   std::string_view text = e.args;
   if (e.args_lax) {  // nan, trailing commas, raw control bytes: store strict JSON
     lax_scratch_.clear();

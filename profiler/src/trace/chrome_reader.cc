@@ -63,7 +63,7 @@ class TextReader {
              ReadResult& out)
       : text_(text), name_(name), opt_(opt), threading_(threading), out_(out), trace_(out.trace), s_(text),
         builder_(trace_),
-        decoder_(trace_, builder_) {}
+        decoder_(trace_, builder_, text, opt.args) {}
 
   void run();
 
@@ -134,7 +134,7 @@ void TextReader::run() {
   // Args are kept as text; in Kineto traces they are about 45% of the file. Reserving
   // that much address space up front (pages are touched only as they fill) saves the
   // copies and page faults of growing a vector of hundreds of MB step by step.
-  trace_.args.reserve_bytes(text_.size() / 2);
+  if (opt_.args == ArgsMode::kKeep) trace_.args.reserve_bytes(text_.size() / 2);
   if (text_.empty()) {
     out_.error = error_at(nullptr, "file is empty");
     return;
@@ -364,6 +364,20 @@ ReadResult read_text(std::string_view text, std::string_view name, const ReadOpt
 
 ReadResult read_chrome_trace_text(std::string_view text, std::string_view name, const ReadOptions& opt) {
   return chrome::read_text(text, name, opt, chrome::Threading::kAuto);
+}
+
+std::string args_text_from_source(std::string_view raw) {
+  json::Scanner s(raw);
+  s.skip_ws();
+  if (s.eof() || s.peek() != '{') return "{}";
+  const char* begin = s.pos();
+  s.reset_laxness();
+  if (!s.skip_value()) return "{}";
+  const std::string_view object(begin, static_cast<std::size_t>(s.pos() - begin));
+  if (!s.laxness().any()) return std::string(object);
+  std::string strict;
+  json::Scanner::write_strict(object, strict);
+  return strict;
 }
 
 ReadResult read_chrome_trace_file(const std::string& path, const ReadOptions& opt) {

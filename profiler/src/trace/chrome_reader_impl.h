@@ -188,7 +188,10 @@ class LinkTracker {
 // Turns RawEvents into model objects and keeps the report's counts.
 class EventDecoder {
  public:
-  EventDecoder(Trace& trace, TraceBuilder& builder);
+  // `source` is the whole JSON text the events point into: with ArgsMode::kOnDemand,
+  // args are stored as locations relative to it.
+  EventDecoder(Trace& trace, TraceBuilder& builder, std::string_view source = {},
+               ArgsMode args_mode = ArgsMode::kKeep);
 
   void decode(const RawEvent& e);
   void skip(Skip why) { ++counts_.skipped[static_cast<int>(why)]; }
@@ -228,6 +231,8 @@ class EventDecoder {
 
   Trace& trace_;
   TraceBuilder& builder_;
+  std::string_view source_;
+  ArgsMode args_mode_;
   LinkTracker links_;
   Counts counts_;
   TimeNs min_ts_ = INT64_MAX;

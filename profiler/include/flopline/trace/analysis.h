@@ -28,6 +28,11 @@ struct StatsQuery {
   // that starts inside the range counts in full, even when it ends after range_end.
   std::optional<TimeNs> range_begin;
   std::optional<TimeNs> range_end;
+  // false: the rule above (`flopline stats --range`). true: every slice that overlaps
+  // [range_begin, range_end) counts, with its duration clipped to the range and its
+  // FLOPs, bytes and attainable time scaled by the share kept (the viewer's ruler-drag
+  // range). A zero-length slice overlaps when it lies in [range_begin, range_end).
+  bool clip_to_range = false;
 };
 
 struct StatsRow {

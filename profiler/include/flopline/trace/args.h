@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "flopline/trace/types.h"
@@ -24,9 +25,19 @@ class ArgStore {
  public:
   // Stores the text of one JSON object. The caller guarantees it is a JSON object.
   ArgsId add_json(std::string_view object_text);
+  // Records where an args object lies in the trace's (decompressed) JSON text instead
+  // of its text: what the reader does with ReadOptions::args = ArgsMode::kOnDemand.
+  // json() gives "{}" for such an entry; the viewer reads the text back from the file.
+  ArgsId add_location(std::uint64_t offset, std::uint32_t length);
+  bool is_location(ArgsId id) const { return id < entries_.size() && (entries_[id] & kInSource) != 0; }
+  // Byte offset and length in the JSON text of a location entry.
+  std::pair<std::uint64_t, std::uint32_t> location(ArgsId id) const {
+    return {entries_[id] >> kOffsetShift, length_of(id)};
+  }
   std::string_view json(ArgsId id) const {
-    const Entry& e = entries_[id];
-    return {arena_.data() + e.offset, e.length};
+    const std::uint64_t e = entries_[id];
+    if (e & kInSource) return "{}";
+    return {arena_.data() + (e >> kOffsetShift), length_of(id)};
   }
   std::size_t size() const { return entries_.size(); }
   // Hints to fetch an entry, then its text, ahead of use: the writer reads args in
@@ -37,28 +48,48 @@ class ArgStore {
   }
   void prefetch_text(ArgsId id) const {
     if (id >= entries_.size()) return;
-    const Entry& e = entries_[id];
+    const std::uint64_t e = entries_[id];
     // Three lines cover a typical kernel's args (~130 bytes at any alignment); the
     // hardware prefetcher follows longer texts. The offsets are constant because GCC 12
     // silently dropped prefetches at offsets computed from the length; the arithmetic is
     // on integers because those lines may lie past the arena (a prefetch never faults).
-    const std::uintptr_t p = reinterpret_cast<std::uintptr_t>(arena_.data() + e.offset);
+    const std::uintptr_t p = reinterpret_cast<std::uintptr_t>(arena_.data() + (e >> kOffsetShift));
     __builtin_prefetch(reinterpret_cast<const void*>(p));
     __builtin_prefetch(reinterpret_cast<const void*>(p + 64));
     __builtin_prefetch(reinterpret_cast<const void*>(p + 128));
   }
   // Bytes in use. Reserved but untouched capacity (the reader reserves generously up
   // front to avoid regrowth) costs address space, not resident memory, so it is left out.
-  std::size_t resident_bytes() const { return arena_.size() + entries_.size() * sizeof(Entry); }
+  std::size_t resident_bytes() const {
+    return arena_.size() + entries_.size() * sizeof(std::uint64_t) + long_lengths_.size() * sizeof(LongLength);
+  }
   void reserve_bytes(std::size_t n) { arena_.reserve(n); }
 
  private:
-  struct Entry {
-    std::uint64_t offset;
+  // One 8-byte word per args object (one per event, so it counts): bit 0 says the
+  // entry is a location in the source text (add_location) rather than arena text,
+  // bits 1-23 hold the length (kLongLength: see long_lengths_), bits 24-63 the offset
+  // (up to 1 TiB).
+  static constexpr std::uint64_t kInSource = 1;
+  static constexpr int kLengthShift = 1;
+  static constexpr std::uint64_t kLengthMask = (1u << 23) - 1;
+  static constexpr std::uint64_t kLongLength = kLengthMask;
+  static constexpr int kOffsetShift = 24;
+  struct LongLength {
+    ArgsId id;
     std::uint32_t length;
   };
+  std::uint32_t length_of(ArgsId id) const {
+    const auto len = static_cast<std::uint32_t>((entries_[id] >> kLengthShift) & kLengthMask);
+    return len == kLongLength ? long_length(id) : len;
+  }
+  std::uint32_t long_length(ArgsId id) const;
+  ArgsId add_entry(std::uint64_t offset, std::uint64_t length, bool in_source);
+
   std::vector<char> arena_;
-  std::vector<Entry> entries_;
+  std::vector<std::uint64_t> entries_;
+  // Lengths of 8 MiB and more (rare), by increasing id.
+  std::vector<LongLength> long_lengths_;
 };
 
 // Builds the JSON text of one args object: {"key":value,...}. Keys and string values

@@ -27,7 +27,21 @@ struct ReadError {
   std::string message() const;
 };
 
+// What the reader keeps of each event's "args" object.
+enum class ArgsMode : std::uint8_t {
+  // The text of every args object, in memory (Trace::args). What `flopline stats`,
+  // merging and writing need.
+  kKeep,
+  // Only where each args object lies in the JSON text (ArgStore::add_location: 8
+  // bytes per event instead of the text, ~130 bytes for a Kineto kernel); the viewer
+  // reads one back when it is shown (args_text_from_source below). Args of events that
+  // carry flops or bytes are still kept as text: analysis reads their "precision".
+  kOnDemand,
+};
+
 struct ReadOptions {
+  ArgsMode args = ArgsMode::kKeep;
+
   // Called now and then from the reading thread with bytes consumed / total and
   // events so far. Return false to cancel (the read then fails with "cancelled").
   std::function<bool(std::uint64_t bytes_done, std::uint64_t bytes_total,
@@ -40,6 +54,13 @@ struct ReadResult {
   Trace trace;                     // valid when ok(); also what was loaded before a fatal error
   std::optional<ReadError> error;  // set when the input is not a readable trace
 };
+
+// The args text that ArgsMode::kKeep would have stored, from the raw text of an args
+// object as it appears in the file (at an ArgStore location): the text as written, or
+// strict JSON where it was lax (nan/inf -> null, trailing commas dropped, raw control
+// bytes escaped). Locations are only made for events without flops/bytes, whose text
+// kKeep stores unchanged otherwise. "{}" when `raw` is not a JSON object.
+std::string args_text_from_source(std::string_view raw);
 
 // Reads a file; gzip is detected by its magic bytes (".json.gz" or not).
 ReadResult read_chrome_trace_file(const std::string& path, const ReadOptions& opt = {});

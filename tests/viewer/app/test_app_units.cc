@@ -1,0 +1,223 @@
+// Unit tests of the app's GL-free parts: command line, kernel-name shortening, slice
+// descriptions, the frame pacer, frame statistics, the file browser, the PNG writer,
+// and --select's slice lookup.
+#include <gtest/gtest.h>
+#include <png.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "app_options.h"
+#include "app_state.h"
+#include "file_browser.h"
+#include "flopline/trace/chrome_reader.h"
+#include "frame_pacer.h"
+#include "frame_stats.h"
+#include "png_writer.h"
+#include "short_name.h"
+#include "slice_info.h"
+
+namespace flopline::viewer {
+namespace {
+
+ParsedOptions parse(std::initializer_list<std::string> a) {
+  const std::vector<std::string> v(a);
+  return parse_app_options(v);
+}
+
+TEST(AppOptions, TracesAndScreenshotOptions) {
+  const ParsedOptions p =
+      parse({"a.json", "b.json.gz", "--screenshot", "out.png", "--size", "800x600", "--range",
+             "1ms:2.5ms", "--select", "gemm", "--window", "table"});
+  ASSERT_TRUE(p.ok()) << p.error;
+  EXPECT_EQ(p.options.traces, (std::vector<std::string>{"a.json", "b.json.gz"}));
+  EXPECT_EQ(p.options.screenshot, "out.png");
+  EXPECT_EQ(p.options.width, 800);
+  EXPECT_EQ(p.options.height, 600);
+  ASSERT_TRUE(p.options.range);
+  EXPECT_EQ(p.options.range->begin, 1'000'000);
+  EXPECT_EQ(p.options.range->end, 2'500'000);
+  EXPECT_EQ(p.options.select, "gemm");
+  EXPECT_EQ(p.options.window, ShotWindow::kTable);
+}
+
+TEST(AppOptions, ErrorsNameTheProblem) {
+  EXPECT_NE(parse({"--bogus"}).error.find("--bogus"), std::string::npos);
+  EXPECT_NE(parse({"--size", "800"}).error.find("WxH"), std::string::npos);
+  EXPECT_NE(parse({"--size", "10x10"}).error.find("64"), std::string::npos);
+  EXPECT_NE(parse({"--window", "graph"}).error.find("timeline, table, roofline"),
+            std::string::npos);
+  EXPECT_FALSE(parse({"--range", "5ms:1ms"}).ok());
+  EXPECT_FALSE(parse({"--bench"}).ok());  // needs a trace
+  EXPECT_FALSE(parse({"t.json", "--bench", "--screenshot", "x.png"}).ok());
+  EXPECT_FALSE(parse({"t.json", "--csv", "x.csv"}).ok());  // only with --screenshot
+  EXPECT_FALSE(parse({"--screenshot"}).ok());              // needs a value
+  EXPECT_TRUE(parse({"--help"}).options.help);
+}
+
+TEST(ParseSize, Bounds) {
+  EXPECT_EQ(parse_size("1600x900"), (std::pair{1600, 900}));
+  EXPECT_FALSE(parse_size("1600x"));
+  EXPECT_FALSE(parse_size("x900"));
+  EXPECT_FALSE(parse_size("63x900"));
+  EXPECT_FALSE(parse_size("1600x900x3"));
+  EXPECT_FALSE(parse_size("16384x16385"));
+}
+
+TEST(ShortKernelName, TemplatesParametersAndNamespaces) {
+  EXPECT_EQ(short_kernel_name(
+                "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+                "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, "
+                "at::detail::Array<char*, 1>)"),
+            "vectorized_elementwise_kernel<...>");
+  EXPECT_EQ(short_kernel_name(
+                "void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, false, "
+                "false>(float*, float const*, int, int, int, bool const*, int, bool)"),
+            "softmax_warp_forward<...>");
+  EXPECT_EQ(short_kernel_name(
+                "void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_128x128_16x4_tn_align4>"
+                "(cutlass_80_tensorop_s1688gemm_128x128_16x4_tn_align4::Params)"),
+            "cutlass::Kernel2<...>");
+  EXPECT_EQ(short_kernel_name("at::foo(int)"), "at::foo");
+}
+
+TEST(ShortKernelName, PlainNamesUnchanged) {
+  for (const char* n :
+       {"ampere_sgemm_128x64_tn", "aten::linear", "Memcpy HtoD (Pageable -> Device)",
+        "autograd::engine::evaluate_function: AddmmBackward0", "triton_red_fused__softmax_1",
+        "operator<<(std::ostream&, X)", ""}) {
+    EXPECT_EQ(short_kernel_name(n), n);
+  }
+}
+
+TEST(FormatSi, ThreeSignificantDigits) {
+  EXPECT_EQ(format_si(0), "0");
+  EXPECT_EQ(format_si(999), "999");
+  EXPECT_EQ(format_si(1.37e11), "137 G");
+  EXPECT_EQ(format_si(2e6), "2.00 M");
+  EXPECT_EQ(format_si(12345), "12.3 k");
+  EXPECT_EQ(format_si(999.6), "1.00 k");
+}
+
+trace::Trace read(std::string_view json) {
+  trace::ReadResult r = trace::read_chrome_trace_text(json, "t.json");
+  EXPECT_TRUE(r.ok());
+  return std::move(r.trace);
+}
+
+TEST(DescribeSlice, MetricsAndArgs) {
+  const trace::Trace t = read(R"({"traceEvents":[
+    {"ph":"X","name":"gemm","cat":"kernel","pid":0,"tid":7,"ts":1000,"dur":2,
+     "args":{"flops":4e9,"bytes":1e6,"grid":[128,1,1],"stream":7,"note":"a\"b"}}]})");
+  const std::vector<const trace::Trace*> list{&t};
+  const SliceHandle h{.trace = 0, .ref = {.track = 0, .row = 0, .index = 0}};
+  const SliceInfo info =
+      describe_slice(list, h, R"({"grid":[128,1,1],"stream":7,"note":"a\"b"})", 999'000);
+  EXPECT_EQ(info.name, "gemm");
+  EXPECT_EQ(info.category, "kernel");
+  EXPECT_EQ(info.start, format_duration(1000));
+  EXPECT_EQ(info.duration, format_duration(2000));
+  ASSERT_EQ(info.metrics.size(), 4u);
+  EXPECT_EQ(info.metrics[0].value, "4.00 G");
+  EXPECT_EQ(info.metrics[2].key, "TFLOP/s");
+  EXPECT_EQ(info.metrics[2].value, "2000");  // 4e9 FLOPs in 2 us = 2e15 FLOP/s
+  EXPECT_EQ(info.metrics[3].value, "500");   // 1 MB in 2 us = 500 GB/s
+  ASSERT_EQ(info.args.size(), 3u);
+  EXPECT_EQ(info.args[2].value, "a\"b");  // strings decoded
+  const auto key_args = tooltip_args(info);
+  ASSERT_EQ(key_args.size(), 2u);
+  EXPECT_EQ(key_args[0].key, "grid");
+  EXPECT_EQ(key_args[0].value, "[128,1,1]");
+  EXPECT_EQ(key_args[1].key, "stream");
+}
+
+TEST(LongestSliceNamed, FindsTheLongestOverTraces) {
+  const trace::Trace a = read(R"({"traceEvents":[
+    {"ph":"X","name":"k","pid":1,"tid":1,"ts":0,"dur":5},{"ph":"X","name":"k","pid":1,"tid":2,"ts":0,"dur":9}]})");
+  const trace::Trace b =
+      read(R"({"traceEvents":[{"ph":"X","name":"k","pid":1,"tid":1,"ts":0,"dur":7},
+    {"ph":"X","name":"other","pid":1,"tid":1,"ts":10,"dur":70}]})");
+  const std::vector<const trace::Trace*> list{&a, &b};
+  const SliceHandle h = longest_slice_named(list, "k");
+  ASSERT_TRUE(h.valid());
+  EXPECT_EQ(h.trace, 0u);
+  EXPECT_EQ(slice_of(list, h).dur, 9000);
+  EXPECT_FALSE(longest_slice_named(list, "missing").valid());
+}
+
+TEST(FramePacer, DrawsAFewFramesAfterInputThenSleeps) {
+  FramePacer p(3);
+  p.observe_events(1);
+  int polls = 0;
+  while (p.after_frame(false).wait == FramePacer::Wait::kPoll) ++polls;
+  EXPECT_EQ(polls, 3);
+  EXPECT_EQ(p.after_frame(false).wait, FramePacer::Wait::kWaitEvents);
+  p.observe_events(1);  // no new event
+  EXPECT_EQ(p.after_frame(false).wait, FramePacer::Wait::kWaitEvents);
+  const auto busy = p.after_frame(true);
+  EXPECT_EQ(busy.wait, FramePacer::Wait::kWaitTimeout);
+  EXPECT_GT(busy.timeout_s, 0);
+  p.request_frames();
+  EXPECT_EQ(p.after_frame(false).wait, FramePacer::Wait::kPoll);
+}
+
+TEST(FrameStats, MedianAndNearestRankP99) {
+  std::vector<double> ms(100);
+  for (int i = 0; i < 100; ++i) ms[static_cast<std::size_t>(i)] = 100 - i;  // 100..1, unsorted
+  const FrameStats s = frame_stats(ms);
+  EXPECT_EQ(s.frames, 100u);
+  EXPECT_DOUBLE_EQ(s.median_ms, 50.5);
+  EXPECT_DOUBLE_EQ(s.p99_ms, 99);
+  EXPECT_DOUBLE_EQ(s.max_ms, 100);
+  EXPECT_DOUBLE_EQ(frame_stats({7}).p99_ms, 7);
+  EXPECT_EQ(frame_stats({}).frames, 0u);
+  EXPECT_GT(resident_bytes(), 1u << 20);
+}
+
+TEST(FileBrowser, FoldersFirstThenTraces) {
+  namespace fs = std::filesystem;
+  const fs::path d = fs::temp_directory_path() / ("flopline_browser_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d / "sub");
+  for (const char* n : {"b.json", "a.JSON.GZ", "notes.txt", ".hidden.json"})
+    std::ofstream(d / n) << "{}";
+  FileBrowser b(d);
+  std::vector<std::string> names;
+  for (const auto& e : b.entries()) names.push_back(e.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"sub", "a.JSON.GZ", "b.json"}));
+  EXPECT_TRUE(b.entries()[0].is_dir);
+  EXPECT_EQ(b.entries()[2].size, 2u);
+  b.set_show_all(true);
+  EXPECT_EQ(b.entries().size(), 4u);
+  EXPECT_FALSE(b.change_dir(d / "missing"));
+  EXPECT_FALSE(b.error().empty());
+  EXPECT_EQ(b.dir(), fs::canonical(d));  // the listing stays
+  EXPECT_TRUE(b.change_dir(d / "sub"));
+  EXPECT_TRUE(b.up());
+  EXPECT_EQ(b.dir(), fs::canonical(d));
+  fs::remove_all(d);
+}
+
+TEST(PngWriter, WritesPixelsLibpngReadsBack) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "flopline_png_test.png").string();
+  std::vector<std::uint8_t> px(3 * 2 * 4);
+  for (std::size_t i = 0; i < px.size(); ++i) px[i] = static_cast<std::uint8_t>(i * 10);
+  ASSERT_EQ(write_png_rgba(path, 3, 2, px), "");
+  png_image img{};
+  img.version = PNG_IMAGE_VERSION;
+  ASSERT_TRUE(png_image_begin_read_from_file(&img, path.c_str()));
+  img.format = PNG_FORMAT_RGBA;
+  std::vector<std::uint8_t> back(PNG_IMAGE_SIZE(img));
+  ASSERT_TRUE(png_image_finish_read(&img, nullptr, back.data(), 0, nullptr));
+  EXPECT_EQ(img.width, 3u);
+  EXPECT_EQ(img.height, 2u);
+  EXPECT_EQ(back, px);
+  EXPECT_NE(write_png_rgba("/nonexistent/dir/x.png", 3, 2, px), "");
+  EXPECT_NE(write_png_rgba(path, 4, 2, px), "");  // size mismatch
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace flopline::viewer

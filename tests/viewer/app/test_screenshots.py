@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""flopline-view --screenshot on fixture traces: the picture shows the expected slice
+rows (counted by pixel colour), a selected slice is highlighted and its flow arrow is
+drawn, the table window lists the expected rows (checked through its CSV export, as no
+OCR is available), the roofline draws its ceilings, and corpus traces show one header
+bar per process."""
+import argparse
+import json
+import os
+
+import fixtures
+from viewer_harness import Checks, Xvfb, column_runs, read_png, run, saturated, tmpdir
+
+W, H = 1200, 700
+SIDEBAR = 380           # viewer_app.cc kSidebarWidth: the timeline ends before it
+PROCESS_HEADER = (48, 52, 62)   # ui_colors.h kProcessHeaderBg
+FLOW_ARROW = (255, 120, 40)     # ui_colors.h kFlowArrow
+COMPUTE = (255, 150, 60)        # roofline_window.cc kCompute
+BANDWIDTH = (90, 170, 255)      # roofline_window.cc kBandwidth
+ERROR_TEXT = (255, 110, 100)    # ui_colors.h kErrorText
+
+
+def shot(viewer, env, trace, out_dir, name, *extra, size=(W, H)):
+    png = os.path.join(out_dir, name + ".png")
+    dump = os.path.join(out_dir, name + ".state.json")
+    rc, out, err = run([viewer, trace, "--screenshot", png, "--size", f"{size[0]}x{size[1]}",
+                        "--dump-state", dump, *extra], env=env)
+    state = json.load(open(dump)) if os.path.exists(dump) else {}
+    return rc, err, png, state
+
+
+def x_of(state, t_ns):
+    vp = state["viewport"]
+    return int(vp["x0_px"] + (t_ns - vp["t0_ns"]) / (vp["t1_ns"] - vp["t0_ns"]) * vp["width_px"])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--viewer", required=True)
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--tmp", required=True)
+    a = ap.parse_args()
+    c = Checks()
+    d = tmpdir(a.tmp, "screenshots")
+    tracks = os.path.join(d, "tracks.json")
+    ops = os.path.join(d, "ops.json")
+    fixtures.write_tracks(tracks)
+    fixtures.write_ops(ops)
+
+    with Xvfb() as x:
+        env = x.env()
+        # --- rows by colour ---------------------------------------------------------
+        rc, err, png, st = shot(a.viewer, env, tracks, d, "tracks")
+        c.check(rc == 0, f"screenshot of the fixture exits 0 ({err.strip()})")
+        w, h, px = read_png(png)
+        c.check((w, h) == (W, H), f"PNG is {W}x{H} (got {w}x{h})")
+        c.check(st.get("rows") == fixtures.SLICE_ROWS, f"state dump: {fixtures.SLICE_ROWS} slice rows (got {st.get('rows')})")
+        c.check(st.get("processes") == 2 and st.get("tracks") == 5, f"2 processes, 5 tracks (got {st.get('processes')}, {st.get('tracks')})")
+        # The fixture's "ts" are absolute microseconds (no baseTimeNanoseconds).
+        scan_x = x_of(st, fixtures.SCAN_US * 1000)
+        c.check(0 < scan_x < W - SIDEBAR, f"scan column x={scan_x} lies in the timeline")
+        runs = [r for r in column_runs(px, scan_x, 0, H) if r[1] >= 10]
+        c.check(len(runs) == fixtures.ROWS_AT_SCAN,
+                f"{fixtures.ROWS_AT_SCAN} slice rows at t={fixtures.SCAN_US}us by pixel colour (got {len(runs)}: {runs})")
+        c.check(len({r[2] for r in runs}) == fixtures.ROWS_AT_SCAN, "each row's slice has its own colour")
+        c.check(all(16 <= r[1] <= 19 for r in runs), f"each row is one slice row tall (heights {[r[1] for r in runs]})")
+        headers = [r for r in column_runs(px, scan_x, 0, H, keep=lambda col: col == PROCESS_HEADER) if r[1] >= 15]
+        c.check(len(headers) == 2, f"two process header bars (got {len(headers)})")
+
+        # --- --range shows exactly that time range --------------------------------------
+        rc, err, _, st_range_tl = shot(a.viewer, env, tracks, d, "tracks_range", "--range", "20us:60us")
+        vp = st_range_tl.get("viewport", {})
+        c.check(rc == 0 and vp.get("t0_ns") == 20_000 and vp.get("t1_ns") == 60_000,
+                f"--range 20us:60us shows [20, 60) us (got {vp.get('t0_ns')}..{vp.get('t1_ns')})")
+
+        # --- a selected slice is highlighted ----------------------------------------
+        rc, err, png_sel, st_sel = shot(a.viewer, env, tracks, d, "tracks_select", "--select", "matmul_op")
+        c.check(rc == 0, f"--select matmul_op exits 0 ({err.strip()})")
+        c.check((st_sel.get("selection") or {}).get("name") == "matmul_op", "state dump names the selection matmul_op")
+        _, _, px_sel = read_png(png_sel)
+        top = 60  # below the menu bar and ruler, whose status text counts items drawn
+        changed = [(xx, yy) for yy in range(top, H) for xx in range(0, W - SIDEBAR) if px[yy][xx] != px_sel[yy][xx]]
+        # matmul_op is the third row of the first track: its band in the unselected picture.
+        band = runs[2]
+        in_band = [p for p in changed if band[0] - 3 <= p[1] <= band[0] + band[1] + 3]
+        c.check(len(changed) > 500, f"selecting changes the slice's pixels ({len(changed)} changed)")
+        c.check(len(in_band) == len(changed), f"only pixels of the selected row change ({len(in_band)} of {len(changed)})")
+        def brightness(rows):
+            return sum(sum(rows[band[0] + band[1] // 2][xx]) for xx in range(scan_x - 5, scan_x + 5))
+        c.check(brightness(px_sel) > brightness(px), "the selected slice is drawn brighter")
+
+        # --- the flow arrow of a selected launch -------------------------------------
+        rc, err, png_launch, st_launch = shot(a.viewer, env, tracks, d, "tracks_launch", "--select", "cudaLaunchKernel")
+        _, _, px_launch = read_png(png_launch)
+        arrow = sum(1 for yy in range(top, H) for xx in range(W - SIDEBAR) if px_launch[yy][xx] == FLOW_ARROW)
+        c.check(rc == 0 and (st_launch.get("selection") or {}).get("flows") == 1, "the launch has one flow")
+        c.check(arrow > 20, f"its flow arrow is drawn ({arrow} arrow pixels)")
+
+        # --- the table window and its rows -----------------------------------------
+        csv_path = os.path.join(d, "ops.csv")
+        rc, err, png_table, _ = shot(a.viewer, env, ops, d, "ops_table", "--window", "table", "--csv", csv_path)
+        c.check(rc == 0, f"--window table exits 0 ({err.strip()})")
+        rows = {}
+        with open(csv_path) as f:
+            header = f.readline().strip().split(",")
+            for line in f:
+                cells = line.strip().split(",")
+                rows[cells[0]] = dict(zip(header, cells))
+        c.check(set(rows) == set(fixtures.OPS), f"table rows are {sorted(fixtures.OPS)} (got {sorted(rows)})")
+        for name, (spans, flops, nbytes) in fixtures.OPS.items():
+            r = rows.get(name, {})
+            total_ns = sum(dur for _, dur in spans) * 1000
+            c.check(r.get("count") == str(len(spans)), f"{name}: count {len(spans)} (got {r.get('count')})")
+            c.check(r.get("total_ns") == str(total_ns), f"{name}: total {total_ns} ns (got {r.get('total_ns')})")
+            want_tflops = flops * len(spans) / total_ns / 1e3
+            got = float(r.get("tflops") or "nan")
+            c.check(abs(got - want_tflops) <= 1e-6 * want_tflops, f"{name}: {want_tflops:.6g} TFLOP/s (got {got})")
+        _, _, px_table = read_png(png_table)
+        c.check(len({p for row in px_table[::8] for p in row[::8]}) > 8, "the table picture is not blank")
+
+        # --- the range table ----------------------------------------------------------
+        csv_range = os.path.join(d, "ops_range.csv")
+        rc, err, _, st_range = shot(a.viewer, env, ops, d, "ops_range", "--window", "table", "--range", "0:150us",
+                                    "--csv", csv_range)
+        with open(csv_range) as f:
+            header = f.readline().strip().split(",")
+            rr = {line.split(",")[0]: dict(zip(header, line.strip().split(","))) for line in f}
+        c.check(rc == 0 and st_range.get("range") is not None, "--range with the table sets the range")
+        c.check(rr.get("matmul", {}).get("count") == "2" and rr.get("matmul", {}).get("total_ns") == "30000",
+                f"range 0:150us holds two matmuls, 30 us (got {rr.get('matmul')})")
+        c.check(rr.get("softmax", {}).get("count") == "1",
+                f"range 0:150us holds the softmax at 50 us, not the one starting at 150 us (got {rr.get('softmax')})")
+
+        # --- roofline ------------------------------------------------------------------
+        rc, err, png_roof, _ = shot(a.viewer, env, ops, d, "ops_roofline", "--window", "roofline")
+        _, _, px_roof = read_png(png_roof)
+        compute = sum(1 for row in px_roof for p in row if p == COMPUTE)
+        bandwidth = sum(1 for row in px_roof for p in row if p == BANDWIDTH)
+        c.check(rc == 0, f"--window roofline exits 0 ({err.strip()})")
+        c.check(compute > 100 and bandwidth > 100,
+                f"roofline draws compute ceilings and the bandwidth slope ({compute}, {bandwidth} px)")
+
+        # --- a file that is not a trace: the reader's error, in the window and on stderr ---
+        bad = os.path.join(d, "bad.json")
+        with open(bad, "w") as f:
+            f.write("this is not a trace\n")
+        rc, err, png_bad, _ = shot(a.viewer, env, bad, d, "bad")
+        c.check(rc == 1 and "bad.json:1:1 (byte 0): " in err,
+                f"a broken file exits 1 with file:line:column (byte N): reason ({err.strip()})")
+        _, _, px_bad = read_png(png_bad)
+        red = sum(1 for row in px_bad for p in row if p == ERROR_TEXT)
+        c.check(red > 20, f"the error is shown in the window ({red} error-coloured pixels)")
+
+        # --- corpus traces: one header bar per process ---------------------------------
+        for name in ["hta__simple_add_a100_kineto.json.gz", "perfetto__flow_events_json_v2.json",
+                     "catapult__simple_trace.json"]:
+            path = os.path.join(a.corpus, name)
+            rc, err, png_c, st_c = shot(a.viewer, env, path, d, "corpus_" + name.split(".")[0], size=(1000, 1800))
+            _, hh, px_c = read_png(png_c)
+            bars = [r for r in column_runs(px_c, 500, 40, hh, keep=lambda col: col == PROCESS_HEADER) if r[1] >= 15]
+            c.check(rc == 0 and len(bars) == st_c.get("processes"),
+                    f"{name}: {st_c.get('processes')} processes, {len(bars)} header bars")
+            slices = sum(1 for row in px_c[40::4] for p in row[:600:4] if saturated(p))
+            c.check(slices > 0, f"{name}: slices are drawn ({slices} sampled pixels)")
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+#include "app_options.h"
+
+#include <charconv>
+
+namespace flopline::viewer {
+namespace {
+
+constexpr cli::OptionSpec kSpecs[] = {
+    {.name = "--help", .takes_value = false, .alias = "-h"},
+    {.name = "--version", .takes_value = false, .alias = {}},
+    {.name = "--screenshot", .takes_value = true, .alias = {}},
+    {.name = "--size", .takes_value = true, .alias = {}},
+    {.name = "--range", .takes_value = true, .alias = {}},
+    {.name = "--select", .takes_value = true, .alias = {}},
+    {.name = "--window", .takes_value = true, .alias = {}},
+    {.name = "--csv", .takes_value = true, .alias = {}},
+    {.name = "--dump-state", .takes_value = true, .alias = {}},
+    {.name = "--bench", .takes_value = false, .alias = {}},
+};
+
+std::optional<int> parse_dimension(std::string_view text) {
+  int v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  if (v < 64 || v > 16384) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::optional<std::pair<int, int>> parse_size(std::string_view text) {
+  const auto x = text.find('x');
+  if (x == std::string_view::npos) return std::nullopt;
+  const auto w = parse_dimension(text.substr(0, x));
+  const auto h = parse_dimension(text.substr(x + 1));
+  if (!w || !h) return std::nullopt;
+  return std::pair{*w, *h};
+}
+
+ParsedOptions parse_app_options(std::span<const std::string> args) {
+  ParsedOptions r;
+  auto split = cli::split_args(args, kSpecs);
+  if (!split.ok()) {
+    r.error = split.error;
+    return r;
+  }
+  AppOptions& o = r.options;
+  o.traces = split.value->positional;
+  for (const auto& [name, value] : split.value->options) {
+    if (name == "--help") {
+      o.help = true;
+    } else if (name == "--version") {
+      o.version = true;
+    } else if (name == "--screenshot") {
+      o.screenshot = value;
+    } else if (name == "--size") {
+      const auto s = parse_size(value);
+      if (!s) {
+        r.error = cli::concat("--size '", value,
+                              "' is not WxH with sides from 64 to 16384 (e.g. 1600x900)");
+        return r;
+      }
+      o.width = s->first;
+      o.height = s->second;
+      o.size_given = true;
+    } else if (name == "--range") {
+      auto range = cli::parse_range(value, "--range");
+      if (!range.ok()) {
+        r.error = range.error;
+        return r;
+      }
+      o.range = *range.value;
+    } else if (name == "--select") {
+      if (value.empty()) {
+        r.error = "--select needs a slice name";
+        return r;
+      }
+      o.select = value;
+    } else if (name == "--window") {
+      if (value == "timeline") {
+        o.window = ShotWindow::kTimeline;
+      } else if (value == "table") {
+        o.window = ShotWindow::kTable;
+      } else if (value == "roofline") {
+        o.window = ShotWindow::kRoofline;
+      } else {
+        r.error = cli::concat("--window '", value, "' is not one of timeline, table, roofline");
+        return r;
+      }
+    } else if (name == "--csv") {
+      o.csv = value;
+    } else if (name == "--dump-state") {
+      o.dump_state = value;
+    } else if (name == "--bench") {
+      o.bench = true;
+    }
+  }
+  if (o.help || o.version) return r;
+  if (o.bench && o.screenshot) {
+    r.error = "--bench and --screenshot cannot be used together";
+  } else if (o.bench && o.traces.empty()) {
+    r.error = "--bench needs a trace to open";
+  } else if (o.csv && !o.screenshot) {
+    r.error = "--csv is written with --screenshot (use the table window's Export button otherwise)";
+  }
+  return r;
+}
+
+std::string app_usage() {
+  return R"(usage: flopline-view [TRACE...] [options]
+
+Opens Chrome/Kineto trace files (.json or .json.gz; several files are shown as
+separate processes) in a timeline with FLOP/s tables and a roofline.
+
+options:
+  --screenshot OUT.png   render once the traces are loaded, write a PNG, exit
+  --size WxH             window or screenshot size in pixels (default 1600x900)
+  --range T0:T1          show this time range: times after the first event, with
+                         units ns (default), us, ms, s; either side may be empty
+  --select NAME          select the longest slice named NAME
+  --window W             bring W to the front: timeline (default), table, roofline
+  --csv OUT.csv          with --screenshot: also write the FLOP/s table as CSV
+  --dump-state OUT.json  write the viewer state as JSON (headless: at exit;
+                         interactive: whenever it changes)
+  --bench                scripted fit / zoom to 1 us / pan / zoom out; prints frame
+                         time median and p99 and the resident memory, then exits
+  -h, --help             this text
+  --version              the version
+
+keys: wheel zoom, W/S zoom, A/D pan, drag pan, F fit, Esc clear, / or Ctrl+F search,
+      Ctrl+O open, ? or F1 help
+)";
+}
+
+}  // namespace flopline::viewer

@@ -1,0 +1,52 @@
+// The flopline-view command line: traces to open and the headless modes
+// (--screenshot, --bench, --dump-state). Parsing is separate from main() so it is
+// unit-tested without a display.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli_parse.h"
+
+namespace flopline::viewer {
+
+// Which window a screenshot shows in front.
+enum class ShotWindow { kTimeline, kTable, kRoofline };
+
+struct AppOptions {
+  std::vector<std::string> traces;
+  int width = 1600;  // window or screenshot size in pixels
+  int height = 900;
+  bool size_given = false;
+  std::optional<std::string> screenshot;  // PNG path: render, write, exit
+  ShotWindow window = ShotWindow::kTimeline;
+  // --range T0:T1: times after the first event, as `flopline stats --range` reads them.
+  std::optional<cli::RelativeRange> range;
+  std::optional<std::string> select;      // slice name to select (the longest instance)
+  std::optional<std::string> dump_state;  // state dump path (headless: written at exit;
+                                          // interactive: written on every change)
+  std::optional<std::string> csv;         // with --screenshot: also export the table as CSV
+  bool bench = false;
+  bool help = false;
+  bool version = false;
+};
+
+struct ParsedOptions {
+  AppOptions options;
+  std::string error;  // non-empty: what is wrong, for the user
+  bool ok() const { return error.empty(); }
+};
+
+// `args` excludes the program name.
+ParsedOptions parse_app_options(std::span<const std::string> args);
+
+// Parses "WxH" with both sides in [64, 16384].
+std::optional<std::pair<int, int>> parse_size(std::string_view text);
+
+std::string app_usage();
+
+}  // namespace flopline::viewer

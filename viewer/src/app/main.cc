@@ -1,0 +1,61 @@
+// flopline-view: parses the command line, checks the trace files exist, and runs the
+// interactive viewer or one of the headless modes.
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "app_options.h"
+#include "gl_window.h"
+#include "headless_modes.h"
+#include "viewer_app.h"
+
+#ifndef FLOPLINE_VERSION
+#define FLOPLINE_VERSION "unknown"
+#endif
+
+int main(int argc, char** argv) {
+  using namespace flopline::viewer;
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const ParsedOptions parsed = parse_app_options(args);
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "flopline-view: %s\nRun 'flopline-view --help' for usage.\n",
+                 parsed.error.c_str());
+    return 2;
+  }
+  const AppOptions& o = parsed.options;
+  if (o.help) {
+    std::fputs(app_usage().c_str(), stdout);
+    return 0;
+  }
+  if (o.version) {
+    std::printf("flopline-view %s\n", FLOPLINE_VERSION);
+    return 0;
+  }
+  // A missing file is a usage error before any window opens; an unreadable one is
+  // reported by the reader (in the window, or on stderr in the headless modes).
+  for (const std::string& path : o.traces) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+      std::fprintf(stderr, "flopline-view: %s: %s\n", path.c_str(),
+                   std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
+      return 1;
+    }
+  }
+  if (o.screenshot) return run_screenshot(o);
+  if (o.bench) return run_bench(o);
+
+  std::string error;
+  auto window = GlWindow::create({.width = o.width,
+                                  .height = o.height,
+                                  .visible = true,
+                                  .vsync = true,
+                                  .title = "flopline-view"},
+                                 error);
+  if (!window) {
+    std::fprintf(stderr, "flopline-view: %s\n", error.c_str());
+    return 1;
+  }
+  ViewerApp app(o);
+  return app.run(*window);
+}

@@ -1,0 +1,107 @@
+#include "slice_info.h"
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+
+#include "core/viewport.h"
+#include "flopline/trace/json_value.h"
+
+namespace flopline::viewer {
+namespace {
+
+std::string arg_value_text(std::string_view raw) {
+  if (auto s = trace::json_string(raw)) return *s;
+  return std::string(raw);
+}
+
+bool key_is(std::string_view key, std::string_view wanted) {
+  if (key.size() != wanted.size()) return false;
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; };
+    if (lower(key[i]) != lower(wanted[i])) return false;
+  }
+  return true;
+}
+
+// 3 significant digits, without exponents for large rates ("2000", "12.3", "0.0333").
+std::string format_rate(double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, v >= 1000 ? "%.0f" : "%.3g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string format_si(double v) {
+  static constexpr std::array<const char*, 7> kPrefixes = {"", " k", " M", " G", " T", " P", " E"};
+  double a = std::fabs(v);
+  std::size_t p = 0;
+  while (a >= 999.5 && p + 1 < kPrefixes.size()) {
+    a /= 1000;
+    v /= 1000;
+    ++p;
+  }
+  char buf[48];
+  if (p == 0 && a == std::floor(a)) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  } else if (a >= 99.95) {
+    std::snprintf(buf, sizeof buf, "%.0f%s", v, kPrefixes[p]);
+  } else if (a >= 9.995) {
+    std::snprintf(buf, sizeof buf, "%.1f%s", v, kPrefixes[p]);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.2f%s", v, kPrefixes[p]);
+  }
+  return buf;
+}
+
+SliceInfo describe_slice(TraceList traces, const SliceHandle& h, std::string_view args_json,
+                         std::int64_t origin_ns) {
+  SliceInfo info;
+  if (!h.valid()) return info;
+  const trace::Trace& t = *traces[h.trace];
+  const trace::Slice& s = slice_of(traces, h);
+  info.name = std::string(t.str(s.name));
+  info.category = std::string(t.str(s.cat));
+  info.start = format_duration(s.start - origin_ns);
+  info.duration = format_duration(s.dur);
+  const trace::SliceMetrics m = t.metrics_of(s);
+  if (m.has_flops()) info.metrics.push_back({.key = "FLOPs", .value = format_si(m.flops)});
+  if (m.has_bytes()) info.metrics.push_back({.key = "bytes", .value = format_si(m.bytes) + "B"});
+  if (m.has_flops() && s.dur > 0) {
+    info.metrics.push_back(
+        {.key = "TFLOP/s", .value = format_rate(m.flops / static_cast<double>(s.dur) / 1e3)});
+  }
+  if (m.has_bytes() && s.dur > 0) {
+    info.metrics.push_back(
+        {.key = "GB/s", .value = format_rate(m.bytes / static_cast<double>(s.dur))});
+  }
+  if (!args_json.empty()) {
+    for (auto& [key, raw] : trace::json_members(args_json)) {
+      info.args.push_back({.key = key, .value = arg_value_text(raw)});
+    }
+  }
+  return info;
+}
+
+std::vector<InfoLine> tooltip_args(const SliceInfo& info) {
+  // Kineto's kernel args and flopline's own, in the order a reader scans them.
+  static constexpr std::array<std::string_view, 14> kKeys = {
+      "grid",          "block",         "registers per thread",
+      "shared memory", "blocks per SM", "est. achieved occupancy %",
+      "stream",        "device",        "flops",
+      "bytes",         "TFLOP/s",       "GB/s",
+      "precision",     "correlation"};
+  std::vector<InfoLine> out;
+  for (std::string_view k : kKeys) {
+    for (const InfoLine& a : info.args) {
+      if (key_is(a.key, k)) {
+        out.push_back(a);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace flopline::viewer

@@ -1,0 +1,41 @@
+// What the tooltip and the details panel say about one slice: name, category, track,
+// start (after the trace's first event), duration, FLOPs, bytes, achieved TFLOP/s and
+// GB/s, and the args. GL-free, unit-tested.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/slice_handle.h"
+
+namespace flopline::viewer {
+
+struct InfoLine {
+  std::string key;
+  std::string value;
+};
+
+struct SliceInfo {
+  std::string name;  // full, unshortened
+  std::string category;
+  std::string start;              // "12.3 ms" after origin
+  std::string duration;           // "1.50 ms"
+  std::vector<InfoLine> metrics;  // FLOPs, bytes, TFLOP/s, GB/s (those known)
+  std::vector<InfoLine> args;     // every arg in file order, values as JSON text
+                                  // (strings decoded)
+};
+
+// `args_json` is the slice's args object (from ArgsSource); "{}" or "" when none.
+SliceInfo describe_slice(TraceList traces, const SliceHandle& h, std::string_view args_json,
+                         std::int64_t origin_ns);
+
+// The args a tooltip shows: launch geometry and resources (grid, block, registers,
+// shared memory, stream...) and FLOP/byte figures, in that order, when present.
+std::vector<InfoLine> tooltip_args(const SliceInfo& info);
+
+// 3 significant digits with an SI prefix: 1.37e11 -> "137 G", 2e6 -> "2.00 M".
+std::string format_si(double v);
+
+}  // namespace flopline::viewer

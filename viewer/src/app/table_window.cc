@@ -1,0 +1,269 @@
+#include "table_window.h"
+
+#include <imgui.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "core/viewport.h"
+#include "slice_info.h"
+
+namespace flopline::viewer {
+namespace {
+
+constexpr OpColumn kColumns[] = {
+    OpColumn::kName,        OpColumn::kCount,     OpColumn::kTotal,  OpColumn::kAverage,
+    OpColumn::kMedian,      OpColumn::kMin,       OpColumn::kMax,    OpColumn::kPercent,
+    OpColumn::kFlops,       OpColumn::kBytes,     OpColumn::kTflops, OpColumn::kGbps,
+    OpColumn::kPercentPeak, OpColumn::kPrecision,
+};
+
+std::string cell_text(const OpRow& row, OpColumn c) {
+  const trace::StatsRow& r = row.stats;
+  char buf[64];
+  auto opt = [&](const std::optional<double>& v, const char* fmt) -> std::string {
+    if (!v) return "-";
+    std::snprintf(buf, sizeof buf, fmt, *v);
+    return buf;
+  };
+  switch (c) {
+    case OpColumn::kName:
+      return r.name;
+    case OpColumn::kCount:
+      return std::to_string(r.count);
+    case OpColumn::kTotal:
+      return format_duration(r.total_ns);
+    case OpColumn::kAverage:
+      return format_duration(r.avg_ns);
+    case OpColumn::kMedian:
+      return format_duration(r.median_ns);
+    case OpColumn::kMin:
+      return format_duration(r.min_ns);
+    case OpColumn::kMax:
+      return format_duration(r.max_ns);
+    case OpColumn::kPercent:
+      return opt(r.pct, "%.1f");
+    case OpColumn::kFlops:
+      return r.flops ? format_si(*r.flops) : "-";
+    case OpColumn::kBytes:
+      return r.bytes ? format_si(*r.bytes) + "B" : "-";
+    case OpColumn::kTflops:
+      return opt(r.tflops, "%.2f");
+    case OpColumn::kGbps:
+      return opt(r.gbps, "%.1f");
+    case OpColumn::kPercentPeak:
+      return opt(r.pct_peak, "%.1f");
+    case OpColumn::kPrecision:
+      return row.precision.empty() ? "-" : row.precision;
+  }
+  return "";
+}
+
+const char* group_label(trace::GroupBy by) {
+  switch (by) {
+    case trace::GroupBy::kOperator:
+      return "operators";
+    case trace::GroupBy::kName:
+      return "kernels (by name)";
+    case trace::GroupBy::kCategory:
+      return "categories";
+  }
+  return "";
+}
+
+}  // namespace
+
+TableWindow::~TableWindow() {
+  wait_idle();
+}
+
+void TableWindow::wait_idle() {
+  if (job_.valid()) job_.wait();
+}
+
+TableWindow::Key TableWindow::wanted_key(const AppState& s) const {
+  return {.generation = s.generation, .by = by_, .range = s.selection.range};
+}
+
+void TableWindow::start_build(const AppState& s, const Key& key) {
+  OpTableQuery q;
+  q.by = key.by;
+  q.range = key.range;
+  std::vector<const trace::Trace*> traces = s.traces;
+  building_ = key;
+  // Traces stay alive while this runs: the app calls wait_idle() before replacing them.
+  job_ = std::async(std::launch::async, [traces = std::move(traces), q] {
+    return build_op_table(TraceList(traces), q);
+  });
+}
+
+void TableWindow::build_now(AppState& s) {
+  wait_idle();
+  if (job_.valid()) {
+    table_ = job_.get();
+    built_ = building_;
+  }
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const Key key = wanted_key(s);
+    OpTableQuery q;
+    q.by = key.by;
+    q.range = key.range;
+    table_ = build_op_table(s.trace_list(), q);
+    built_ = key;
+    // A trace without operators (NVTX ranges, annotations) shows its kernels.
+    if (!table_->rows().empty() || by_ != trace::GroupBy::kOperator || auto_switched_) break;
+    by_ = trace::GroupBy::kName;
+    auto_switched_ = true;
+  }
+  refilter();
+}
+
+void TableWindow::poll(AppState& s, bool needed) {
+  if (job_.valid() && job_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    table_ = job_.get();
+    built_ = building_;
+    building_.reset();
+    if (table_->rows().empty() && by_ == trace::GroupBy::kOperator && !auto_switched_ &&
+        !s.selection.range) {
+      by_ = trace::GroupBy::kName;
+      auto_switched_ = true;
+    }
+    refilter();
+  }
+  if (s.empty() || !needed) return;
+  const Key want = wanted_key(s);
+  if (!job_.valid() && built_ != want) start_build(s, want);
+}
+
+void TableWindow::refilter() {
+  ++version_;
+  shown_ = table_ ? table_->filtered(filter_) : std::vector<std::size_t>{};
+}
+
+std::string TableWindow::csv() const {
+  if (!table_) return "";
+  return op_table_csv(*table_, shown_);
+}
+
+void TableWindow::draw_table(AppState& s) {
+  const OpTable& t = *table_;
+  const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_Resizable |
+                                ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
+                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Hideable;
+  const int ncol = static_cast<int>(std::size(kColumns));
+  if (!ImGui::BeginTable("##ops", ncol, flags)) return;
+  ImGui::TableSetupScrollFreeze(1, 1);
+  for (OpColumn c : kColumns) {
+    ImGuiTableColumnFlags cf = ImGuiTableColumnFlags_PreferSortDescending;
+    if (c == OpColumn::kName) cf = ImGuiTableColumnFlags_NoHide | ImGuiTableColumnFlags_WidthFixed;
+    if (c == OpColumn::kTotal) cf |= ImGuiTableColumnFlags_DefaultSort;
+    if (c == OpColumn::kPercentPeak && !t.has_peaks()) cf |= ImGuiTableColumnFlags_DefaultHide;
+    const float width = c == OpColumn::kName ? ImGui::GetFontSize() * 28 : 0.0f;
+    ImGui::TableSetupColumn(std::string(op_column_title(c)).c_str(), cf, width,
+                            static_cast<ImGuiID>(c));
+  }
+  ImGui::TableHeadersRow();
+  if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs()) {
+    if (specs->SpecsCount > 0) {
+      const auto col = static_cast<OpColumn>(specs->Specs[0].ColumnUserID);
+      const bool desc = specs->Specs[0].SortDirection == ImGuiSortDirection_Descending;
+      if (specs->SpecsDirty || col != t.sort_column() || desc != t.sort_descending()) {
+        table_->sort(col, desc);
+        refilter();
+      }
+    }
+    specs->SpecsDirty = false;
+  }
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(shown_.size()));
+  while (clipper.Step()) {
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const OpRow& row = t.rows()[shown_[static_cast<std::size_t>(i)]];
+      ImGui::TableNextRow();
+      ImGui::PushID(i);
+      for (int c = 0; c < ncol; ++c) {
+        if (!ImGui::TableSetColumnIndex(c)) continue;
+        const std::string text = cell_text(row, kColumns[c]);
+        if (kColumns[c] == OpColumn::kName) {
+          const bool lit = s.selection.highlighted_name == row.stats.name;
+          if (ImGui::Selectable(text.c_str(), lit, ImGuiSelectableFlags_SpanAllColumns)) {
+            highlight_and_jump(s, t.query(), row.stats.name);
+          }
+          if (ImGui::IsItemHovered() && text.size() > 40) ImGui::SetTooltip("%s", text.c_str());
+        } else {
+          ImGui::TextUnformatted(text.c_str());
+        }
+      }
+      ImGui::PopID();
+    }
+  }
+  ImGui::EndTable();
+}
+
+void TableWindow::draw_contents(AppState& s) {
+  int by = static_cast<int>(by_);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 11);
+  const char* labels[] = {group_label(trace::GroupBy::kName),
+                          group_label(trace::GroupBy::kOperator),
+                          group_label(trace::GroupBy::kCategory)};
+  static_assert(static_cast<int>(trace::GroupBy::kName) == 0 &&
+                static_cast<int>(trace::GroupBy::kOperator) == 1 &&
+                static_cast<int>(trace::GroupBy::kCategory) == 2);
+  if (ImGui::Combo("##by", &by, labels, 3)) {
+    by_ = static_cast<trace::GroupBy>(by);
+    auto_switched_ = true;  // the user chose
+  }
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+  if (ImGui::InputTextWithHint("##filter", "filter names", filter_, sizeof filter_)) refilter();
+  ImGui::SameLine();
+  if (ImGui::Button("Export CSV...")) export_requested_ = true;
+  if (s.selection.range) {
+    ImGui::SameLine();
+    ImGui::Text("range %s .. %s", format_duration(s.selection.range->begin_ns - s.begin_ns).c_str(),
+                format_duration(s.selection.range->end_ns - s.begin_ns).c_str());
+    ImGui::SameLine();
+    if (ImGui::SmallButton("whole trace")) s.selection.range.reset();
+  }
+  if (building_) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("building...");
+  }
+  if (!table_) return;
+  if (built_ && built_->by != by_) return;  // the new grouping is being built
+  ImGui::TextDisabled("%zu of %zu rows, %llu slices, %s in total%s", shown_.size(),
+                      table_->rows().size(), static_cast<unsigned long long>(table_->slices()),
+                      format_duration(table_->total_ns()).c_str(),
+                      table_->all_categories ? "" : "; categories:");
+  if (!table_->all_categories) {
+    for (const std::string& c : table_->categories_used) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("%s", c.c_str());
+    }
+  }
+  draw_table(s);
+}
+
+void TableWindow::draw(AppState& s, bool full, ImVec2 full_pos, ImVec2 full_size) {
+  poll(s, s.show_table || s.show_roofline || full);
+  if (!s.show_table && !full) return;
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  if (full) {
+    ImGui::SetNextWindowPos(full_pos);
+    ImGui::SetNextWindowSize(full_size);
+    ImGui::SetNextWindowBgAlpha(1.0f);  // nothing behind it shows through
+  } else {
+    ImGui::SetNextWindowPos({vp->WorkPos.x + 20, vp->WorkPos.y + vp->WorkSize.y * 0.45f},
+                            ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize({vp->WorkSize.x - 40, vp->WorkSize.y * 0.5f}, ImGuiCond_FirstUseEver);
+  }
+  const char* title = s.selection.range ? "FLOP/s table (range)###table" : "FLOP/s table###table";
+  const ImGuiWindowFlags flags =
+      full ? ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse : 0;
+  bool* open = full ? nullptr : &s.show_table;
+  if (ImGui::Begin(title, open, flags)) draw_contents(s);
+  ImGui::End();
+}
+
+}  // namespace flopline::viewer

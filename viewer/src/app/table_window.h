@@ -1,0 +1,73 @@
+// The FLOP/s table window: per operator, kernel name or category, every column of
+// `flopline stats` (core/op_table.h), sortable by any column, a text filter, a click
+// on a row lights its instances on the timeline and jumps to the longest, and CSV
+// export. With a ruler range, the table aggregates that range. Tables are built on a
+// worker thread: the UI stays responsive on ten million events.
+#pragma once
+
+#include <future>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <imgui.h>
+
+#include "app_state.h"
+#include "core/op_table.h"
+
+namespace flopline::viewer {
+
+class TableWindow {
+ public:
+  ~TableWindow();
+  // Draws the window when s.show_table. Builds (in the background) when the traces,
+  // the grouping or the range changed. `full`: fill the area given (headless
+  // --window table) instead of a floating window.
+  void draw(AppState& s, bool full, ImVec2 full_pos, ImVec2 full_size);
+  // Builds the table now on this thread (headless modes).
+  void build_now(AppState& s);
+  // Waits for a build in flight: call before the traces it reads go away.
+  void wait_idle();
+  // Takes a finished build, and starts one when `needed` and the traces, grouping or
+  // range changed (tables are built when first shown, not for every load).
+  void poll(AppState& s, bool needed);
+  bool building() const { return job_.valid(); }
+  // The table shown, nullptr before the first build finished.
+  const OpTable* table() const { return table_ ? &*table_ : nullptr; }
+  // Increases with every table built (so views derived from it know to rebuild).
+  std::uint64_t version() const { return version_; }
+  // CSV of the rows shown (filter and sort applied).
+  std::string csv() const;
+  // Asks to save the CSV: the app shows the save dialog and calls back with the path.
+  bool take_export_request() {
+    const bool r = export_requested_;
+    export_requested_ = false;
+    return r;
+  }
+
+ private:
+  struct Key {
+    std::uint64_t generation = 0;
+    trace::GroupBy by = trace::GroupBy::kOperator;
+    std::optional<TimeRange> range;
+    friend bool operator==(const Key&, const Key&) = default;
+  };
+  Key wanted_key(const AppState& s) const;
+  void start_build(const AppState& s, const Key& key);
+  void refilter();
+  void draw_contents(AppState& s);
+  void draw_table(AppState& s);
+
+  trace::GroupBy by_ = trace::GroupBy::kOperator;
+  bool auto_switched_ = false;  // went to kernels once because there were no operators
+  std::optional<OpTable> table_;
+  std::optional<Key> built_;
+  std::optional<Key> building_;
+  std::future<OpTable> job_;
+  char filter_[128] = {};
+  std::vector<std::size_t> shown_;  // table rows passing the filter, in order
+  bool export_requested_ = false;
+  std::uint64_t version_ = 0;
+};
+
+}  // namespace flopline::viewer

@@ -1,0 +1,97 @@
+// Loading one or more trace files off the UI thread (one std::thread per job), with
+// progress the UI reads without locking, cancel, and the reader's errors
+// ("FILE:LINE:COL (byte N): REASON"). The result holds the traces and everything the
+// timeline needs to draw the first frame (layout, flow index).
+//
+// Files load one after the other (the reader already uses two threads per file). A
+// file that fails does not stop the others: its error is reported and the rest load.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/args_source.h"
+#include "core/flows.h"
+#include "core/timeline_layout.h"
+#include "flopline/trace/chrome_reader.h"
+
+namespace flopline::viewer {
+
+struct LoadOptions {
+  // kOnDemand: args stay in the file (see args_source.h); kKeep: all in memory.
+  trace::ArgsMode args = trace::ArgsMode::kOnDemand;
+  // Release Trace::flows once the FlowIndex is built (28 instead of 80 bytes a flow).
+  bool release_model_flows = true;
+  LayoutParams layout;
+};
+
+struct LoadedFile {
+  std::string path;
+  std::string label;  // file name without folders, for process names with several files
+  trace::Trace trace;
+  ArgsSource args{std::string()};
+};
+
+struct LoadResult {
+  std::vector<std::unique_ptr<LoadedFile>> files;  // the files that loaded, in order
+  std::vector<std::string> errors;    // one per file that failed (the reader's message)
+  std::vector<std::string> warnings;  // the reader's report: skipped events, truncation
+  bool cancelled = false;
+  TimelineLayout layout;
+  FlowIndex flows;
+  std::int64_t begin_ns = 0, end_ns = 0;  // time bounds over all files
+
+  // The traces as the TraceList every viewer function takes.
+  std::vector<const trace::Trace*> trace_list() const;
+  std::uint64_t event_count() const;  // events loaded over all files
+};
+
+struct LoadProgress {
+  std::uint64_t bytes_done = 0;   // of the current file's (decompressed) JSON
+  std::uint64_t bytes_total = 0;  // of the current file
+  std::uint64_t events = 0;       // over all files so far
+  std::uint32_t files_done = 0;
+  std::uint32_t files_total = 0;
+  // 0..1 over the whole job (files weighted equally).
+  double fraction() const;
+};
+
+class LoadJob {
+ public:
+  // Starts loading at once on a new thread.
+  explicit LoadJob(std::vector<std::string> paths, LoadOptions options = {});
+  LoadJob(const LoadJob&) = delete;
+  LoadJob& operator=(const LoadJob&) = delete;
+  ~LoadJob();  // cancels and joins
+
+  LoadProgress progress() const;  // lock-free reads of atomics
+  void cancel();                  // the reader stops at its next progress call
+  bool done() const { return done_.load(std::memory_order_acquire); }
+  // Waits for the thread, then hands over the result (once; later calls get an
+  // empty result).
+  LoadResult take();
+
+ private:
+  void run();
+
+  std::vector<std::string> paths_;
+  LoadOptions options_;
+  std::atomic<std::uint64_t> bytes_done_{0}, bytes_total_{0}, events_{0}, events_before_{0};
+  std::atomic<std::uint32_t> files_done_{0};
+  std::atomic<bool> cancel_{false};
+  std::atomic<bool> done_{false};
+  LoadResult result_;
+  std::thread thread_;
+};
+
+// The same work on the calling thread (tests, --screenshot, benchmarks).
+LoadResult load_files(const std::vector<std::string>& paths, const LoadOptions& options = {},
+                      const trace::ReadOptions& read = {});
+
+}  // namespace flopline::viewer

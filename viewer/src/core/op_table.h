@@ -1,0 +1,109 @@
+// The FLOP/s table: one row per operator (NVTX range / gpu_user_annotation) or per
+// kernel name, with the columns of `flopline stats` (count, total, average, median,
+// min, max, % of time, FLOPs, bytes, TFLOP/s, GB/s, % of peak). The numbers come
+// from trace::StatsAccumulator (analysis.h; formulas in docs/STATS.md), so the viewer
+// and `flopline stats` always agree.
+//
+// Time range (ruler drag): slices that OVERLAP [begin, end) count, with durations
+// CLIPPED to the range and their FLOPs and bytes scaled by the clipped share
+// (StatsQuery::clip_to_range), so a range over half a kernel shows half of it.
+// RangeRule::kStartInside gives `flopline stats --range` instead (whole slices that
+// start inside the range).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/selection.h"
+#include "core/slice_handle.h"
+#include "flopline/trace/analysis.h"
+
+namespace flopline::viewer {
+
+enum class OpColumn {
+  kName,
+  kCount,
+  kTotal,
+  kAverage,
+  kMedian,
+  kMin,
+  kMax,
+  kPercent,
+  kFlops,
+  kBytes,
+  kTflops,
+  kGbps,
+  kPercentPeak,
+  kPrecision,
+};
+inline constexpr int kOpColumnCount = 14;
+// Column titles as the table and the CSV header show them.
+std::string_view op_column_title(OpColumn c);
+
+enum class RangeRule { kOverlapClipped, kStartInside };
+
+struct OpTableQuery {
+  trace::GroupBy by = trace::GroupBy::kOperator;  // kOperator, kName (kernels), kCategory
+  std::vector<std::string> categories;            // empty: analysis.h's default for `by`
+  std::optional<TimeRange> range;
+  RangeRule range_rule = RangeRule::kOverlapClipped;
+};
+
+struct OpRow {
+  trace::StatsRow stats;  // name, count, total_ns ... pct_peak (analysis.h)
+  // The precision whose peak "% of peak" used ("tf32", "bf16"...), "mixed" when the
+  // instances used several, "" when none carried one.
+  std::string precision;
+};
+
+class OpTable {
+ public:
+  const std::vector<OpRow>& rows() const { return rows_; }
+  trace::TimeNs total_ns() const { return total_ns_; }
+  std::uint64_t slices() const { return slices_; }
+  const OpTableQuery& query() const { return query_; }
+  // Some trace carries a device peak: otherwise the % of peak column is hidden.
+  bool has_peaks() const { return has_peaks_; }
+  std::vector<std::string> categories_used;  // as analysis.h reports them
+  bool all_categories = false;
+
+  // Stable sort by a column; unknown values (no FLOPs...) always go last.
+  void sort(OpColumn column, bool descending);
+  OpColumn sort_column() const { return sort_column_; }
+  bool sort_descending() const { return sort_descending_; }
+  // Indices of rows whose name contains `filter` (ASCII case-insensitive), in table
+  // order; every row for an empty filter.
+  std::vector<std::size_t> filtered(std::string_view filter) const;
+
+ private:
+  friend OpTable build_op_table(TraceList traces, const OpTableQuery& query);
+  std::vector<OpRow> rows_;
+  trace::TimeNs total_ns_ = 0;
+  std::uint64_t slices_ = 0;
+  OpTableQuery query_;
+  bool has_peaks_ = false;
+  OpColumn sort_column_ = OpColumn::kTotal;
+  bool sort_descending_ = true;
+};
+
+// Builds the table over all traces (rows of the same name merge across traces).
+// Rows start sorted by total time, descending (as `flopline stats`).
+OpTable build_op_table(TraceList traces, const OpTableQuery& query);
+
+// The instances of one table row (same grouping, categories and range as `query`),
+// sorted by start; for highlighting and "jump to the longest".
+std::vector<SliceHandle> row_instances(TraceList traces, const OpTableQuery& query,
+                                       std::string_view row_name);
+// The longest of `instances` (the first of equals), or an invalid handle when empty.
+SliceHandle longest_instance(TraceList traces, const std::vector<SliceHandle>& instances);
+
+// The table as CSV: header "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,
+// pct,flops,bytes,tflops,gbps,pct_peak,precision" (the `flopline stats --csv` columns
+// plus precision), fields escaped per RFC 4180 like `flopline stats`. `rows` selects
+// and orders the rows (e.g. filtered()); all rows in table order when empty.
+std::string op_table_csv(const OpTable& table, const std::vector<std::size_t>& rows = {});
+
+}  // namespace flopline::viewer

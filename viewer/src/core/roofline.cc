@@ -1,0 +1,149 @@
+// Roofline points and ceilings, and the log-log mapping of the plot.
+#include "core/roofline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace flopline::viewer {
+
+double Roofline::attainable_tflops(double intensity, double peak_tflops) const {
+  if (bandwidth_gbps <= 0) return peak_tflops;
+  // GB/s x FLOPs/byte = GFLOP/s; / 1e3 = TFLOP/s.
+  return std::min(peak_tflops, intensity * bandwidth_gbps / 1e3);
+}
+
+double Roofline::ridge_intensity(double peak_tflops) const {
+  if (bandwidth_gbps <= 0 || peak_tflops <= 0) return 0;
+  return peak_tflops * 1e3 / bandwidth_gbps;
+}
+
+Roofline build_roofline(TraceList traces, const OpTable& table) {
+  Roofline r;
+  for (const trace::Trace* t : traces) {
+    for (const trace::DeviceProperties& d : t->devices) {
+      bool any = d.peak_bytes_per_s > 0;
+      for (const auto& [precision, peak] : d.peak_flops) any = any || peak > 0;
+      if (!any) continue;
+      r.device = d.name;
+      r.bandwidth_gbps = d.peak_bytes_per_s / 1e9;
+      for (const auto& [precision, peak] : d.peak_flops) {
+        if (peak > 0) r.compute.push_back(ComputeCeiling{precision, peak / 1e12});
+      }
+      break;
+    }
+    if (!r.device.empty() || r.has_ceilings()) break;
+  }
+  std::sort(r.compute.begin(), r.compute.end(),
+            [](const ComputeCeiling& a, const ComputeCeiling& b) { return a.tflops < b.tflops; });
+  for (std::size_t i = 0; i < table.rows().size(); ++i) {
+    const OpRow& row = table.rows()[i];
+    const trace::StatsRow& s = row.stats;
+    if (!s.flops || !s.tflops || *s.flops <= 0 || *s.tflops <= 0) continue;
+    if (!s.bytes || *s.bytes <= 0) {
+      ++r.rows_without_bytes;
+      continue;
+    }
+    RooflinePoint p;
+    p.name = s.name;
+    p.intensity = *s.flops / *s.bytes;
+    p.tflops = *s.tflops;
+    p.total_ns = s.total_ns;
+    p.precision = row.precision;
+    p.table_row = i;
+    r.points.push_back(std::move(p));
+  }
+  return r;
+}
+
+namespace {
+
+double safe_log10(double v) {
+  return std::log10(std::max(v, 1e-300));
+}
+
+}  // namespace
+
+float LogLogMap::x_of(double intensity) const {
+  const double f =
+      (safe_log10(intensity) - safe_log10(x_min)) / (safe_log10(x_max) - safe_log10(x_min));
+  return left_px + static_cast<float>(f) * width_px;
+}
+
+float LogLogMap::y_of(double tflops) const {
+  const double f =
+      (safe_log10(tflops) - safe_log10(y_min)) / (safe_log10(y_max) - safe_log10(y_min));
+  return top_px + height_px - static_cast<float>(f) * height_px;
+}
+
+double LogLogMap::intensity_at(float x) const {
+  const double f = static_cast<double>(x - left_px) / static_cast<double>(width_px);
+  return std::pow(10.0, safe_log10(x_min) + f * (safe_log10(x_max) - safe_log10(x_min)));
+}
+
+double LogLogMap::tflops_at(float y) const {
+  const double f = static_cast<double>(top_px + height_px - y) / static_cast<double>(height_px);
+  return std::pow(10.0, safe_log10(y_min) + f * (safe_log10(y_max) - safe_log10(y_min)));
+}
+
+LogLogMap LogLogMap::fit(const Roofline& r, float left, float top, float width, float height) {
+  LogLogMap m;
+  m.left_px = left;
+  m.top_px = top;
+  m.width_px = std::max(width, 1.0f);
+  m.height_px = std::max(height, 1.0f);
+  double xlo = std::numeric_limits<double>::max(), xhi = 0;
+  double ylo = std::numeric_limits<double>::max(), yhi = 0;
+  auto take_x = [&](double v) {
+    if (v > 0 && std::isfinite(v)) {
+      xlo = std::min(xlo, v);
+      xhi = std::max(xhi, v);
+    }
+  };
+  auto take_y = [&](double v) {
+    if (v > 0 && std::isfinite(v)) {
+      ylo = std::min(ylo, v);
+      yhi = std::max(yhi, v);
+    }
+  };
+  for (const RooflinePoint& p : r.points) {
+    take_x(p.intensity);
+    take_y(p.tflops);
+  }
+  for (const ComputeCeiling& c : r.compute) {
+    take_y(c.tflops);
+    take_x(r.ridge_intensity(c.tflops));
+  }
+  if (xhi == 0) {
+    xlo = 0.1;
+    xhi = 100;
+  }
+  if (yhi == 0) {
+    ylo = 0.01;
+    yhi = 100;
+  }
+  // Whole decades, one more on each side so points are not on the border.
+  m.x_min = std::pow(10.0, std::floor(std::log10(xlo)) - 1);
+  m.x_max = std::pow(10.0, std::ceil(std::log10(xhi)) + 1);
+  m.y_min = std::pow(10.0, std::floor(std::log10(ylo)) - 1);
+  m.y_max = std::pow(10.0, std::ceil(std::log10(yhi)) + 1);
+  return m;
+}
+
+std::optional<std::size_t> pick_point(const Roofline& r, const LogLogMap& map, float x, float y,
+                                      float radius_px) {
+  std::optional<std::size_t> best;
+  float best_d2 = radius_px * radius_px;
+  for (std::size_t i = 0; i < r.points.size(); ++i) {
+    const float dx = map.x_of(r.points[i].intensity) - x;
+    const float dy = map.y_of(r.points[i].tflops) - y;
+    const float d2 = dx * dx + dy * dy;
+    if (d2 <= best_d2) {
+      best_d2 = d2;
+      best = i;
+    }
+  }
+  return best;
+}
+
+}  // namespace flopline::viewer

@@ -1,0 +1,67 @@
+// Roofline: operators placed by arithmetic intensity (FLOPs per byte) and achieved
+// TFLOP/s under the device's ceilings (compute peak per precision, memory bandwidth)
+// from the trace's deviceProperties. Plus log-log mapping to a plot rectangle and a
+// hover pick. Only rows with both FLOPs and bytes become points.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/op_table.h"
+
+namespace flopline::viewer {
+
+struct RooflinePoint {
+  std::string name;
+  double intensity = 0;  // FLOPs per byte
+  double tflops = 0;     // achieved TFLOP/s (the table's)
+  trace::TimeNs total_ns = 0;
+  std::string precision;
+  std::size_t table_row = 0;  // index into OpTable::rows()
+};
+
+struct ComputeCeiling {
+  std::string precision;  // "fp32", "tf32", "bf16"...
+  double tflops = 0;      // peak, TFLOP/s
+};
+
+struct Roofline {
+  std::vector<RooflinePoint> points;
+  std::vector<ComputeCeiling> compute;  // sorted by peak, ascending
+  double bandwidth_gbps = 0;            // memory ceiling, GB/s (1e9 bytes/s); 0 unknown
+  std::string device;                   // the device whose peaks these are
+  std::size_t rows_without_bytes = 0;   // table rows with FLOPs but no bytes (not placed)
+
+  bool has_ceilings() const { return !compute.empty() || bandwidth_gbps > 0; }
+  // min(peak, intensity x bandwidth) in TFLOP/s; the compute peak alone when the
+  // bandwidth is unknown.
+  double attainable_tflops(double intensity, double peak_tflops) const;
+  // Intensity where the bandwidth slope meets `peak_tflops` (FLOPs/byte); 0 if unknown.
+  double ridge_intensity(double peak_tflops) const;
+};
+
+// Points from the table's rows; ceilings from the first device (over all traces) that
+// carries peaks.
+Roofline build_roofline(TraceList traces, const OpTable& table);
+
+// Log-log axes onto a rectangle (y grows downwards, as on screen).
+struct LogLogMap {
+  double x_min = 1e-2, x_max = 1e4;  // FLOPs/byte
+  double y_min = 1e-3, y_max = 1e3;  // TFLOP/s
+  float left_px = 0, top_px = 0, width_px = 100, height_px = 100;
+
+  float x_of(double intensity) const;
+  float y_of(double tflops) const;
+  double intensity_at(float x) const;
+  double tflops_at(float y) const;
+  // Bounds that hold every point and ceiling, padded to whole decades.
+  static LogLogMap fit(const Roofline& r, float left, float top, float width, float height);
+};
+
+// The point nearest (x, y) within radius_px, or nullopt.
+std::optional<std::size_t> pick_point(const Roofline& r, const LogLogMap& map, float x, float y,
+                                      float radius_px = 6.0f);
+
+}  // namespace flopline::viewer

@@ -1,0 +1,33 @@
+// A JSON dump of the viewer's state, for the end-to-end test that drives the real
+// window (and for bug reports). One object on one line:
+//   {"viewport":{"t0_ns":..,"t1_ns":..,"x0_px":..,"width_px":..},
+//    "selection":{"trace":..,"track":..,"row":..,"index":..,"name":"..","start_ns":..,
+//                 "dur_ns":..,"flows":N} | null,
+//    "range":{"begin_ns":..,"end_ns":..} | null,
+//    "highlighted":"name" | null,
+//    "search":{"query":"..","matches":N},
+//    "collapsed":["process name", "process name/track name", ...],
+//    "processes":N,"tracks":N,"rows":N,"visible_items":N,"slices":N}
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/search.h"
+#include "core/selection.h"
+#include "core/timeline_layout.h"
+#include "core/viewport.h"
+
+namespace flopline::viewer {
+
+struct ViewerStateView {
+  const Viewport* viewport = nullptr;      // required
+  const TimelineLayout* layout = nullptr;  // required
+  const Selection* selection = nullptr;    // optional
+  const SliceSearch* search = nullptr;     // optional
+  std::uint64_t visible_items = 0;         // items drawn in the last frame
+};
+
+std::string dump_state_json(TraceList traces, const ViewerStateView& state);
+
+}  // namespace flopline::viewer
