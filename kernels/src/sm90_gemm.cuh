@@ -32,24 +32,22 @@ constexpr int kAccum = 128;    // fp32 accumulators per consumer thread
 
 // Element type of A and B: the wgmma used, the K of one instruction, and whether B is
 // N-major (transposed) in shared memory.
-struct Bf16Operands {
+template <bool kBf16>
+struct HalfOperands {  // bf16 or fp16
   static constexpr int kElemBytes = 2, kInstrK = 16;
   static constexpr bool kBNMajor = true;
   __device__ static void mma(float (&d)[kAccum], std::uint64_t a, std::uint64_t b) {
 #ifdef FLOPLINE_SM90A
-    wgmma_m64n256k16_bf16_bt(d, a, b, 1);
+    if constexpr (kBf16) {
+      wgmma_m64n256k16_bf16_bt(d, a, b, 1);
+    } else {
+      wgmma_m64n256k16_f16_bt(d, a, b, 1);
+    }
 #endif
   }
 };
-struct F16Operands {
-  static constexpr int kElemBytes = 2, kInstrK = 16;
-  static constexpr bool kBNMajor = true;
-  __device__ static void mma(float (&d)[kAccum], std::uint64_t a, std::uint64_t b) {
-#ifdef FLOPLINE_SM90A
-    wgmma_m64n256k16_f16_bt(d, a, b, 1);
-#endif
-  }
-};
+using Bf16Operands = HalfOperands<true>;
+using F16Operands = HalfOperands<false>;
 struct Tf32Operands {
   static constexpr int kElemBytes = 4, kInstrK = 8;
   static constexpr bool kBNMajor = false;
