@@ -104,47 +104,51 @@ TEST(Flows, TwoTracesNeverCrossLink) {
 }
 
 TEST(Flows, IndexMatchesABruteForceOverManyFlows) {
-  // Launches on two threads and kernels on three streams, flows in shuffled file order
-  // (so buckets need sorting), some slices with several flows.
-  std::mt19937 rng(3);
-  std::vector<std::string> ev;
-  for (int i = 0; i < 400; ++i) {
-    const int tid = 10 + i % 2;
-    const int stream = 7 + i % 3;
-    ev.push_back(x_event("launch", "cuda_runtime", 10, tid, std::to_string(i * 10), "5"));
-    ev.push_back(x_event("kernel", "kernel", 0, stream, std::to_string(i * 10 + 3), "2"));
-  }
-  std::vector<std::string> flows;
-  for (int f = 0; f < 600; ++f) {
-    const int from = static_cast<int>(rng() % 400), to = static_cast<int>(rng() % 400);
-    flows.push_back(flow('s', f + 1, 10, 10 + from % 2, std::to_string(from * 10 + 1)));
-    flows.push_back(flow('f', f + 1, 0, 7 + to % 3, std::to_string(to * 10 + 4)));
-  }
-  std::vector<std::size_t> order(flows.size() / 2);
-  std::iota(order.begin(), order.end(), 0u);
-  std::shuffle(order.begin(), order.end(), rng);
-  for (std::size_t i : order) {
-    ev.push_back(flows[2 * i]);
-    ev.push_back(flows[2 * i + 1]);
-  }
-  const trace::Trace t = read_json(trace_json(ev));
-  const auto list = testing::list_of({&t});
-  const FlowIndex idx = FlowIndex::build(list);
-  ASSERT_EQ(idx.size(), 600u);
-  for (std::uint32_t k = 0; k < t.tracks.size(); ++k) {
-    for (std::uint32_t i = 0; i < t.tracks[k].rows[0].size(); ++i) {
-      const SliceHandle h{0, {k, 0, i}};
-      std::size_t out = 0, in = 0;
-      for (const trace::Flow& f : t.flows) {
-        out += (SliceHandle{0, f.from.slice} == h) ? 1 : 0;
-        in += (SliceHandle{0, f.to.slice} == h) ? 1 : 0;
+  // Launches on two threads and kernels on three streams, some slices with several
+  // flows; flows in file order by launch (as Kineto writes them, kernels in any order),
+  // then shuffled (so every track's run needs sorting).
+  for (const bool shuffled : {false, true}) {
+    std::mt19937 rng(3);
+    std::vector<std::string> ev;
+    for (int i = 0; i < 400; ++i) {
+      const int tid = 10 + i % 2;
+      const int stream = 7 + i % 3;
+      ev.push_back(x_event("launch", "cuda_runtime", 10, tid, std::to_string(i * 10), "5"));
+      ev.push_back(x_event("kernel", "kernel", 0, stream, std::to_string(i * 10 + 3), "2"));
+    }
+    std::vector<std::pair<int, int>> pairs;
+    for (int f = 0; f < 600; ++f)
+      pairs.emplace_back(static_cast<int>(rng() % 400), static_cast<int>(rng() % 400));
+    if (shuffled) {
+      std::shuffle(pairs.begin(), pairs.end(), rng);
+    } else {
+      std::stable_sort(pairs.begin(), pairs.end());
+    }
+    for (std::size_t f = 0; f < pairs.size(); ++f) {
+      const auto [from, to] = pairs[f];
+      const int id = static_cast<int>(f) + 1;
+      ev.push_back(flow('s', id, 10, 10 + from % 2, std::to_string(from * 10 + 1)));
+      ev.push_back(flow('f', id, 0, 7 + to % 3, std::to_string(to * 10 + 4)));
+    }
+    const trace::Trace t = read_json(trace_json(ev));
+    const auto list = testing::list_of({&t});
+    const FlowIndex idx = FlowIndex::build(list);
+    ASSERT_EQ(idx.size(), 600u);
+    for (std::uint32_t k = 0; k < t.tracks.size(); ++k) {
+      for (std::uint32_t i = 0; i < t.tracks[k].rows[0].size(); ++i) {
+        const SliceHandle h{0, {k, 0, i}};
+        std::size_t out = 0, in = 0;
+        for (const trace::Flow& f : t.flows) {
+          out += (SliceHandle{0, f.from.slice} == h) ? 1 : 0;
+          in += (SliceHandle{0, f.to.slice} == h) ? 1 : 0;
+        }
+        const auto got_out = idx.outgoing(h);
+        const auto got_in = idx.incoming(h);
+        ASSERT_EQ(got_out.size(), out) << shuffled;
+        ASSERT_EQ(got_in.size(), in) << shuffled;
+        for (const FlowLink& l : got_out) ASSERT_TRUE(l.from == h);
+        for (const FlowLink& l : got_in) ASSERT_TRUE(l.to == h);
       }
-      const auto got_out = idx.outgoing(h);
-      const auto got_in = idx.incoming(h);
-      ASSERT_EQ(got_out.size(), out);
-      ASSERT_EQ(got_in.size(), in);
-      for (const FlowLink& l : got_out) ASSERT_TRUE(l.from == h);
-      for (const FlowLink& l : got_in) ASSERT_TRUE(l.to == h);
     }
   }
 }
@@ -163,8 +167,11 @@ TEST(Flows, AppendingTheIndexOfAddedFiles) {
   shifted.append(std::move(second), 1);
   shifted.append(FlowIndex::build(testing::list_of({&a})), 0);
   for (std::uint32_t ti = 0; ti < 2; ++ti) {
-    for (const auto& [name, start] : {std::pair<const char*, std::int64_t>{"cudaLaunchKernel", 100'000},
-                                      {"cudaLaunchKernel", 200'000}, {"matmul", 110'000}, {"Softmax", 210'000}}) {
+    for (const auto& [name, start] :
+         {std::pair<const char*, std::int64_t>{"cudaLaunchKernel", 100'000},
+          {"cudaLaunchKernel", 200'000},
+          {"matmul", 110'000},
+          {"Softmax", 210'000}}) {
       const SliceHandle h = find(both, ti, name, start);
       ASSERT_TRUE(h.valid());
       for (const FlowIndex* idx : {&first, &shifted}) {
