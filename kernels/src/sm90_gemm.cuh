@@ -65,8 +65,7 @@ struct Tile {
   static constexpr int kBBytes = kBlockN * 128;
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr int kBarrierBytes = 128;  // full[], empty[], b_full, rounded up
-  static constexpr int kPipelineBytes = kStages * kStageBytes + kBarrierBytes;
-  static constexpr int kSmemBytes = kPipelineBytes + 1024;  // + the 1024-byte alignment slack
+  static constexpr int kSmemBytes = kStages * kStageBytes + kBarrierBytes + 1024;  // + alignment slack
   // B-resident runs keep all of B's k tiles for one column tile where streaming keeps
   // the B halves of the stages: the same shared memory.
   static constexpr int kMaxResidentKTiles = kStages * (kStageBytes - kABytes) / kBBytes;
@@ -108,18 +107,9 @@ struct TileWalk {
   }
 };
 
-// What an epilogue gets besides the accumulator: shared memory of its own
-// (Epilogue::kSmemBytes, after the pipeline's) and the ordinal of the tile among this
-// CTA's tiles.
-struct EpilogueContext {
-  unsigned char* smem;
-  int ordinal;
-};
-
-// Epilogue: `void operator()(const float (&d)[128], int row0, int col0, int warp, int lane,
-// const EpilogueContext&)` called by every consumer thread after its accumulator is
-// final; row0/col0 are the global coordinates of the warpgroup's 64x256 block.
-// `static void init(unsigned char* smem)` runs once on thread 0 before anything else.
+// Epilogue: `void operator()(const float (&d)[128], int row0, int col0, int warp, int lane)`
+// called by every consumer thread after its accumulator is final; row0/col0 are the
+// global coordinates of the warpgroup's 64x256 block.
 template <class Ops, class Epilogue, bool kBResident>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, int m, int n,
@@ -136,7 +126,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + kStages * T::kStageBytes);
   std::uint64_t* empty = full + kStages;
   std::uint64_t* b_full = empty + kStages;
-  unsigned char* epilogue_smem = smem + T::kPipelineBytes;
 
   const int warpgroup = static_cast<int>(threadIdx.x) / 128;
   const int tid_in_group = static_cast<int>(threadIdx.x) % 128;
@@ -149,7 +138,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       mbar_init(&empty[s], 2);  // one arrival per consumer warpgroup
     }
     mbar_init(b_full, 1);
-    Epilogue::init(epilogue_smem);
     fence_barrier_init();
   }
   __syncthreads();
@@ -197,8 +185,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int consumer = warpgroup - 1;
     const int warp = tid_in_group / 32, lane = tid_in_group % 32;
     if constexpr (kBResident) mbar_wait(b_full, 0);
-    int it = 0, ordinal = 0;
-    for (int t = walk.first(); t < walk.count(); t += walk.step(), ++ordinal) {
+    int it = 0;
+    for (int t = walk.first(); t < walk.count(); t += walk.step()) {
       int tm = 0, tn = 0;
       walk.coords(t, &tm, &tn);
       float d[kAccum];
@@ -232,36 +220,36 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmma_wait<0>();
       fence_registers(d);
       if (tid_in_group == 0) mbar_arrive(&empty[(it - 1) % kStages]);  // this tile's last stage
-      epilogue(d, tm * kBlockM + consumer * 64, tn * kBlockN, warp, lane, EpilogueContext{epilogue_smem, ordinal});
+      epilogue(d, tm * kBlockM + consumer * 64, tn * kBlockN, warp, lane);
     }
   }
 #endif
 }
 
+// Two adjacent columns of C at once: on this path n is a multiple of 4 (fp32) or 8
+// (16-bit) and columns come in even pairs, so a pair is inside and aligned.
+__device__ __forceinline__ void store_pair(float* p, float a, float b) {
+  *reinterpret_cast<float2*>(p) = make_float2(a, b);
+}
+__device__ __forceinline__ void store_pair(__nv_bfloat16* p, float a, float b) {
+  *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
+}
+__device__ __forceinline__ void store_pair(__half* p, float a, float b) {
+  *reinterpret_cast<__half2*>(p) = __floats2half2_rn(a, b);
+}
+
 // Plain store of the accumulator as OutT (float, __nv_bfloat16 or __half).
 template <class OutT>
 struct StoreEpilogue {
-  static constexpr int kSmemBytes = 0;
   OutT* c;
   int m, n;
-  __device__ static void init(unsigned char*) {}
-  __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
-                             const EpilogueContext&) const {
+  __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane) const {
 #pragma unroll
     for (int i = 0; i < kAccum; i += 2) {
       const int row = row0 + accum_row(i, warp, lane);
       const int col = col0 + accum_col(i, lane);
-      // n is a multiple of 4 (fp32) or 8 (16-bit) on this path and col is even, so
-      // col < n means the pair is inside and aligned.
       if (row < m && col < n) store_pair(c + static_cast<std::int64_t>(row) * n + col, d[i], d[i + 1]);
     }
-  }
-  __device__ static void store_pair(float* p, float a, float b) { *reinterpret_cast<float2*>(p) = make_float2(a, b); }
-  __device__ static void store_pair(__nv_bfloat16* p, float a, float b) {
-    *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
-  }
-  __device__ static void store_pair(__half* p, float a, float b) {
-    *reinterpret_cast<__half2*>(p) = __floats2half2_rn(a, b);
   }
 };
 

@@ -37,7 +37,7 @@ void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_
   // Persistent CTAs, one per SM (the shared memory allows one).
   long grid = tiles_m * tiles_n < sms ? tiles_m * tiles_n : sms;
   if (resident) grid = std::min<long>(sms / tiles_n, tiles_m) * tiles_n;
-  const int smem_bytes = T::kSmemBytes + Epilogue::kSmemBytes;
+  const int smem_bytes = T::kSmemBytes;
   auto launch = [&](auto* kernel) {
     const cudaError_t attr = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
     if (attr != cudaSuccess) {

@@ -19,26 +19,8 @@ enum class SoftmaxPass : int {
   normalize,        // write exp(s - M) / S with the final statistics
 };
 
-__device__ __forceinline__ float to_float(float v) { return v; }
-__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-// Two adjacent columns at once (the sm90 path has n a multiple of 4 and even columns).
-__device__ __forceinline__ void store_pair(float* p, float a, float b) {
-  *reinterpret_cast<float2*>(p) = make_float2(a, b);
-}
-__device__ __forceinline__ void store_pair(__nv_bfloat16* p, float a, float b) {
-  *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
-}
-
-// Online-softmax merge of (max, sum) pairs.
-__device__ __forceinline__ float2 merge_stats(float2 a, float2 b) {
-  const float mx = fmaxf(a.x, b.x);
-  if (mx == -INFINITY) return make_float2(mx, 0.0f);
-  return make_float2(mx, a.y * __expf(a.x - mx) + b.y * __expf(b.x - mx));
-}
-
 template <class OutT>
 struct SoftmaxEpilogue {
-  static constexpr int kSmemBytes = 0;
   OutT* out;
   int m, n;
   bool rows;           // softmax over each row (dim -1) or over each column (dim 0)
@@ -47,9 +29,7 @@ struct SoftmaxEpilogue {
   const float2* final_stats;  // rows: [m]; cols: [n]: (max, 1/sum), for normalize
   int tiles_n;
 
-  __device__ static void init(unsigned char*) {}
-  __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
-                             const EpilogueContext&) const {
+  __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane) const {
     if (rows) {
       by_rows(d, row0, col0, warp, lane);
     } else {
