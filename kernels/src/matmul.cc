@@ -3,31 +3,15 @@
 
 #include <cuda_runtime_api.h>
 
-#include <mutex>
 #include <string>
-#include <vector>
 
+#include "device_facts.h"
 #include "matmul_launch.h"
 #include "op_range.h"
 
 namespace flopline::kernels {
 
-int current_arch() {
-  // Cached per device: the attribute queries cost microseconds, a launch should not.
-  static std::mutex mu;
-  static std::vector<int> cache;
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) throw CudaError("matmul: no CUDA device (cudaGetDevice failed)");
-  std::lock_guard<std::mutex> lock(mu);
-  if (static_cast<int>(cache.size()) <= dev) cache.resize(static_cast<std::size_t>(dev) + 1, 0);
-  if (cache[static_cast<std::size_t>(dev)] == 0) {
-    int major = 0, minor = 0;
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-    cache[static_cast<std::size_t>(dev)] = major * 10 + minor;
-  }
-  return cache[static_cast<std::size_t>(dev)];
-}
+int current_arch() { return detail::current_device_facts().arch; }
 
 void matmul(const MatmulProblem& p, const MatmulOptions& options) {
   const int arch = current_arch();

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <string>
 
+#include "device_facts.h"
 #include "flopline/kernels/checks.h"
 #include "matmul_launch.h"
 #include "scratch.h"
@@ -16,6 +17,16 @@
 
 namespace flopline::kernels::detail {
 
+// The opt-in beyond 48 KB of dynamic shared memory is a property of the kernel, not of
+// the launch: done once per kernel.
+template <auto Kernel>
+void reserve_shared_memory(int bytes) {
+  static const cudaError_t attr = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (attr != cudaSuccess) {
+    throw CudaError(std::string("sm90 matmul: cannot reserve shared memory: ") + cudaGetErrorString(attr));
+  }
+}
+
 template <class Ops, class Epilogue>
 void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_t stream, const Epilogue& epilogue) {
   using T = sm90::Tile<Ops>;
@@ -23,12 +34,7 @@ void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_
   const CUtensorMap map_b = Ops::kBNMajor
                                 ? make_tensor_map_2d(b_operand, p.k, p.n, p.in, T::kBlockK, 128 / Ops::kElemBytes)
                                 : make_tensor_map_2d(b_operand, p.n, p.k, p.in, sm90::kBlockN, T::kBlockK);
-  static const int sms = [] {
-    int dev = 0, count = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, dev);
-    return count > 0 ? count : 132;
-  }();
+  const int sms = current_device_facts().sms;
   const long tiles_m = (p.m + sm90::kBlockM - 1) / sm90::kBlockM;
   const long tiles_n = (p.n + sm90::kBlockN - 1) / sm90::kBlockN;
   const long k_tiles = (p.k + T::kBlockK - 1) / T::kBlockK;
@@ -39,16 +45,14 @@ void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_
   if (resident) grid = std::min<long>(sms / tiles_n, tiles_m) * tiles_n;
   const int smem_bytes = T::kSmemBytes;
   auto launch = [&](auto* kernel) {
-    const cudaError_t attr = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
-    if (attr != cudaSuccess) {
-      throw CudaError(std::string("sm90 matmul: cannot reserve shared memory: ") + cudaGetErrorString(attr));
-    }
     kernel<<<static_cast<unsigned>(grid), sm90::kThreads, static_cast<std::size_t>(smem_bytes), stream>>>(
         map_a, map_b, static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
   };
   if (resident) {
+    reserve_shared_memory<sm90::gemm_kernel<Ops, Epilogue, true>>(smem_bytes);
     launch(&sm90::gemm_kernel<Ops, Epilogue, true>);
   } else {
+    reserve_shared_memory<sm90::gemm_kernel<Ops, Epilogue, false>>(smem_bytes);
     launch(&sm90::gemm_kernel<Ops, Epilogue, false>);
   }
   throw_if_launch_failed("sm90 matmul");

@@ -20,10 +20,10 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <mutex>
 #include <string>
-#include <vector>
 
+#include "device_facts.h"
+#include "scratch.h"
 #include "softmax_common.cuh"
 #include "softmax_launch.h"
 
@@ -135,35 +135,11 @@ softmax_cols_apply(const TIn* x, TOut* out, std::int64_t m, std::int64_t n, std:
   if (live) column_write(x, out, n, col, r0, r1, s);
 }
 
-struct DeviceFacts {
-  int sms = 0;
-  bool pools = false;  // cudaMallocAsync available
-};
-
-// Cached per device: attribute queries should not cost every launch.
-DeviceFacts device_facts() {
-  static std::mutex mu;
-  static std::vector<DeviceFacts> cache;
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) throw CudaError("softmax cols: no CUDA device (cudaGetDevice failed)");
-  std::lock_guard<std::mutex> lock(mu);
-  if (static_cast<int>(cache.size()) <= dev) cache.resize(static_cast<std::size_t>(dev) + 1);
-  DeviceFacts& f = cache[static_cast<std::size_t>(dev)];
-  if (f.sms == 0) {
-    int sms = 0, pools = 0;
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, dev);
-    f.sms = std::max(sms, 1);
-    f.pools = pools != 0;
-  }
-  return f;
-}
-
 template <class TIn, class TOut>
 void launch_cols(const SoftmaxProblem& p, cudaStream_t stream) {
   const TIn* x = static_cast<const TIn*>(p.x);
   TOut* out = static_cast<TOut*>(p.out);
-  const DeviceFacts facts = device_facts();
+  const DeviceFacts facts = current_device_facts();
   const std::int64_t strips = (p.n + kCols - 1) / kCols;
   std::int64_t chunks = std::max<std::int64_t>(1, facts.sms * std::int64_t{kBlocksPerSm} / strips);
   chunks = std::min(chunks, std::max<std::int64_t>(1, p.m / kMinRowsPerChunk));
@@ -175,14 +151,11 @@ void launch_cols(const SoftmaxProblem& p, cudaStream_t stream) {
   }
   const std::int64_t rows_per_chunk = (p.m + chunks - 1) / chunks;
   chunks = (p.m + rows_per_chunk - 1) / rows_per_chunk;
-  Stats* partial = nullptr;
-  const cudaError_t e = cudaMallocAsync(reinterpret_cast<void**>(&partial),
-                                        static_cast<std::size_t>(chunks * p.n) * sizeof(Stats), stream);
-  if (e != cudaSuccess) throw CudaError(std::string("softmax cols: workspace: ") + cudaGetErrorString(e));
+  Scratch workspace(static_cast<std::size_t>(chunks * p.n) * sizeof(Stats), stream, "softmax cols statistics");
+  Stats* partial = workspace.as<Stats>();
   const dim3 grid(static_cast<unsigned>(strips), static_cast<unsigned>(chunks));
   softmax_cols_partial<TIn><<<grid, block, 0, stream>>>(x, p.m, p.n, rows_per_chunk, partial);
   softmax_cols_apply<TIn, TOut><<<grid, block, 0, stream>>>(x, out, p.m, p.n, rows_per_chunk, partial);
-  cudaFreeAsync(partial, stream);
 }
 
 }  // namespace
