@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.h"
 #include "flopline/kernels/cost.h"
 #include "flopline/kernels/elementwise.h"
 #include "flopline/kernels/softmax.h"
@@ -41,27 +42,9 @@ namespace {
 int g_reps = 25;
 constexpr int kWarmup = 3;
 
-// Median microseconds of g_reps runs of fn, each between its own pair of events.
-double median_us(const std::function<void()>& fn) {
-  for (int i = 0; i < kWarmup; ++i) fn();
-  std::vector<cudaEvent_t> events(2 * static_cast<std::size_t>(g_reps));
-  for (cudaEvent_t& e : events) BENCH_CUDA_OK(cudaEventCreate(&e));
-  for (int i = 0; i < g_reps; ++i) {
-    BENCH_CUDA_OK(cudaEventRecord(events[2 * i]));
-    fn();
-    BENCH_CUDA_OK(cudaEventRecord(events[2 * i + 1]));
-  }
-  BENCH_CUDA_OK(cudaEventSynchronize(events.back()));
-  BENCH_CUDA_OK(cudaGetLastError());
-  std::vector<double> us(static_cast<std::size_t>(g_reps));
-  for (int i = 0; i < g_reps; ++i) {
-    float ms = 0;
-    BENCH_CUDA_OK(cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]));
-    us[static_cast<std::size_t>(i)] = ms * 1e3;
-  }
-  for (cudaEvent_t e : events) cudaEventDestroy(e);
-  std::sort(us.begin(), us.end());
-  return us[us.size() / 2];
+template <class Fn>
+double median_us_of(Fn&& fn) {
+  return 1e3 * flopline::bench::median_ms(fn, kWarmup, g_reps);
 }
 
 // Buffers for the reference copies, each large enough for half the largest case's bytes.
@@ -81,7 +64,7 @@ double copy_gbps(double bytes) {
     std::exit(1);
   }
   const double us =
-      median_us([&] { BENCH_CUDA_OK(cudaMemcpyAsync(g_copy_dst, g_copy_src, size, cudaMemcpyDeviceToDevice)); });
+      median_us_of([&] { BENCH_CUDA_OK(cudaMemcpyAsync(g_copy_dst, g_copy_src, size, cudaMemcpyDeviceToDevice)); });
   const double gbps = bytes / (us * 1e3);
   std::printf("bench=copy bytes=%zu us=%.1f GBps=%.0f\n", 2 * size, us, gbps);
   return measured[bytes] = gbps;
@@ -128,7 +111,7 @@ void bench_elementwise(std::int64_t n, fk::DType t, void* x, void* y, void* out)
   for (const Case& c : cases) {
     const double bytes = fk::elementwise_cost(c.op, n, t).bytes;
     const double copy = copy_gbps(bytes);
-    const double us = median_us(c.run);
+    const double us = median_us_of(c.run);
     report(std::string("bench=elementwise op=") + fk::elementwise_op_name(c.op) + " dtype=" + fk::dtype_name(t) +
                " n=" + std::to_string(n),
            us, bytes, copy);
@@ -143,7 +126,7 @@ void bench_softmax(std::int64_t m, std::int64_t n, fk::SoftmaxDim dim, void* x, 
   p.n = n;
   const double bytes = fk::softmax_cost(m, n, dim, p.in, p.out_type).bytes;
   const double copy = copy_gbps(bytes);
-  const double us = median_us([&] { fk::softmax(p, dim, nullptr, false); });
+  const double us = median_us_of([&] { fk::softmax(p, dim, nullptr, false); });
   report(std::string("bench=softmax dim=") + fk::softmax_dim_name(dim) + " dtype=fp32 m=" + std::to_string(m) +
              " n=" + std::to_string(n),
          us, bytes, copy);

@@ -23,6 +23,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "bench_timing.h"
 #include "cublas_loader.h"
 #include "flopline/kernels/matmul.h"
 
@@ -110,28 +111,6 @@ double relative_difference(const void* x, const void* y, std::size_t n, DType t)
   return host[1] > 0 ? std::sqrt(host[0] / host[1]) : std::sqrt(host[0]);
 }
 
-// Median milliseconds of `reps` timed calls of fn after `warmup` untimed ones.
-template <class Fn>
-double median_ms(Fn&& fn, int warmup, int reps) {
-  for (int i = 0; i < warmup; ++i) fn();
-  CUDA_OK(cudaDeviceSynchronize());
-  cudaEvent_t start, stop;
-  CUDA_OK(cudaEventCreate(&start));
-  CUDA_OK(cudaEventCreate(&stop));
-  std::vector<float> ms(static_cast<std::size_t>(reps));
-  for (float& t : ms) {
-    CUDA_OK(cudaEventRecord(start));
-    fn();
-    CUDA_OK(cudaEventRecord(stop));
-    CUDA_OK(cudaEventSynchronize(stop));
-    CUDA_OK(cudaEventElapsedTime(&t, start, stop));
-  }
-  CUDA_OK(cudaEventDestroy(start));
-  CUDA_OK(cudaEventDestroy(stop));
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
-
 struct Case {
   DType in;
   std::int64_t m, n, k;
@@ -164,7 +143,7 @@ void run_case(const Case& c, int arch, flopline::kernels::testing::Cublas& cubla
 
   double cublas_ms = NAN;
   if (cublas.ok()) {
-    cublas_ms = median_ms(
+    cublas_ms = flopline::bench::median_ms(
         [&] {
           if (!cublas.matmul(a.p, b.p, theirs.p, static_cast<long>(c.m), static_cast<long>(c.n), static_cast<long>(c.k),
                              c.in, out, nullptr)) {
@@ -193,7 +172,7 @@ void run_case(const Case& c, int arch, flopline::kernels::testing::Cublas& cubla
     options.path = path;
     options.range = false;
     CUDA_OK(cudaMemset(ours.p, 0xFF, mn * eo));
-    const double ms = median_ms([&] { flopline::kernels::matmul(p, options); }, warmup, reps);
+    const double ms = flopline::bench::median_ms([&] { flopline::kernels::matmul(p, options); }, warmup, reps);
     const double tflops = flops / (ms * 1e-3) / 1e12;
     const double err = cublas.ok() ? relative_difference(ours.p, theirs.p, mn, out) : NAN;
     std::printf(

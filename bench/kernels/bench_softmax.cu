@@ -8,10 +8,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <string>
 #include <vector>
 
+#include "bench_timing.h"
 #include "cublas_loader.h"
 #include "flopline/kernels/softmax.h"
 
@@ -24,27 +24,6 @@ void cuda_ok(cudaError_t e, const char* what) {
     std::fprintf(stderr, "bench_softmax: %s: %s\n", what, cudaGetErrorString(e));
     std::exit(1);
   }
-}
-
-double median_ms(const std::function<void()>& fn, int reps) {
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  for (int i = 0; i < 3; ++i) fn();
-  std::vector<double> times;
-  for (int i = 0; i < reps; ++i) {
-    cudaEventRecord(start);
-    fn();
-    cudaEventRecord(stop);
-    cuda_ok(cudaEventSynchronize(stop), "timing");
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    times.push_back(ms);
-  }
-  std::sort(times.begin(), times.end());
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return times[times.size() / 2];
 }
 
 __global__ void fill(float* p, long n, float scale) {
@@ -124,19 +103,19 @@ int main(int argc, char** argv) {
         fk::MatmulSoftmaxOptions o;
         o.dim = dim;
         o.range = false;
-        const double fused = median_ms([&] { fk::matmul_softmax(p, o); }, reps);
+        const double fused = flopline::bench::median_ms([&] { fk::matmul_softmax(p, o); }, 3, reps);
         fk::SoftmaxProblem sp;
         sp.x = scores;
         sp.out = out;
         sp.m = s.m;
         sp.n = s.n;
-        const double mm_only = median_ms([&] {
+        const double mm_only = flopline::bench::median_ms([&] {
           if (cublas.ok()) cublas.matmul(p.a, p.b, scores, s.m, s.n, s.k, in, fk::DType::f32, nullptr);
-        }, reps);
-        const double unfused = median_ms([&] {
+        }, 3, reps);
+        const double unfused = flopline::bench::median_ms([&] {
           if (cublas.ok()) cublas.matmul(p.a, p.b, scores, s.m, s.n, s.k, in, fk::DType::f32, nullptr);
           fk::softmax(sp, dim, nullptr, false);
-        }, reps);
+        }, 3, reps);
         cuda_ok(cudaDeviceSynchronize(), "run");
         std::printf("bench=matmul_softmax dim=%s dtype=%s m=%ld n=%ld k=%ld fused_ms=%.4f unfused_ms=%.4f "
                     "cublas_matmul_ms=%.4f speedup=%.2f\n",
