@@ -83,6 +83,10 @@ struct AppState {
   bool show_legend = true;
   bool show_search = false;
   bool focus_search = false;  // put the keyboard in the search field next frame
+  // ImGui frame in which the search field last held (or was about to take) the keyboard.
+  // Enter makes ImGui 1.86 let go of the field for a frame or two before we refocus it;
+  // keys in that gap still belong to the field, not to the timeline.
+  int search_field_frame = -1000;
   bool show_open_dialog = false;
   bool table_to_front = false;  // headless --window table: table fills the window
   bool roofline_to_front = false;

@@ -72,6 +72,7 @@ void SearchBar::draw(AppState& s) {
       step_search(s, !ImGui::GetIO().KeyShift);
       s.focus_search = true;  // keep the field active for the next Enter
     }
+    if (ImGui::IsItemActive() || s.focus_search) s.search_field_frame = ImGui::GetFrameCount();
     // Esc in the field closes the bar (ImGui has already let go of the field).
     if (ImGui::IsItemDeactivated() && ImGui::IsKeyPressed(GLFW_KEY_ESCAPE)) s.show_search = false;
     ImGui::SameLine();

@@ -8,6 +8,10 @@
 namespace flopline::viewer {
 namespace {
 
+// Frames the search field may be inactive between an Enter and its refocus (ImGui 1.86
+// applies SetKeyboardFocusHere a frame late, and io.WantTextInput lags one more).
+constexpr int kSearchGapFrames = 3;
+
 // ImGui 1.86 indexes keys by the GLFW key code (io.KeysDown), so GLFW codes work here.
 bool pressed(int key, bool repeat = true) {
   return ImGui::IsKeyPressed(key, repeat);
@@ -19,6 +23,12 @@ void handle_view_keys(AppState& s) {
   const ImGuiIO& io = ImGui::GetIO();
   if (pressed(GLFW_KEY_F12, false)) s.save_screenshot = true;  // also while typing
   if (io.WantTextInput) return;
+  if (s.show_search && ImGui::GetFrameCount() - s.search_field_frame <= kSearchGapFrames) {
+    // The field is between an Enter and its refocus: Esc closes the bar as it would in the
+    // field, instead of clearing the selection the search just made.
+    if (pressed(GLFW_KEY_ESCAPE, false)) s.show_search = false;
+    return;
+  }
   const bool ctrl = io.KeyCtrl;
   const bool shift = io.KeyShift;
   // '?' is Shift+'/' on US keyboards; F1 everywhere.
