@@ -14,13 +14,7 @@ OUT="${OUT:-$root/gpu-out}"
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 
-# The build records absolute paths of the tree it was made in (test commands, RPATHs,
-# the Triton script): make that path lead here when the copy lives elsewhere.
-built_in="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")"
-if [ -n "$built_in" ] && [ "$built_in" != "$root" ] && [ ! -e "$built_in" ]; then
-  mkdir -p "$(dirname "$built_in")" && ln -s "$root" "$built_in"
-  echo "linked $built_in -> $root"
-fi
+source "$root/scripts/gpu_env.sh"
 
 {
   echo "== machine"; date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
@@ -29,19 +23,6 @@ fi
   echo "== libraries"
   ldd "$build/profiler/libflopline_inject.so" | grep -E "cupti|not found"
 } 2>&1 | tee "$OUT/machine.txt"
-
-# libcupti is found through the build's RUNPATH (/usr/local/cuda); fall back to the copy
-# carried in the build folder when this machine keeps it elsewhere.
-if ldd "$build/profiler/libflopline_inject.so" | grep -q "libcupti.*not found"; then
-  export LD_LIBRARY_PATH="$build/cuda-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  echo "using the carried libcupti" | tee -a "$OUT/machine.txt"
-fi
-# cuBLAS for the cuBLAS test (dlopened): the toolkit's, else PyTorch's.
-if ! ldconfig -p | grep -q libcublas.so.13 && [ ! -e /usr/local/cuda/lib64/libcublas.so.13 ]; then
-  cublas="$(find /usr /opt -name libcublas.so.13 2>/dev/null | head -1)"
-  [ -n "$cublas" ] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$(dirname "$cublas")"
-fi
-[ -e /usr/local/cuda/lib64/libcublas.so.13 ] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64"
 
 export FLOPLINE_GPU_TEST_OUT="$OUT/traces"
 mkdir -p "$FLOPLINE_GPU_TEST_OUT"

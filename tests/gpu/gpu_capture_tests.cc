@@ -13,57 +13,18 @@
 #include <set>
 #include <string>
 
+#include "gpu_test_support.h"
 #include "trace_query.h"
 
 namespace flopline::gputest {
 namespace {
 
-std::string out_dir() {
-  const char* d = std::getenv("FLOPLINE_GPU_TEST_OUT");
-  std::string dir = d != nullptr && *d != '\0' ? d : FLOPLINE_GPU_TEST_DEFAULT_OUT;
-  mkdir(dir.c_str(), 0755);
-  return dir;
-}
-
-// `flopline run -o OUT/NAME.json -- ARGS...`, with the trace files it named.
-struct RunResult {
-  CommandResult result;
-  std::vector<std::string> files;
-};
+std::string out_dir() { return gpu_test_out_dir(FLOPLINE_GPU_TEST_DEFAULT_OUT); }
 
 RunResult flopline_run(const std::string& name, const std::vector<std::string>& command,
                        const std::vector<std::string>& env = {},
                        const std::vector<std::string>& options = {}) {
-  const std::string base = out_dir() + "/" + name;
-  // Earlier runs' files would look like this run's.
-  std::remove((base + ".json").c_str());
-  std::vector<std::string> argv = {FLOPLINE_EXE, "run", "-o", base + ".json"};
-  argv.insert(argv.end(), options.begin(), options.end());
-  argv.push_back("--");
-  argv.insert(argv.end(), command.begin(), command.end());
-  RunResult r;
-  r.result = run_command(argv, env);
-  r.files = traces_named_in(r.result.out);
-  // Kept for people reading the logs of a failed run.
-  std::FILE* log = std::fopen((base + ".log").c_str(), "w");
-  if (log != nullptr) {
-    std::fprintf(log, "exit %d\n--- stdout\n%s\n--- stderr\n%s\n", r.result.exit_code,
-                 r.result.out.c_str(), r.result.err.c_str());
-    std::fclose(log);
-  }
-  return r;
-}
-
-TraceView must_load(const std::string& path) {
-  std::string error;
-  auto v = load_trace(path, &error);
-  EXPECT_TRUE(v.has_value()) << error;
-  return v ? std::move(*v) : TraceView{};
-}
-
-std::string describe(const RunResult& r) {
-  return "exit " + std::to_string(r.result.exit_code) + "\nstdout:\n" + r.result.out +
-         "\nstderr:\n" + r.result.err;
+  return run_under_flopline(FLOPLINE_EXE, out_dir() + "/" + name, command, env, options);
 }
 
 // Every kernel has a joined flow from the CPU call that launched it, and that call

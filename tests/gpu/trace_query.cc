@@ -85,6 +85,19 @@ const FlowView* TraceView::flow_to(const SliceView& s) const {
   return it == flow_by_end.end() ? nullptr : &flows[it->second];
 }
 
+std::vector<SliceView> TraceView::launched_in(const SliceView& range, const std::string& cat) const {
+  std::vector<SliceView> v;
+  for (const SliceView& s : slices) {
+    if (s.cat != cat) continue;
+    const FlowView* f = flow_to(s);
+    if (f != nullptr && f->from.pid == range.pid && f->from.tid == range.tid &&
+        f->from.start >= range.start && f->from.end <= range.end) {
+      v.push_back(s);
+    }
+  }
+  return v;
+}
+
 std::optional<TraceView> load_trace(const std::string& path, std::string* error) {
   trace::ReadResult r = trace::read_chrome_trace_file(path);
   if (!r.ok()) {

@@ -52,6 +52,9 @@ struct TraceView {
   std::vector<SliceView> named(const std::string& cat, const std::string& part) const;
   // The flow whose end is this slice, if any.
   const FlowView* flow_to(const SliceView& s) const;
+  // GPU slices of `cat` whose launch call (the start of their flow) lies inside the CPU
+  // slice `range` on its thread: the work an NVTX range launched.
+  std::vector<SliceView> launched_in(const SliceView& range, const std::string& cat = "kernel") const;
 };
 
 // Reads a trace file; a failure to read is returned as nullopt with `error` set.

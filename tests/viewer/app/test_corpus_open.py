@@ -19,11 +19,12 @@ def main():
     ap.add_argument("--viewer", required=True)
     ap.add_argument("--corpus", required=True)
     ap.add_argument("--tmp", required=True)
+    ap.add_argument("--min-files", type=int, default=20, help="fewer traces than this is a failure")
     a = ap.parse_args()
     c = Checks()
-    d = tmpdir(a.tmp, "corpus")
+    d = tmpdir(a.tmp, os.path.basename(os.path.normpath(a.corpus)))
     files = sorted(glob.glob(os.path.join(a.corpus, "*.json")) + glob.glob(os.path.join(a.corpus, "*.json.gz")))
-    c.check(len(files) >= 20, f"the corpus has its traces ({len(files)} files in {a.corpus})")
+    c.check(len(files) >= a.min_files, f"the corpus has its traces ({len(files)} files in {a.corpus})")
     with Xvfb() as x:
         env = x.env()
         for path in files:
