@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds flopline and flopline-view (Release),
-# and shows where GPU time goes in the bundled traces (recorded on an H100/H200) as the
-# FLOP/s table. `build/viewer/flopline-view TRACE` (or `flopline view TRACE`) opens them
-# in the desktop timeline.
-# Usage: scripts/main.sh [TRACE...]   (default: the bundled traces)
+# and shows where GPU time goes as FLOP/s tables. On a machine with a CUDA GPU it builds
+# the samples, runs them under `flopline run` (traces in build/main-traces/); without one
+# it shows the bundled traces recorded on an H200 (samples/traces/).
+# `build/viewer/flopline-view TRACE` (or `flopline view TRACE`) opens them in the
+# desktop timeline.
+# Usage: scripts/main.sh [TRACE...]   (given traces: just their tables)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/scripts/deps.sh"
@@ -17,9 +19,35 @@ if cmake --build "$build" --target help | grep -c flopline_view >/dev/null; then
   cmake --build "$build" --parallel "$(nproc)" --target flopline_view
 fi
 
+# With a GPU and the CUDA toolkit: record the samples here (a quick version of
+# scripts/gpu_samples.sh). Any failure falls back to the bundled traces, and says so.
+record_samples() {
+  command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q "^GPU" || return 1
+  cmake --build "$build" --target help | grep -c "matmul_bench" >/dev/null || {
+    echo "flopline: a GPU is present but the samples are not built (no CUDA toolkit?)" >&2; return 1; }
+  echo "flopline: a GPU is present: building the samples and recording them"
+  cmake --build "$build" --parallel "$(nproc)" --target matmul_bench fused_softmax_bench vector_add plain_cuda \
+    flopline_inject || return 1
+  local out="$build/main-traces" s="$build/samples"
+  rm -rf "$out" && mkdir -p "$out"
+  local failed="flopline: a sample failed under flopline run (output above); showing the bundled traces instead"
+  local run=("$build/profiler/flopline" run --no-summary)
+  "${run[@]}" -o "$out/matmul_bench.json.gz" -- "$s/matmul_bench" --size 8192 --provider all --validate &&
+    "${run[@]}" -o "$out/fused_softmax_bench.json.gz" -- "$s/fused_softmax_bench" --sizes 512,2048,4096 --reps 5 &&
+    "${run[@]}" -o "$out/vector_add.json.gz" -- "$s/vector_add" --sizes 16777216 --reps 5 &&
+    "${run[@]}" -o "$out/plain_cuda.json.gz" -- "$s/plain_cuda" || { echo "$failed" >&2; return 1; }
+  if python3 -c "import torch, triton" 2>/dev/null; then
+    "${run[@]}" -o "$out/triton_samples.json.gz" -- python3 "$root/samples/python/triton_samples.py" ||
+      { echo "$failed" >&2; return 1; }
+  fi
+}
+
 traces=("$@")
-if [ ${#traces[@]} -eq 0 ]; then
-  shopt -s nullglob
+shopt -s nullglob
+if [ ${#traces[@]} -eq 0 ] && record_samples; then
+  traces=("$build"/main-traces/*.json.gz)
+elif [ ${#traces[@]} -eq 0 ]; then
+  echo "flopline: showing the traces bundled in samples/traces/ (recorded on an NVIDIA H200)"
   traces=("$root"/samples/traces/*.json.gz)
 fi
 if [ ${#traces[@]} -eq 0 ]; then
