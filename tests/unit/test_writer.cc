@@ -515,4 +515,39 @@ TEST(WriterFile, RewritingKeepsTheOldFileUntilTheNewOneIsComplete) {
 }
 
 }  // namespace
+TEST(WriterFile, InflatingReportsProgressAndCanBeCancelled) {
+  // ~10 MB that gzip cannot shrink much, so the inflate runs over several steps.
+  std::string text;
+  text.reserve(10u << 20);
+  std::uint64_t x = 88172645463325252ull;
+  while (text.size() < (10u << 20)) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    text += "0123456789abcdef"[x & 15];
+  }
+  const fs::path path = temp_dir() / "noise.gz";
+  std::string error;
+  ASSERT_TRUE(write_file_atomic(path.string(), text, true, 6, error)) << error;
+  const std::uint64_t size = fs::file_size(path);
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> calls;
+  std::string back;
+  ASSERT_TRUE(read_file_maybe_gzip(path.string(), back, error, [&](std::uint64_t done, std::uint64_t total) {
+    calls.emplace_back(done, total);
+    return true;
+  })) << error;
+  EXPECT_EQ(back, text);
+  ASSERT_GE(calls.size(), 2u);
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_EQ(calls[i].second, size);
+    if (i > 0) EXPECT_GE(calls[i].first, calls[i - 1].first);
+  }
+  EXPECT_EQ(calls.back().first, size);
+  // Cancelled at the second call: no output, the reason says so.
+  int n = 0;
+  EXPECT_FALSE(read_file_maybe_gzip(path.string(), back, error, [&](std::uint64_t, std::uint64_t) { return ++n < 2; }));
+  EXPECT_EQ(error, "cancelled");
+  EXPECT_EQ(n, 2);
+}
+
 }  // namespace flopline::trace

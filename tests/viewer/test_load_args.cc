@@ -214,6 +214,41 @@ TEST(LoadJob, CancelStopsTheReader) {
   EXPECT_EQ(calls, 2);
 }
 
+TEST(LoadJob, GzipFilesShowInflateProgressAndCancel) {
+  TempDir dir;
+  const std::string path = dir.file("big.json.gz");
+  write_gzip_members(path, {testing::trace_json(kernel_events(40000))});
+  // Inflating reports the compressed bytes, then parsing takes over the bar.
+  trace::ReadOptions ro;
+  std::uint64_t inflated_to = 0, total = 0;
+  bool parsing_started = false, inflate_after_parse = false;
+  ro.inflate_progress = [&](std::uint64_t done, std::uint64_t all) {
+    inflate_after_parse = inflate_after_parse || parsing_started;
+    inflated_to = done;
+    total = all;
+    return true;
+  };
+  ro.progress = [&](std::uint64_t, std::uint64_t, std::uint64_t) { return parsing_started = true; };
+  LoadResult r = load_files({path}, {}, ro);
+  EXPECT_FALSE(r.cancelled);
+  ASSERT_EQ(r.files.size(), 1u);
+  EXPECT_EQ(total, fs::file_size(path));
+  EXPECT_EQ(inflated_to, total);
+  EXPECT_TRUE(parsing_started);
+  EXPECT_FALSE(inflate_after_parse);
+  // A cancel while inflating stops the load, and is not an error.
+  ro.inflate_progress = [](std::uint64_t, std::uint64_t) { return false; };
+  LoadResult r2 = load_files({path}, {}, ro);
+  EXPECT_TRUE(r2.cancelled);
+  EXPECT_TRUE(r2.files.empty());
+  EXPECT_TRUE(r2.errors.empty());
+  // The job's own progress ends on the parsed (decompressed) bytes, not inflating.
+  LoadJob job({path});
+  LoadResult r3 = job.take();
+  EXPECT_EQ(r3.files.size(), 1u);
+  EXPECT_FALSE(job.progress().inflating);
+}
+
 TEST(LoadJob, ErrorsCarryTheFileAndPosition) {
   TempDir dir;
   const std::string bad = dir.file("bad.json");

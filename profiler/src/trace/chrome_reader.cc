@@ -390,7 +390,7 @@ ReadResult read_chrome_trace_file(const std::string& path, const ReadOptions& op
   }
   std::string data;
   std::string error;
-  if (!read_file_maybe_gzip(path, data, error)) {
+  if (!read_file_maybe_gzip(path, data, error, opt.inflate_progress)) {
     ReadResult result;
     result.error = ReadError{path, 0, 0, 0, error};
     return result;

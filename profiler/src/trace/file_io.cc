@@ -17,7 +17,10 @@ struct FileCloser {
 };
 using File = std::unique_ptr<std::FILE, FileCloser>;
 
-bool inflate_gzip(std::string_view in, std::string& out, std::string& error) {
+// Compressed input per inflate() call, and so between progress calls.
+constexpr std::size_t kInflateStep = 4u << 20;
+
+bool inflate_gzip(std::string_view in, std::string& out, std::string& error, const InflateProgress& progress) {
   z_stream zs{};
   if (inflateInit2(&zs, 15 + 32) != Z_OK) {  // 32: accept gzip and zlib headers
     error = "zlib could not start";
@@ -37,7 +40,7 @@ bool inflate_gzip(std::string_view in, std::string& out, std::string& error) {
   int rc = Z_OK;
   while (true) {
     if (produced == out.size()) out.resize(out.size() * 2);
-    std::size_t in_chunk = std::min<std::size_t>(in.size() - consumed, 1u << 30);
+    std::size_t in_chunk = std::min<std::size_t>(in.size() - consumed, kInflateStep);
     std::size_t out_chunk = std::min<std::size_t>(out.size() - produced, 1u << 30);
     zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data() + consumed));
     zs.avail_in = static_cast<uInt>(in_chunk);
@@ -46,6 +49,12 @@ bool inflate_gzip(std::string_view in, std::string& out, std::string& error) {
     rc = inflate(&zs, Z_NO_FLUSH);
     consumed += in_chunk - zs.avail_in;
     produced += out_chunk - zs.avail_out;
+    if (progress && !progress(consumed, in.size())) {
+      error = "cancelled";
+      inflateEnd(&zs);
+      out.resize(produced);
+      return false;
+    }
     if (rc == Z_STREAM_END) {
       // Concatenated gzip members (what `cat a.gz b.gz` makes) continue the stream.
       if (consumed < in.size() && static_cast<unsigned char>(in[consumed]) == 0x1f) {
@@ -79,7 +88,8 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-bool read_file_maybe_gzip(const std::string& path, std::string& out, std::string& error) {
+bool read_file_maybe_gzip(const std::string& path, std::string& out, std::string& error,
+                          const InflateProgress& progress) {
   File f(std::fopen(path.c_str(), "rb"));
   if (!f) {
     error = std::strerror(errno);
@@ -109,7 +119,7 @@ bool read_file_maybe_gzip(const std::string& path, std::string& out, std::string
   }
   if (raw.size() >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
       static_cast<unsigned char>(raw[1]) == 0x8b) {
-    return inflate_gzip(raw, out, error);
+    return inflate_gzip(raw, out, error, progress);
   }
   out = std::move(raw);
   return true;

@@ -3,16 +3,22 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 
 namespace flopline::trace {
 
+// Compressed bytes consumed / compressed size while inflating; false cancels.
+using InflateProgress = std::function<bool(std::uint64_t done, std::uint64_t total)>;
+
 // Reads all of `path` into `out`, inflating it when it starts with the gzip magic
 // bytes (whatever its name). On failure returns false and sets `error` to a reason
-// without the path ("no such file", "gzip data is corrupt at byte N", ...).
-bool read_file_maybe_gzip(const std::string& path, std::string& out, std::string& error);
+// without the path ("no such file", "gzip data is corrupt at byte N", "cancelled", ...).
+// `progress`, when set, is called every few MB of compressed input and at the end.
+bool read_file_maybe_gzip(const std::string& path, std::string& out, std::string& error,
+                          const InflateProgress& progress = {});
 
 // Writes `data` to PATH.tmp, gzip-compressed when `gzip` is set, flushes, then renames
 // to PATH. On failure removes PATH.tmp, leaves any old PATH alone, returns false and

@@ -149,6 +149,7 @@ LoadProgress LoadJob::progress() const {
   p.bytes_done = bytes_done_.load(std::memory_order_relaxed);
   p.bytes_total = bytes_total_.load(std::memory_order_relaxed);
   p.events = events_.load(std::memory_order_relaxed);
+  p.inflating = inflating_.load(std::memory_order_relaxed);
   p.files_done = files_done_.load(std::memory_order_relaxed);
   p.files_total = static_cast<std::uint32_t>(paths_.size());
   return p;
@@ -165,7 +166,15 @@ void LoadJob::run() {
     bytes_done_ = 0;
     bytes_total_ = 0;
     trace::ReadOptions ro;
+    // A .gz is inflated whole before parsing: its compressed bytes give the bar meanwhile.
+    ro.inflate_progress = [this](std::uint64_t done, std::uint64_t total) {
+      inflating_.store(true, std::memory_order_relaxed);
+      bytes_done_.store(done, std::memory_order_relaxed);
+      bytes_total_.store(total, std::memory_order_relaxed);
+      return !cancel_.load(std::memory_order_relaxed);
+    };
     ro.progress = [this](std::uint64_t done, std::uint64_t total, std::uint64_t events) {
+      inflating_.store(false, std::memory_order_relaxed);
       bytes_done_.store(done, std::memory_order_relaxed);
       bytes_total_.store(total, std::memory_order_relaxed);
       events_.store(events_before_.load(std::memory_order_relaxed) + events,

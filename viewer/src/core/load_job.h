@@ -53,8 +53,9 @@ struct LoadResult {
 };
 
 struct LoadProgress {
-  std::uint64_t bytes_done = 0;   // of the current file's (decompressed) JSON
-  std::uint64_t bytes_total = 0;  // of the current file
+  std::uint64_t bytes_done = 0;   // of the current file's (decompressed) JSON, or while
+  std::uint64_t bytes_total = 0;  // inflating, of its compressed bytes
+  bool inflating = false;         // the current file is a .gz being inflated (before parsing)
   std::uint64_t events = 0;       // over all files so far
   std::uint32_t files_done = 0;
   std::uint32_t files_total = 0;
@@ -83,6 +84,7 @@ class LoadJob {
   std::vector<std::string> paths_;
   LoadOptions options_;
   std::atomic<std::uint64_t> bytes_done_{0}, bytes_total_{0}, events_{0}, events_before_{0};
+  std::atomic<bool> inflating_{false};
   std::atomic<std::uint32_t> files_done_{0};
   std::atomic<bool> cancel_{false};
   std::atomic<bool> done_{false};
