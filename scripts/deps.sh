@@ -21,5 +21,6 @@ FLOPLINE_TEST_PACKAGES=(clang lld libclang-rt-14-dev libgtest-dev)
 # flopline-view: Dear ImGui 1.86 (with its GLFW and OpenGL3 backends), GLFW, libpng for
 # screenshots, and Mesa's drivers (llvmpipe renders where there is no GPU).
 FLOPLINE_VIEWER_PACKAGES=(libimgui-dev libglfw3-dev libpng-dev libgl1-mesa-dri libglx-mesa0)
-# The viewer's tests: a virtual X display and xdotool to drive the real window.
-FLOPLINE_VIEWER_TEST_PACKAGES=(xvfb xauth xdotool)
+# The viewer's tests: a virtual X display, xdotool to drive the real window and
+# python-xlib to drop files on it (X11 drag and drop).
+FLOPLINE_VIEWER_TEST_PACKAGES=(xvfb xauth xdotool python3-xlib)
