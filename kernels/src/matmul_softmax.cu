@@ -12,6 +12,7 @@
 // scratch memory and the standalone softmax: correct, not fused.
 #include <cuda_bf16.h>
 
+#include <optional>
 #include <string>
 
 #include "flopline/kernels/matmul.h"
@@ -41,12 +42,14 @@ bool fused_supported(const MatmulProblem& p, MatmulPath path, int arch) {
   return p.n % 4 == 0;  // the epilogue and rescale write 2 and 4 columns at once
 }
 
+// One sweep of the matmul with the softmax epilogue; b_operand is B, or for tf32 the
+// B^T that wgmma reads (made once by fused_sm90 for both sweeps of the recompute scheme).
 template <class Epilogue>
-void run_sweep(const MatmulProblem& p, cudaStream_t stream, const Epilogue& epilogue) {
+void run_sweep(const MatmulProblem& p, const void* b_operand, cudaStream_t stream, const Epilogue& epilogue) {
   if (p.in == DType::tf32) {
-    detail::launch_sm90_tf32(p, stream, epilogue);
+    detail::launch_sm90_core<sm90::Tf32Operands>(p, b_operand, stream, epilogue);
   } else {
-    detail::launch_sm90_core<sm90::Bf16Operands>(p, p.b, stream, epilogue);
+    detail::launch_sm90_core<sm90::Bf16Operands>(p, b_operand, stream, epilogue);
   }
 }
 
@@ -62,14 +65,22 @@ void fused_sm90(const MatmulProblem& p, SoftmaxDim dim, cudaStream_t stream) {
   sm90::SoftmaxEpilogue<OutT> e{static_cast<OutT*>(p.c), static_cast<int>(p.m), static_cast<int>(p.n), rows,
                                 sm90::SoftmaxPass::stats, partial.as<float2>(), final_stats.as<float2>(), tiles_n};
   const int blocks = rows ? tiles_n : blocks16;
+  // tf32 wgmma reads B K-major: transpose (and round) it once, for every sweep.
+  std::optional<Scratch> bt;
+  const void* b_operand = p.b;
+  if (p.in == DType::tf32) {
+    bt.emplace(static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.k) * 4, stream, "tf32 B^T");
+    detail::transpose_to_tf32(static_cast<const float*>(p.b), bt->as<float>(), p.k, p.n, stream);
+    b_operand = bt->as<float>();
+  }
   if (p.k <= kRecomputeMaxK) {
-    run_sweep(p, stream, e);
+    run_sweep(p, b_operand, stream, e);
     detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), p.m, p.n, rows, blocks, stream);
     e.pass = sm90::SoftmaxPass::normalize;
-    run_sweep(p, stream, e);
+    run_sweep(p, b_operand, stream, e);
   } else {
     e.pass = sm90::SoftmaxPass::stats_store_exp;
-    run_sweep(p, stream, e);
+    run_sweep(p, b_operand, stream, e);
     detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), p.m, p.n, rows, blocks, stream);
     detail::rescale_softmax(p.c, p.out, partial.as<float2>(), final_stats.as<float2>(), p.m, p.n, rows, blocks,
                             stream);

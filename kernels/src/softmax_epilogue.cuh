@@ -19,6 +19,21 @@ enum class SoftmaxPass : int {
   normalize,        // write exp(s - M) / S with the final statistics
 };
 
+// exp(x - mx) as one FFMA and one MUFU.EX2: ex2.approx.ftz of x*log2(e) - mx*log2(e).
+// __expf compiles (without -ftz) to 6 instructions with a denormal fix-up around the
+// MUFU; at 128 scores per thread per tile that made the epilogue, not the wgmma, the
+// bottleneck of the small-k sweeps. Error: about 2^-22 relative from ex2.approx plus the
+// rounding of mx*log2(e) (1e-7 of |mx|, far below tf32's 1e-3); results below 2^-126
+// (probabilities under 1e-38) flush to zero.
+constexpr float kLog2e = 1.4426950408889634f;
+__device__ __forceinline__ float exp2_ftz(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+// exp(x - mx) given mx_log2e = mx * log2(e).
+__device__ __forceinline__ float exp_shifted(float x, float mx_log2e) { return exp2_ftz(fmaf(x, kLog2e, -mx_log2e)); }
+
 template <class OutT>
 struct SoftmaxEpilogue {
   OutT* out;
@@ -30,10 +45,21 @@ struct SoftmaxEpilogue {
   int tiles_n;
 
   __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane) const {
+    // Most blocks lie wholly inside n: their loops run without per-pair column checks
+    // (each check cost a branch around every pair of scores).
+    const bool inside = col0 + kBlockN <= n;
     if (rows) {
-      by_rows(d, row0, col0, warp, lane);
+      if (inside) {
+        by_rows<false>(d, row0, col0, warp, lane);
+      } else {
+        by_rows<true>(d, row0, col0, warp, lane);
+      }
     } else {
-      by_cols(d, row0, col0, warp, lane);
+      if (inside) {
+        by_cols<false>(d, row0, col0, warp, lane);
+      } else {
+        by_cols<true>(d, row0, col0, warp, lane);
+      }
     }
   }
 
@@ -42,39 +68,52 @@ struct SoftmaxEpilogue {
   }
 
   // Each thread holds rows r and r+8 at 64 columns; the 4 threads of a quad share rows.
+  // kCheckCols: the block reaches past n, so each column pair is checked.
+  template <bool kCheckCols>
   __device__ void by_rows(const float (&d)[kAccum], int row0, int col0, int warp, int lane) const {
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int row = row0 + warp * 16 + (lane >> 2) + 8 * half;
+      const bool row_in = row < m;
       if (pass == SoftmaxPass::normalize) {
-        const float2 fs = row < m ? final_stats[row] : make_float2(0.0f, 0.0f);
+        const float2 fs = row_in ? final_stats[row] : make_float2(0.0f, 0.0f);
+        const float mx_log2e = fs.x * kLog2e;
+        if (!row_in) continue;
 #pragma unroll
         for (int i = 2 * half; i < kAccum; i += 4) {
           const int col = col0 + accum_col(i, lane);
-          if (row < m && col < n) write(row, col, __expf(d[i] - fs.x) * fs.y, __expf(d[i + 1] - fs.x) * fs.y);
+          if (!kCheckCols || col < n) {
+            write(row, col, exp_shifted(d[i], mx_log2e) * fs.y, exp_shifted(d[i + 1], mx_log2e) * fs.y);
+          }
         }
         continue;
       }
-      float mx = -INFINITY;
+      // Four independent max and sum chains: one chain of 64 dependent operations would
+      // leave the two consumer warps per scheduler waiting on latency.
+      float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
 #pragma unroll
-      for (int i = 2 * half; i < kAccum; i += 4) {
-        if (col0 + accum_col(i, lane) < n) mx = fmaxf(mx, fmaxf(d[i], d[i + 1]));
+      for (int i = 2 * half, j = 0; i < kAccum; i += 4, ++j) {
+        if (!kCheckCols || col0 + accum_col(i, lane) < n) mx4[j & 3] = fmaxf(mx4[j & 3], fmaxf(d[i], d[i + 1]));
       }
+      float mx = fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-      float sum = 0.0f;
+      // A row with no column inside n (only when kCheckCols) has mx = -inf: its sum stays 0.
+      const float mx_log2e = mx == -INFINITY ? 0.0f : mx * kLog2e;
+      float sum4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
-      for (int i = 2 * half; i < kAccum; i += 4) {
+      for (int i = 2 * half, j = 0; i < kAccum; i += 4, ++j) {
         const int col = col0 + accum_col(i, lane);
-        if (col < n) {
-          const float x0 = __expf(d[i] - mx), x1 = __expf(d[i + 1] - mx);
-          sum += x0 + x1;
-          if (pass == SoftmaxPass::stats_store_exp && row < m) write(row, col, x0, x1);
+        if (!kCheckCols || col < n) {
+          const float x0 = exp_shifted(d[i], mx_log2e), x1 = exp_shifted(d[i + 1], mx_log2e);
+          sum4[j & 3] += x0 + x1;
+          if (pass == SoftmaxPass::stats_store_exp && row_in) write(row, col, x0, x1);
         }
       }
+      float sum = (sum4[0] + sum4[1]) + (sum4[2] + sum4[3]);
       sum += __shfl_xor_sync(0xffffffffu, sum, 1);
       sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-      if ((lane & 3) == 0 && row < m) {
+      if ((lane & 3) == 0 && row_in) {
         partial[static_cast<std::int64_t>(row) * tiles_n + col0 / kBlockN] = make_float2(mx, sum);
       }
     }
@@ -82,18 +121,24 @@ struct SoftmaxEpilogue {
 
   // Per column over the warp's 16 rows: each thread has rows r and r+8; the 8 threads
   // with the same lane%4 share columns.
+  template <bool kCheckCols>
   __device__ void by_cols(const float (&d)[kAccum], int row0, int col0, int warp, int lane) const {
     const int r = row0 + warp * 16 + (lane >> 2);
     const bool in0 = r < m, in1 = r + 8 < m;
     const int block16 = (row0 + warp * 16) / 16;
+    // A warp whose 16 rows all lie past m has no statistics to give; its block16 is past
+    // the ceil(m/16) blocks of `partial`.
+    const bool warp_in = row0 + warp * 16 < m;
 #pragma unroll
     for (int i = 0; i < kAccum; i += 4) {
       const int col = col0 + accum_col(i, lane);  // and col + 1; rows r (d[i], d[i+1]), r+8 (d[i+2], d[i+3])
+      const bool col_in = !kCheckCols || col < n;
       if (pass == SoftmaxPass::normalize) {
-        if (col < n) {
+        if (col_in) {
           const float2 f0 = final_stats[col], f1 = final_stats[col + 1];
-          if (in0) write(r, col, __expf(d[i] - f0.x) * f0.y, __expf(d[i + 1] - f1.x) * f1.y);
-          if (in1) write(r + 8, col, __expf(d[i + 2] - f0.x) * f0.y, __expf(d[i + 3] - f1.x) * f1.y);
+          const float m0 = f0.x * kLog2e, m1 = f1.x * kLog2e;
+          if (in0) write(r, col, exp_shifted(d[i], m0) * f0.y, exp_shifted(d[i + 1], m1) * f1.y);
+          if (in1) write(r + 8, col, exp_shifted(d[i + 2], m0) * f0.y, exp_shifted(d[i + 3], m1) * f1.y);
         }
         continue;
       }
@@ -106,20 +151,21 @@ struct SoftmaxEpilogue {
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 4));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 8));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 16));
-        x[e] = in0 ? __expf(v0 - mx) : 0.0f;
-        x[2 + e] = in1 ? __expf(v1 - mx) : 0.0f;
+        const float mx_log2e = mx * kLog2e;  // -inf only for a warp past m, whose x are not used
+        x[e] = in0 ? exp_shifted(v0, mx_log2e) : 0.0f;
+        x[2 + e] = in1 ? exp_shifted(v1, mx_log2e) : 0.0f;
         float sum = x[e] + x[2 + e];
         sum += __shfl_xor_sync(0xffffffffu, sum, 4);
         sum += __shfl_xor_sync(0xffffffffu, sum, 8);
         sum += __shfl_xor_sync(0xffffffffu, sum, 16);
         st[e] = make_float2(mx, sum);
       }
-      if (col < n) {
+      if (col_in) {
         if (pass == SoftmaxPass::stats_store_exp) {
           if (in0) write(r, col, x[0], x[1]);
           if (in1) write(r + 8, col, x[2], x[3]);
         }
-        if (lane < 4) {
+        if (lane < 4 && warp_in) {
           float2* dst = partial + static_cast<std::int64_t>(block16) * n + col;
           dst[0] = st[0];
           dst[1] = st[1];
