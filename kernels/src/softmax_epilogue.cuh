@@ -123,6 +123,10 @@ struct SoftmaxEpilogue {
   // with the same lane%4 share columns.
   template <bool kCheckCols>
   __device__ void by_cols(const float (&d)[kAccum], int row0, int col0, int warp, int lane) const {
+    if (pass == SoftmaxPass::normalize) {
+      normalize_cols<kCheckCols>(d, row0, col0, warp, lane);
+      return;
+    }
     const int r = row0 + warp * 16 + (lane >> 2);
     const bool in0 = r < m, in1 = r + 8 < m;
     const int block16 = (row0 + warp * 16) / 16;
@@ -133,15 +137,6 @@ struct SoftmaxEpilogue {
     for (int i = 0; i < kAccum; i += 4) {
       const int col = col0 + accum_col(i, lane);  // and col + 1; rows r (d[i], d[i+1]), r+8 (d[i+2], d[i+3])
       const bool col_in = !kCheckCols || col < n;
-      if (pass == SoftmaxPass::normalize) {
-        if (col_in) {
-          const float2 f0 = final_stats[col], f1 = final_stats[col + 1];
-          const float m0 = f0.x * kLog2e, m1 = f1.x * kLog2e;
-          if (in0) write(r, col, exp_shifted(d[i], m0) * f0.y, exp_shifted(d[i + 1], m1) * f1.y);
-          if (in1) write(r + 8, col, exp_shifted(d[i + 2], m0) * f0.y, exp_shifted(d[i + 3], m1) * f1.y);
-        }
-        continue;
-      }
       float x[4];
       float2 st[2];
 #pragma unroll
@@ -170,6 +165,38 @@ struct SoftmaxEpilogue {
           dst[0] = st[0];
           dst[1] = st[1];
         }
+      }
+    }
+  }
+
+  // The second sweep over columns: exp(s - M) / S with each column's final (M, 1/S).
+  // The statistics are loaded 8 column pairs at a time, ahead of their use: loaded one
+  // pair at a time between the stores (which the compiler cannot move them past), each
+  // load's L2 latency stalled the warp, and that made this sweep twice the first.
+  template <bool kCheckCols>
+  __device__ void normalize_cols(const float (&d)[kAccum], int row0, int col0, int warp, int lane) const {
+    const int r = row0 + warp * 16 + (lane >> 2);
+    const bool in0 = r < m, in1 = r + 8 < m;
+    constexpr int kBatch = 8;  // column pairs per batch of loads
+#pragma unroll
+    for (int i0 = 0; i0 < kAccum; i0 += 4 * kBatch) {
+      float2 f[2 * kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int col = col0 + accum_col(i0 + 4 * u, lane);
+        const bool col_in = !kCheckCols || col < n;
+        f[2 * u] = col_in ? final_stats[col] : make_float2(0.0f, 0.0f);
+        f[2 * u + 1] = col_in ? final_stats[col + 1] : make_float2(0.0f, 0.0f);
+      }
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int i = i0 + 4 * u;
+        const int col = col0 + accum_col(i, lane);
+        if (kCheckCols && col >= n) continue;
+        const float2 f0 = f[2 * u], f1 = f[2 * u + 1];
+        const float m0 = f0.x * kLog2e, m1 = f1.x * kLog2e;
+        if (in0) write(r, col, exp_shifted(d[i], m0) * f0.y, exp_shifted(d[i + 1], m1) * f1.y);
+        if (in1) write(r + 8, col, exp_shifted(d[i + 2], m0) * f0.y, exp_shifted(d[i + 3], m1) * f1.y);
       }
     }
   }
