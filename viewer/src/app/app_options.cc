@@ -16,6 +16,7 @@ constexpr cli::OptionSpec kSpecs[] = {
     {.name = "--csv", .takes_value = true, .alias = {}},
     {.name = "--dump-state", .takes_value = true, .alias = {}},
     {.name = "--bench", .takes_value = false, .alias = {}},
+    {.name = "--bench-frames", .takes_value = true, .alias = {}},
 };
 
 std::optional<int> parse_dimension(std::string_view text) {
@@ -93,6 +94,15 @@ ParsedOptions parse_app_options(std::span<const std::string> args) {
       o.dump_state = value;
     } else if (name == "--bench") {
       o.bench = true;
+    } else if (name == "--bench-frames") {
+      int v = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+      if (ec != std::errc() || end != value.data() + value.size() || v < 1 || v > 10000) {
+        r.error = cli::concat("--bench-frames '", value, "' is not a number of frames from 1 to 10000");
+        return r;
+      }
+      o.bench_frames = v;
+      o.bench_frames_given = true;
     }
   }
   if (o.help || o.version) return r;
@@ -100,6 +110,8 @@ ParsedOptions parse_app_options(std::span<const std::string> args) {
     r.error = "--bench and --screenshot cannot be used together";
   } else if (o.bench && o.traces.empty()) {
     r.error = "--bench needs a trace to open";
+  } else if (o.bench_frames_given && !o.bench) {
+    r.error = "--bench-frames goes with --bench";
   } else if (o.csv && !o.screenshot) {
     r.error = "--csv is written with --screenshot (use the table window's Export button otherwise)";
   }
@@ -124,6 +136,8 @@ options:
                          interactive: whenever it changes)
   --bench                scripted fit / zoom to 1 us / pan / zoom out; prints frame
                          time median and p99 and the resident memory, then exits
+  --bench-frames N       frames per zoom level of --bench (default 8, where a
+                         level's p99 is its slowest frame; 100+ for a true p99)
   -h, --help             this text
   --version              the version
 

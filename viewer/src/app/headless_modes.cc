@@ -1,5 +1,6 @@
 #include "headless_modes.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -184,21 +185,24 @@ int run_bench(const AppOptions& o) {
   BenchDriver d(*window, app);
   d.frames("warm-up", 5, false);
   fit_selection_or_all(s);
-  d.frames("fit all", 20);
+  // Per zoom level: o.bench_frames (a level's p99 is its nearest-rank 99th percentile,
+  // so with the default 8 frames it is the level's slowest frame).
+  const int per_level = o.bench_frames;
+  d.frames("fit all", std::max(20, per_level));
   const float cx = s.viewport.x0_px + s.viewport.width_px * 0.5f;
   while (s.viewport.span_ns() > 1000) {
     s.viewport.zoom_around(2.0, cx);
-    d.frames("zoom in", 8);
+    d.frames("zoom in", per_level);
   }
   for (int i = 0; i < 10; ++i) {
     s.viewport.pan_pixels(-s.viewport.width_px * 0.2f);
-    d.frames("pan", 4);
+    d.frames("pan", std::max(4, per_level / 2));
   }
   while (s.viewport.span_ns() < s.end_ns - s.begin_ns) {
     const std::int64_t before = s.viewport.span_ns();
     s.viewport.zoom_around(0.5, cx);
     if (s.viewport.span_ns() == before) break;  // clamped
-    d.frames("zoom out", 8);
+    d.frames("zoom out", per_level);
   }
 
   std::vector<double> all;
