@@ -30,6 +30,9 @@ namespace {
 // Recomputing costs 2mnk FLOPs; rescaling costs 2mn output elements of traffic. At about
 // 300-600 TFLOP/s against 3.5-4 TB/s the two meet near k = 340 (docs/KERNELS.md).
 constexpr std::int64_t kRecomputeMaxK = 320;
+// Rows over at most this many 256-column tiles (n <= 4096) are combined in the second
+// sweep's epilogue (each thread reads its row's partials) instead of by a separate kernel.
+constexpr int kEpilogueCombineMaxTiles = 16;
 
 using detail::Scratch;
 
@@ -75,7 +78,11 @@ void fused_sm90(const MatmulProblem& p, SoftmaxDim dim, cudaStream_t stream) {
   }
   if (p.k <= kRecomputeMaxK) {
     run_sweep(p, b_operand, stream, e);
-    detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), p.m, p.n, rows, blocks, stream);
+    if (rows && tiles_n <= kEpilogueCombineMaxTiles) {
+      e.final_stats = nullptr;  // the second sweep combines each row's few partials itself
+    } else {
+      detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), p.m, p.n, rows, blocks, stream);
+    }
     e.pass = sm90::SoftmaxPass::normalize;
     run_sweep(p, b_operand, stream, e);
   } else {

@@ -41,7 +41,8 @@ struct SoftmaxEpilogue {
   bool rows;           // softmax over each row (dim -1) or over each column (dim 0)
   SoftmaxPass pass;
   float2* partial;     // rows: [m][tiles_n]; cols: [ceil(m/16)][n]: (block max, sum of exp)
-  const float2* final_stats;  // rows: [m]; cols: [n]: (max, 1/sum), for normalize
+  const float2* final_stats;  // rows: [m]; cols: [n]: (max, 1/sum), for normalize; for
+                              // rows, null: combine the row's tiles_n partials here instead
   int tiles_n;
 
   __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane) const {
@@ -76,9 +77,9 @@ struct SoftmaxEpilogue {
       const int row = row0 + warp * 16 + (lane >> 2) + 8 * half;
       const bool row_in = row < m;
       if (pass == SoftmaxPass::normalize) {
-        const float2 fs = row_in ? final_stats[row] : make_float2(0.0f, 0.0f);
-        const float mx_log2e = fs.x * kLog2e;
         if (!row_in) continue;
+        const float2 fs = final_stats != nullptr ? final_stats[row] : combine_row(row);
+        const float mx_log2e = fs.x * kLog2e;
 #pragma unroll
         for (int i = 2 * half; i < kAccum; i += 4) {
           const int col = col0 + accum_col(i, lane);
@@ -117,6 +118,18 @@ struct SoftmaxEpilogue {
         partial[static_cast<std::int64_t>(row) * tiles_n + col0 / kBlockN] = make_float2(mx, sum);
       }
     }
+  }
+
+  // A row's final (max, 1/sum) from its tiles_n block statistics of the first sweep:
+  // for narrow matrices (few column tiles) this costs a few L2 loads per thread and saves
+  // the combine kernel's launch and pass.
+  __device__ float2 combine_row(int row) const {
+    const float2* p = partial + static_cast<std::int64_t>(row) * tiles_n;
+    float mx = -INFINITY;
+    for (int t = 0; t < tiles_n; ++t) mx = fmaxf(mx, p[t].x);
+    float sum = 0.0f;
+    for (int t = 0; t < tiles_n; ++t) sum += p[t].y * exp_shifted(p[t].x, mx * kLog2e);
+    return make_float2(mx, 1.0f / sum);
   }
 
   // Per column over the warp's 16 rows: each thread has rows r and r+8; the 8 threads
