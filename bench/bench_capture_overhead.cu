@@ -75,7 +75,8 @@ void CUPTIAPI floor_complete(CUcontext, uint32_t, uint8_t* buffer, size_t, size_
   std::free(buffer);
 }
 
-// The same activity kinds as flopline's default, and the same query calls left out.
+// The activity kinds of flopline's default before calls went through callbacks (runtime,
+// driver and sync activity records), with the same query calls left out.
 void leave_out_queries() {
   for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
     const char* name = nullptr;

@@ -40,11 +40,41 @@ TEST(ActivityKinds, NamesGroupsAndRemovals) {
   EXPECT_FALSE(parse_activity_kinds("", &error));
 }
 
+TEST(ActivityKinds, DefaultRecordsCallsThroughCallbacks) {
+  std::string error;
+  // The default records the calls that matter through callbacks, not through RUNTIME and
+  // DRIVER activity records (which instrument every call).
+  EXPECT_EQ(kDefaultKinds & (kKindRuntime | kKindDriver | kKindQueries | kKindSync), 0u);
+  EXPECT_EQ(kDefaultKinds & (kKindKernel | kKindMemcpy | kKindMemset | kKindNvtx), kKindKernel | kKindMemcpy | kKindMemset | kKindNvtx);
+  EXPECT_NE(kDefaultKinds & kKindCalls, 0u);
+  EXPECT_EQ(parse_activity_kinds("calls", &error), kKindCalls);
+  EXPECT_EQ(parse_activity_kinds("default,-calls,api", &error), (kDefaultKinds & ~kKindCalls) | kKindRuntime | kKindDriver);
+  EXPECT_EQ(activity_kinds_to_string(kKindKernel | kKindCalls), "kernel,calls");
+  // "all": every activity kind (every call, queries included), no callbacks.
+  EXPECT_EQ(parse_activity_kinds("all", &error), kAllKinds);
+  EXPECT_EQ(kAllKinds & kKindCalls, 0u);
+}
+
+TEST(ActivityKinds, RecordedCalls) {
+  for (const char* name : {"cudaLaunchKernel_v7000", "cudaLaunchKernelExC_v11060", "cuLaunchKernel", "cuLaunchKernelEx",
+                           "cudaGraphLaunch_v10000", "cudaMemcpyAsync_v3020", "cuMemcpyHtoDAsync_v2", "cudaMemsetAsync",
+                           "cudaMalloc_v3020", "cudaMallocAsync_v11020", "cuMemAlloc_v2", "cudaFree_v3020", "cuMemFree_v2",
+                           "cudaDeviceSynchronize_v3020", "cudaStreamSynchronize", "cuCtxSynchronize",
+                           "cudaEventRecord", "cudaStreamWaitEvent", "cudaDeviceReset_v3020"}) {
+    EXPECT_TRUE(is_recorded_call(name)) << name;
+  }
+  for (const char* name : {"cudaGetDevice_v3020", "cuGetProcAddress_v2", "cudaStreamIsCapturing_v10000",
+                           "cudaSetDevice_v3020", "cudaEventCreate", "cuDeviceGetAttribute", "cuCtxGetCurrent",
+                           "cudaGetLastError_v3020", "cudaStreamCreateWithFlags"}) {
+    EXPECT_FALSE(is_recorded_call(name)) << name;
+  }
+}
+
 TEST(ActivityKinds, DefaultLeavesOutQueries) {
   std::string error;
-  EXPECT_EQ(parse_activity_kinds("default", &error), kAllKinds & ~kKindQueries);
-  EXPECT_EQ(parse_activity_kinds("default,queries", &error), kAllKinds);
-  EXPECT_EQ(parse_activity_kinds("all,-queries", &error), kDefaultKinds);
+  EXPECT_EQ(parse_activity_kinds("default", &error), kDefaultKinds);
+  EXPECT_EQ(kDefaultKinds & kKindQueries, 0u);
+  EXPECT_EQ(parse_activity_kinds("all,-queries", &error), kAllKinds & ~kKindQueries);
 }
 
 TEST(ApiNames, BaseNamesAndQueries) {

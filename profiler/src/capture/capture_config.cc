@@ -14,7 +14,7 @@ struct KindName {
 
 // Canonical names first (activity_kinds_to_string writes them in this order), then the
 // aliases people bring from CUPTI, nsys and Kineto.
-constexpr std::array<KindName, 22> kKindNames = {{
+constexpr std::array<KindName, 23> kKindNames = {{
     {"kernel", kKindKernel},
     {"memcpy", kKindMemcpy},
     {"memset", kKindMemset},
@@ -25,6 +25,7 @@ constexpr std::array<KindName, 22> kKindNames = {{
     {"name", kKindName},
     {"overhead", kKindOverhead},
     {"queries", kKindQueries},
+    {"calls", kKindCalls},
     {"all", kAllKinds},
     {"api", kKindRuntime | kKindDriver},
     {"concurrent_kernel", kKindKernel},
@@ -38,7 +39,7 @@ constexpr std::array<KindName, 22> kKindNames = {{
     {"default", kDefaultKinds},
     {"query", kKindQueries},
 }};
-constexpr std::size_t kCanonicalKinds = 10;
+constexpr std::size_t kCanonicalKinds = 11;
 
 // Calls that only read state. Chosen from what PyTorch, Triton and cuBLAS make around
 // every operator (read off traces of them); anything that launches, copies, allocates,
@@ -120,6 +121,12 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// Substrings of the base names kKindCalls records (runtime cuda*, driver cu*).
+constexpr std::string_view kRecordedCallParts[] = {
+    "Launch", "Memcpy", "Memset", "Malloc", "MemAlloc", "Free", "Synchronize", "EventRecord",
+    "StreamWaitEvent", "DeviceReset", "MemPrefetch",
+};
+
 std::optional<std::uint32_t> kind_bits(std::string_view name) {
   const std::string l = lower(name);
   for (const KindName& k : kKindNames) {
@@ -150,7 +157,7 @@ std::optional<std::uint32_t> parse_activity_kinds(std::string_view list, std::st
       if (error) {
         *error = "unknown activity kind '" + std::string(name) +
                  "' (known: kernel, memcpy, memset, runtime, driver, sync, nvtx, name, "
-                 "overhead, api, all)";
+                 "overhead, queries, calls, api, default, all)";
       }
       return std::nullopt;
     }
@@ -163,8 +170,8 @@ std::optional<std::uint32_t> parse_activity_kinds(std::string_view list, std::st
 }
 
 std::string activity_kinds_to_string(std::uint32_t kinds) {
-  if ((kinds & kAllKinds) == kAllKinds) return "all";
-  if ((kinds & kAllKinds) == kDefaultKinds) return "default";
+  if (kinds == kAllKinds) return "all";
+  if (kinds == kDefaultKinds) return "default";
   std::string s;
   for (std::size_t i = 0; i < kCanonicalKinds; ++i) {
     if ((kinds & kKindNames[i].bits) == 0) continue;
@@ -188,6 +195,15 @@ bool is_query_api(std::string_view name) {
   const std::string_view base = api_base_name(name);
   for (std::string_view q : kQueryApis) {
     if (q == base) return true;
+  }
+  return false;
+}
+
+bool is_recorded_call(std::string_view name) {
+  const std::string_view base = api_base_name(name);
+  if (is_query_api(base)) return false;
+  for (std::string_view part : kRecordedCallParts) {
+    if (base.find(part) != std::string_view::npos) return true;
   }
   return false;
 }

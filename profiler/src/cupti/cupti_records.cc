@@ -169,6 +169,24 @@ std::size_t add_api(const CUpti_ActivityAPI& a, ApiDomain domain, RecordBatch& b
   return sizeof(ApiRecord) + string_bytes(r.name);
 }
 
+}  // namespace
+
+std::size_t append_call(const CallRecord& call, std::uint32_t process_id, RecordBatch& batch, ApiNames& names) {
+  ApiRecord& r = batch.api_calls.emplace_back();
+  r.domain = call.driver ? ApiDomain::kDriver : ApiDomain::kRuntime;
+  r.cbid = call.cbid;
+  r.name = names.get(r.domain, call.cbid);
+  r.start = ns(call.start);
+  r.end = ns(call.end);
+  r.process_id = process_id;
+  r.thread_id = call.thread_id;
+  r.correlation_id = call.correlation_id;
+  r.return_value = static_cast<std::uint32_t>(call.return_value);
+  return sizeof(ApiRecord) + string_bytes(r.name);
+}
+
+namespace {
+
 std::size_t add_sync(const SyncActivity& a, RecordBatch& batch) {
   SyncRecord& s = batch.syncs.emplace_back();
   const auto t = static_cast<std::uint32_t>(a.type);

@@ -11,6 +11,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "call_recorder.h"
 #include "flopline/capture/records.h"
 
 namespace flopline::cupti {
@@ -31,5 +32,10 @@ class ApiNames {
 // an estimate of the bytes it added (0 when nothing was kept).
 std::size_t append_activity(const CUpti_Activity* record, capture::RecordBatch& batch,
                             ApiNames& api_names);
+
+// Appends one call recorded through a callback (call_recorder.h) as an ApiRecord, like
+// the RUNTIME/DRIVER activity records it stands in for. Returns the bytes it added.
+std::size_t append_call(const CallRecord& call, std::uint32_t process_id, capture::RecordBatch& batch,
+                        ApiNames& api_names);
 
 }  // namespace flopline::cupti

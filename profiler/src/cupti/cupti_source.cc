@@ -103,6 +103,9 @@ struct CuptiSource::Impl {
   std::condition_variable work_cv;  // the decoder waits for buffers
   std::condition_variable idle_cv;  // flush() waits for the decoder to finish
   std::deque<CompletedBuffer> queue;
+  std::deque<CallChunk> call_queue;  // calls recorded through callbacks (call_recorder.h)
+  // Domains whose recorded calls have callbacks on (kKindCalls without the activity kind).
+  bool call_callbacks_runtime = false, call_callbacks_driver = false;
   std::vector<std::uint8_t*> pool;
   bool decoding = false;
   std::thread* decoder = nullptr;  // a pointer: a forked child must never join or destroy it
@@ -127,6 +130,8 @@ struct CuptiSource::Impl {
   void request(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records);
   void complete(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer, std::size_t valid);
   void decode_loop();
+  void queue_calls(CallChunk&& chunk);
+  bool idle() const { return queue.empty() && call_queue.empty() && !decoding; }
   void note_new_threads_and_devices(RecordBatch& local);
   std::uint64_t memory() const { return allocated_bytes + batch_bytes; }
 };
@@ -149,13 +154,14 @@ void CUPTIAPI on_buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint
 void CUPTIAPI on_api_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                               const void* data) {
   (void)user;
+  const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  on_call_callback(domain, cbid, cb);  // returns at once unless kKindCalls is recording
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API ||
       cbid != CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
     return;
   }
   // After the reset: CUPTI has then completed the records of the destroyed context, so
   // the trace written now holds everything that ran on it.
-  const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   if (cb->callbackSite != CUPTI_API_EXIT) return;
   std::function<void()> hook;
   {
@@ -208,6 +214,17 @@ void CuptiSource::Impl::complete(CUcontext ctx, std::uint32_t stream, std::uint8
   work_cv.notify_one();
 }
 
+void CuptiSource::Impl::queue_calls(CallChunk&& chunk) {
+  // On the calling thread: only queue (decoding is the decoder thread's job).
+  std::lock_guard<std::mutex> lock(mu);
+  if (memory() > options.max_memory_bytes) {
+    stats.cap_dropped_records += chunk.size();
+    return;
+  }
+  call_queue.push_back(std::move(chunk));
+  work_cv.notify_one();
+}
+
 void CuptiSource::Impl::note_new_threads_and_devices(RecordBatch& local) {
   for (const capture::ApiRecord& a : local.api_calls) {
     if (named_threads.insert(a.thread_id).second) {
@@ -226,9 +243,29 @@ void CuptiSource::Impl::note_new_threads_and_devices(RecordBatch& local) {
 
 void CuptiSource::Impl::decode_loop() {
   ApiNames names(api_name);
+  const std::uint32_t pid = static_cast<std::uint32_t>(getpid());
   for (;;) {
     std::unique_lock<std::mutex> lock(mu);
-    work_cv.wait(lock, [&] { return !queue.empty(); });
+    work_cv.wait(lock, [&] { return !queue.empty() || !call_queue.empty(); });
+    if (!call_queue.empty()) {
+      CallChunk calls = std::move(call_queue.front());
+      call_queue.pop_front();
+      decoding = true;
+      lock.unlock();
+      RecordBatch local;
+      std::uint64_t bytes = 0;
+      for (const CallRecord& c : calls) bytes += append_call(c, pid, local, names);
+      note_new_threads_and_devices(local);
+      lock.lock();
+      append_batch(batch, local);
+      append_moved(batch.thread_names, local.thread_names);
+      batch_bytes += bytes;
+      stats.records += calls.size();
+      stats.peak_memory_bytes = std::max(stats.peak_memory_bytes, memory());
+      decoding = false;
+      if (idle()) idle_cv.notify_all();
+      continue;
+    }
     const CompletedBuffer buf = queue.front();
     queue.pop_front();
     decoding = true;
@@ -259,7 +296,7 @@ void CuptiSource::Impl::decode_loop() {
     stats.peak_memory_bytes = std::max(stats.peak_memory_bytes, memory());
     pool.push_back(buf.data);
     decoding = false;
-    if (queue.empty()) idle_cv.notify_all();
+    if (idle()) idle_cv.notify_all();
   }
 }
 
@@ -338,8 +375,21 @@ bool CuptiSource::start(const SourceOptions& options, std::string* error) {
       }
     }
   }
+  // Calls through callbacks, for the domains whose activity records are not on.
+  bool calls_runtime = false, calls_driver = false;
+  if ((options.kinds & capture::kKindCalls) != 0 && s.subscriber != nullptr) {
+    set_call_sink([&s](CallChunk&& chunk) { s.queue_calls(std::move(chunk)); });
+    calls_runtime = (enabled & capture::kKindRuntime) == 0;
+    calls_driver = (enabled & capture::kKindDriver) == 0;
+    if (enable_call_callbacks(s.subscriber, calls_runtime, calls_driver, true) > 0) {
+      enabled |= capture::kKindCalls;
+      set_calls_recording(true);
+    }
+  }
   std::lock_guard<std::mutex> lock(s.mu);
   s.enabled_kinds = enabled;
+  s.call_callbacks_runtime = calls_runtime;
+  s.call_callbacks_driver = calls_driver;
   s.running = true;
   s.ever_started = true;
   return true;
@@ -359,8 +409,9 @@ void CuptiSource::flush() {
   // Forced: also buffers holding records not complete yet (an exit, a crash); such
   // records are left out by the converter.
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  drain_calls();  // every thread's recorded calls to the decoder (not under s.mu: it queues)
   std::unique_lock<std::mutex> lock(s.mu);
-  s.idle_cv.wait(lock, [&] { return s.queue.empty() && !s.decoding; });
+  s.idle_cv.wait(lock, [&] { return s.idle(); });
 }
 
 void CuptiSource::stop() {
@@ -373,6 +424,12 @@ void CuptiSource::stop() {
   }
   for (const KindEntry& k : kKinds) {
     if (enabled & k.bit) cuptiActivityDisable(k.kind);
+  }
+  if (enabled & capture::kKindCalls) {
+    set_calls_recording(false);
+    enable_call_callbacks(s.subscriber, s.call_callbacks_runtime, s.call_callbacks_driver, false);
+    // The reset hook's callback is one of the recorded calls: keep it.
+    cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
   }
   flush();
   std::lock_guard<std::mutex> lock(s.mu);
@@ -423,6 +480,7 @@ void CuptiSource::reset_after_fork() {
   // mutex may have been held by a thread that is gone. Leave the old state untouched
   // (leaked, its pages shared with the parent) and start from a fresh one.
   const bool was_capturing = impl_->ever_started;
+  set_calls_recording(false);  // the parent's threads and their buffers are not here
   impl_ = new Impl;
   g_impl = impl_;
   impl_->dead_after_fork = was_capturing;

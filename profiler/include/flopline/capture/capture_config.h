@@ -29,13 +29,26 @@ enum ActivityKindBit : std::uint32_t {
   // recording them costs as much as the launch itself, so they are left out unless asked
   // for.
   kKindQueries = 1u << 9,
+  // Runtime and driver calls that launch, copy, set, allocate, free or synchronize
+  // (is_recorded_call()), recorded through CUPTI *callbacks* on just those functions
+  // instead of RUNTIME/DRIVER activity records, which instrument every call: the same
+  // launch sites and flows at a fraction of the cost (docs/CAPTURE.md). For a domain
+  // whose activity kind (runtime, driver) is also asked for, the activity records win.
+  kKindCalls = 1u << 10,
 };
+// Every CUPTI activity kind (calls are their callback-based stand-in, not included).
 inline constexpr std::uint32_t kAllKinds = (1u << 10) - 1;
-inline constexpr std::uint32_t kDefaultKinds = kAllKinds & ~kKindQueries;
+// Kernels, copies, sets, NVTX, names, overhead, and the calls that matter through
+// callbacks. Not SYNCHRONIZATION: on a PyTorch loop it cost 0.8 us per operator, as much
+// as everything else together (docs/PERFORMANCE.md), and the synchronizing calls
+// themselves (cudaDeviceSynchronize, cudaStreamSynchronize, ...) are among the calls
+// recorded, with their durations.
+inline constexpr std::uint32_t kDefaultKinds =
+    (kAllKinds & ~(kKindQueries | kKindRuntime | kKindDriver | kKindSync)) | kKindCalls;
 
 // Parses a comma-separated list of kind names (docs/CAPTURE.md): kernel, memcpy, memset,
-// runtime, driver, sync, nvtx, name, overhead, queries; the groups "default" (all but
-// queries), "all" and "api" (runtime + driver); CUPTI's own names in any case
+// runtime, driver, sync, nvtx, name, overhead, queries, calls; the groups "default",
+// "all" (every activity kind, every call recorded) and "api" (runtime + driver); CUPTI's own names in any case
 // (CONCURRENT_KERNEL, MEMCPY2, MARKER, MARKER_DATA, SYNCHRONIZATION). An item "-NAME" removes kinds
 // ("all,-overhead"); a list that starts with a removal starts from the default set. On error:
 // nothing, and `error` says which item is unknown.
@@ -49,6 +62,9 @@ std::string activity_kinds_to_string(std::uint32_t kinds);
 std::string_view api_base_name(std::string_view name);
 // True for the calls kKindQueries stands for (by base name).
 bool is_query_api(std::string_view name);
+// True for the calls kKindCalls records: launches (kernels, graphs, cooperative),
+// copies, sets, allocations, frees, synchronizations, event records and stream waits.
+bool is_recorded_call(std::string_view name);
 
 // Looks up an environment variable; null when unset. Tests pass a map.
 using GetEnv = std::function<const char*(const char*)>;
