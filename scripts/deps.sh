@@ -20,7 +20,7 @@ FLOPLINE_BUILD_PACKAGES=(cmake ninja-build g++ make pkg-config zlib1g-dev python
 FLOPLINE_TEST_PACKAGES=(clang lld libclang-rt-14-dev libgtest-dev)
 # flopline-view: Dear ImGui 1.86 (with its GLFW and OpenGL3 backends), GLFW, libpng for
 # screenshots, and Mesa's drivers (llvmpipe renders where there is no GPU).
-FLOPLINE_VIEWER_PACKAGES=(libimgui-dev libglfw3-dev libpng-dev libgl1-mesa-dri libglx-mesa0)
+FLOPLINE_VIEWER_PACKAGES=(libimgui-dev libglfw3-dev libx11-dev libpng-dev libgl1-mesa-dri libglx-mesa0)
 # The viewer's tests: a virtual X display, xdotool to drive the real window and
 # python-xlib to drop files on it (X11 drag and drop).
 FLOPLINE_VIEWER_TEST_PACKAGES=(xvfb xauth xdotool python3-xlib)

@@ -50,7 +50,7 @@ TEST(AppOptions, ErrorsNameTheProblem) {
             std::string::npos);
   EXPECT_FALSE(parse({"--range", "5ms:1ms"}).ok());
   EXPECT_FALSE(parse({"--bench"}).ok());  // needs a trace
-  EXPECT_EQ(parse({"t.json", "--bench"}).options.bench_frames, 8);
+  EXPECT_EQ(parse({"t.json", "--bench"}).options.bench_frames, 100);
   EXPECT_EQ(parse({"t.json", "--bench", "--bench-frames", "100"}).options.bench_frames, 100);
   EXPECT_FALSE(parse({"t.json", "--bench", "--bench-frames", "0"}).ok());
   EXPECT_FALSE(parse({"t.json", "--bench", "--bench-frames", "ten"}).ok());

@@ -7,6 +7,7 @@ bar per process."""
 import argparse
 import json
 import os
+import re
 
 import fixtures
 from viewer_harness import Checks, Xvfb, column_runs, read_png, run, saturated, tmpdir
@@ -162,6 +163,25 @@ def main():
                     f"{name}: {st_c.get('processes')} processes, {len(bars)} header bars")
             slices = sum(1 for row in px_c[40::4] for p in row[:600:4] if saturated(p))
             c.check(slices > 0, f"{name}: slices are drawn ({slices} sampled pixels)")
+
+        # --- --bench: the scripted sequence runs and reports (timings are not judged) ---
+        rc, out, err = run([a.viewer, tracks, "--bench", "--bench-frames", "3", "--size", "800x600"],
+                           env=env, timeout=300)
+        levels = [l.split() for l in out.splitlines() if l.split()[:1] in (["zoom"], ["pan"], ["fit"])]
+        summary = re.search(r"^frames: (\d+), median ([0-9.]+) ms, p99 ([0-9.]+) ms, max ([0-9.]+) ms", out, re.M)
+        c.check(rc == 0 and summary is not None and "resident memory (VmRSS)" in out,
+                f"--bench reports frame times and memory (exit {rc}; {err.strip()[:200]})")
+        if summary:
+            frames, median, p99, mx = int(summary[1]), float(summary[2]), float(summary[3]), float(summary[4])
+            c.check(0 < median <= p99 <= mx, f"--bench: median {median} <= p99 {p99} <= max {mx}")
+            # Rows: "zoom in  7.08 s  3 ...", "fit all  14.2 s  20 ...", "pan  845 ns  4 ...".
+            def frames_of(l):
+                return int(l[4] if l[0] in ("zoom", "fit") else l[3])
+            zoom_rows = [l for l in levels if l[0] == "zoom"]
+            c.check(len(zoom_rows) > 0 and all(frames_of(l) == 3 for l in zoom_rows),
+                    f"--bench-frames 3: 3 frames at each of {len(zoom_rows)} zoom levels")
+            c.check(frames == sum(frames_of(l) for l in levels),
+                    f"--bench: {frames} frames = the sum over its levels")
     c.finish()
 
 

@@ -136,8 +136,8 @@ options:
                          interactive: whenever it changes)
   --bench                scripted fit / zoom to 1 us / pan / zoom out; prints frame
                          time median and p99 and the resident memory, then exits
-  --bench-frames N       frames per zoom level of --bench (default 8, where a
-                         level's p99 is its slowest frame; 100+ for a true p99)
+  --bench-frames N       frames per zoom level of --bench (default 100: a level's
+                         p99 is its 99th-slowest frame, not its slowest)
   -h, --help             this text
   --version              the version
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "gl_includes.h"
+#include <GL/glx.h>  // glXGetCurrentDisplay: the X connection of the current GL context
 
 namespace flopline::viewer {
 namespace {
@@ -229,6 +230,13 @@ std::pair<int, int> GlWindow::framebuffer_size() const {
   int w = 0, h = 0;
   glfwGetFramebufferSize(window_, &w, &h);
   return {w, h};
+}
+
+void GlWindow::wait_until_shown() {
+  glFinish();
+  // With llvmpipe the swap hands the image to the X server (Xvfb) to copy; without this
+  // the server's copy of one frame runs beside the building of the next.
+  if (Display* d = glXGetCurrentDisplay()) XSync(d, False);
 }
 
 void GlWindow::set_title(const std::string& title) {

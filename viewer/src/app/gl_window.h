@@ -50,6 +50,9 @@ class GlWindow {
   }
   // Renders the ImGui draw data into the bound framebuffer and presents it.
   void end_frame(bool present = true);
+  // Waits until the frame is on the screen: the GL work done (llvmpipe rasterises on its
+  // own threads) and, on X11, the server done with the swap's image copy.
+  void wait_until_shown();
   // Ends the ImGui frame and builds its draw data (once per frame; render_draw_data
   // calls it when the caller has not, the bench calls it to time the UI apart).
   void finish_ui();
