@@ -16,6 +16,7 @@
 
 #include "flopline/trace/args.h"
 #include "flopline/trace/builder.h"
+#include "flopline/trace/chrome_reader.h"
 #include "flopline/trace/chrome_writer.h"
 #include "trace/file_io.h"
 
@@ -548,6 +549,30 @@ TEST(WriterFile, InflatingReportsProgressAndCanBeCancelled) {
   EXPECT_FALSE(read_file_maybe_gzip(path.string(), back, error, [&](std::uint64_t, std::uint64_t) { return ++n < 2; }));
   EXPECT_EQ(error, "cancelled");
   EXPECT_EQ(n, 2);
+}
+
+TEST(WriterFile, RefusesATraceWhoseArgsStayedInTheSourceFile) {
+  const std::string json =
+      R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":1,"tid":2,"ts":1,"dur":2,)"
+      R"("args":{"grid":[1,1,1]}}]})";
+  ReadOptions lazy;
+  lazy.args = ArgsMode::kOnDemand;
+  const ReadResult r = read_chrome_trace_text(json, "lazy.json", lazy);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r.trace.args.location_count(), 1u);
+  const fs::path path = temp_dir() / "lazy_out.json";
+  const WriteResult w = write_chrome_trace(r.trace, path.string());
+  EXPECT_FALSE(w.ok);
+  EXPECT_NE(w.error.find("kOnDemand"), std::string::npos) << w.error;
+  EXPECT_FALSE(fs::exists(path));
+  // Read with the args kept, the same trace writes, args and all.
+  const ReadResult kept = read_chrome_trace_text(json, "kept.json", ReadOptions{});
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(kept.trace.args.location_count(), 0u);
+  ASSERT_TRUE(write_chrome_trace(kept.trace, path.string()).ok);
+  std::string back, error;
+  ASSERT_TRUE(read_file_maybe_gzip(path.string(), back, error)) << error;
+  EXPECT_NE(back.find("\"grid\""), std::string::npos);
 }
 
 }  // namespace flopline::trace

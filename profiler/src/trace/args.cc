@@ -39,6 +39,7 @@ ArgsId ArgStore::add_json(std::string_view object_text) {
 }
 
 ArgsId ArgStore::add_location(std::uint64_t offset, std::uint32_t length) {
+  ++locations_;
   return add_entry(offset, length, true);
 }
 

@@ -172,6 +172,12 @@ WriteResult write_chrome_trace(const Trace& trace, const std::string& path,
                                const WriteOptions& opt) {
   using chrome_writer_detail::OutBuffer;
   WriteResult result;
+  if (const std::size_t n = trace.args.location_count(); n > 0) {
+    result.error = "cannot write " + path + ": the args of " + std::to_string(n) +
+                   " events were left in the source file (read with ArgsMode::kOnDemand); read it "
+                   "with ArgsMode::kKeep to write it";
+    return result;
+  }
   AtomicFileWriter file;
   if (!file.open(path, ends_with(path, ".gz"), opt.gzip_level)) {
     result.error = "cannot write " + path + ": " + file.error();

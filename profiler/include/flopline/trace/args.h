@@ -30,6 +30,8 @@ class ArgStore {
   // json() gives "{}" for such an entry; the viewer reads the text back from the file.
   ArgsId add_location(std::uint64_t offset, std::uint32_t length);
   bool is_location(ArgsId id) const { return id < entries_.size() && (entries_[id] & kInSource) != 0; }
+  // How many entries are locations: args that only the source file holds.
+  std::size_t location_count() const { return locations_; }
   // Byte offset and length in the JSON text of a location entry.
   std::pair<std::uint64_t, std::uint32_t> location(ArgsId id) const {
     return {entries_[id] >> kOffsetShift, length_of(id)};
@@ -75,6 +77,7 @@ class ArgStore {
   static constexpr std::uint64_t kLengthMask = (1u << 23) - 1;
   static constexpr std::uint64_t kLongLength = kLengthMask;
   static constexpr int kOffsetShift = 24;
+  std::size_t locations_ = 0;
   struct LongLength {
     ArgsId id;
     std::uint32_t length;

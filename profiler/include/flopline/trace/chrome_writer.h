@@ -31,9 +31,12 @@ struct WriteResult {
   std::uint64_t events_written = 0;
 };
 
-// Serialises into `out` (the whole document). Fast path used by write_chrome_trace.
+// Serialises into `out` (the whole document). Args left in the source file
+// (ArgsMode::kOnDemand) come out as {}: check args.location_count() first.
 void render_chrome_trace(const Trace& trace, std::string& out, const WriteOptions& opt = {});
-// Writes PATH.tmp then renames to PATH. Never leaves a half-written PATH.
+// Writes PATH.tmp then renames to PATH. Never leaves a half-written PATH. Refuses (ok
+// false, nothing written) a trace whose args were left in its source file
+// (ArgsMode::kOnDemand): it would write them as {} and lose them.
 WriteResult write_chrome_trace(const Trace& trace, const std::string& path,
                                const WriteOptions& opt = {});
 
