@@ -12,8 +12,7 @@ import sys
 import time
 
 import fixtures
-from viewer_harness import SKIP, Checks, Xvfb, tmpdir
-from test_e2e_xdotool import wait_state
+from viewer_harness import SKIP, Checks, Xvfb, tmpdir, wait_state
 
 W, H = 800, 500
 

@@ -4,7 +4,6 @@ scroll to zoom around the cursor, click a slice, press F to fit it, W/D to zoom 
 pan, Esc to clear, / to search. Checks each step through the state dump the viewer
 rewrites whenever its state changes (--dump-state)."""
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -12,30 +11,29 @@ import sys
 import time
 
 import fixtures
-from viewer_harness import SKIP, Checks, Xvfb, column_runs, read_png, run, tmpdir
+from viewer_harness import SKIP, Checks, Xvfb, column_runs, read_png, read_state, run, tmpdir, wait_state
 
 W, H = 1200, 700
 RULER_BG = (34, 36, 42)  # ui_colors.h kRulerBg
 
 
-def read_state(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
+def xdotool_runner(xdotool, env):
+    """xdo(*args): one xdotool command on the Xvfb display, its output captured."""
+    def xdo(*args):
+        return subprocess.run([xdotool, *map(str, args)], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=30)
+    return xdo
 
 
-def wait_state(path, pred, timeout=20.0):
-    """The dump once `pred` holds for it, or the last one seen (pred false) at timeout."""
+def find_viewer_window(xdo, timeout=30.0):
+    """The id of the flopline-view window once it appears, or None."""
     deadline = time.time() + timeout
-    st = None
     while time.time() < deadline:
-        st = read_state(path)
-        if st is not None and pred(st):
-            return st
+        r = xdo("search", "--name", "flopline-view")
+        if r.returncode == 0 and r.stdout.strip():
+            return r.stdout.split()[0].decode()
         time.sleep(0.05)
-    return st
+    return None
 
 
 def span(st):
@@ -78,18 +76,8 @@ def main():
         viewer = subprocess.Popen([a.viewer, trace, "--size", f"{W}x{H}", "--dump-state", dump], env=env,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            def xdo(*args):
-                return subprocess.run([xdotool, *map(str, args)], env=env, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, timeout=30)
-
-            wid = None
-            deadline = time.time() + 30
-            while wid is None and time.time() < deadline:
-                r = xdo("search", "--name", "flopline-view")
-                if r.returncode == 0 and r.stdout.strip():
-                    wid = r.stdout.split()[0].decode()
-                else:
-                    time.sleep(0.1)
+            xdo = xdotool_runner(xdotool, env)
+            wid = find_viewer_window(xdo)
             c.check(wid is not None, "the viewer window appears")
             st0 = wait_state(dump, lambda s: s["rows"] == fixtures.SLICE_ROWS)
             c.check(st0 is not None and st0["rows"] == fixtures.SLICE_ROWS, "the trace is loaded (state dump)")
@@ -231,15 +219,8 @@ def table_click(viewer_path, env, xdotool, d, c):
     viewer = subprocess.Popen([viewer_path, ops, "--size", f"{W}x{H}", "--dump-state", dump], env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        def xdo(*args):
-            return subprocess.run([xdotool, *map(str, args)], env=env, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, timeout=30)
-        wid = None
-        deadline = time.time() + 30
-        while wid is None and time.time() < deadline:
-            r = xdo("search", "--name", "flopline-view")
-            wid = r.stdout.split()[0].decode() if r.returncode == 0 and r.stdout.strip() else None
-            time.sleep(0.05)
+        xdo = xdotool_runner(xdotool, env)
+        wid = find_viewer_window(xdo)
         st = wait_state(dump, lambda s: s["rows"] > 0)
         if not c.check(wid is not None and st is not None, "the ops fixture opens"):
             return

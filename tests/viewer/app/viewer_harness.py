@@ -185,6 +185,27 @@ def write_trace(path, events, **top):
         json.dump(doc, f)
 
 
+def read_state(path):
+    """The viewer's --dump-state JSON, or None while it is missing or half-written."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def wait_state(path, pred, timeout=20.0):
+    """The dump once `pred` holds for it, or the last one seen (pred false) at timeout."""
+    deadline = time.time() + timeout
+    st = None
+    while time.time() < deadline:
+        st = read_state(path)
+        if st is not None and pred(st):
+            return st
+        time.sleep(0.05)
+    return st
+
+
 def tmpdir(base, name):
     os.makedirs(base, exist_ok=True)
     return tempfile.mkdtemp(prefix=name + "-", dir=base)
