@@ -69,8 +69,11 @@ int main(int argc, char** argv) {
   fk::testing::Cublas cublas;
   if (!cublas.ok()) std::printf("note: %s (unfused baseline uses flopline's matmul)\n", cublas.error().c_str());
   const int reps = quick ? 5 : 20;
+  // The issue's anchor shapes, three more with k <= 2048, and the classic experiment's
+  // square sizes (128 and 512) with 2048.
   std::vector<Shape> shapes = {{4096, 4096, 4096}, {8192, 8192, 1024}, {16384, 2048, 128},
-                               {4096, 2048, 512},  {16384, 1024, 64},  {8192, 2048, 2048}};
+                               {4096, 2048, 512},  {16384, 1024, 64},  {8192, 2048, 2048},
+                               {128, 128, 128},    {512, 512, 512},    {2048, 2048, 2048}};
   if (!only.empty()) shapes = only;
   const long max_elems = 8192L * 8192;
   float *a32, *b32, *scores, *out;

@@ -1,10 +1,19 @@
-// The Hopper matmul core: one CTA computes a 128x256 tile of C = A x B with wgmma on
+// The Hopper matmul core: persistent CTAs compute tiles of C = A x B with wgmma on
 // operands that TMA brings into 128-byte-swizzled shared memory, through a 4-stage
 // mbarrier pipeline. Warpgroup 0 is the producer (one thread issues the TMA loads, the
-// others give their registers away); warpgroups 1 and 2 each own 64 rows of the tile and
-// keep its 64x256 fp32 accumulator in registers (128 per thread). What happens to the
+// others give their registers away); warpgroups 1 and 2 are consumers, each keeping a
+// 64x256 fp32 accumulator in registers (128 per thread). What happens to the
 // accumulator is the Epilogue's job: a plain store (matmul_sm90.cu) or the softmax
-// statistics of the fused matmul+softmax (matmul_softmax_sm90.cu).
+// statistics of the fused matmul+softmax (softmax_epilogue.cuh).
+//
+// Two schedules (TileWalk):
+//  - streaming (cooperative): both consumers work on one 128x256 tile, 64 rows each,
+//    and A and B stream through the stages. Their epilogues run at the same time, with
+//    the tensor cores idle, which is cheap next to a long k loop.
+//  - B-resident (ping-pong, small k): B's column tile stays in shared memory and the
+//    consumers take alternate 64x256 tiles, their k loops in turn (named barriers): one
+//    runs its epilogue (exp, statistics, stores) while the other's wgmma runs. With k of
+//    a few hundred the epilogue costs as much as the k loop, so it must overlap.
 //
 // A is m x k row-major (K-major). B is k x n row-major (N-major) for 16-bit types, read
 // with wgmma's transpose; tf32 has no transpose, so B arrives pre-transposed (n x k).
@@ -66,9 +75,12 @@ struct Tile {
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr int kBarrierBytes = 128;  // full[], empty[], b_full, rounded up
   static constexpr int kSmemBytes = kStages * kStageBytes + kBarrierBytes + 1024;  // + alignment slack
-  // B-resident runs keep all of B's k tiles for one column tile where streaming keeps
-  // the B halves of the stages: the same shared memory.
-  static constexpr int kMaxResidentKTiles = kStages * (kStageBytes - kABytes) / kBBytes;
+  // B-resident runs stage only 64-row A tiles and keep all of B's k tiles for one
+  // column tile in the rest of the same shared memory: 5 k tiles (k <= 160 in tf32,
+  // 320 in bf16).
+  static constexpr int kResidentRows = 64;
+  static constexpr int kResidentABytes = kResidentRows * 128;
+  static constexpr int kMaxResidentKTiles = (kStages * kStageBytes - kStages * kResidentABytes) / kBBytes;
 };
 
 // Where accumulator register i of a consumer thread sits in its warpgroup's 64x256 block
@@ -86,11 +98,12 @@ __device__ __forceinline__ void tile_coords(int pid, int tiles_m, int tiles_n, i
   *tn = (pid % per_group) / group_rows;
 }
 
-// Which tiles a CTA computes. Streaming: tiles blockIdx.x, +gridDim.x, ... in grouped
-// order. B-resident (small k): the grid is a multiple of tiles_n; CTA c keeps column tile
-// c % tiles_n of B in shared memory for the whole run and walks the row tiles
-// c / tiles_n, + gridDim.x / tiles_n, ...: only A streams through the pipeline, which
-// cuts the shared-memory fill per tile to a third when k is too small to amortize B.
+// Which tiles a CTA computes. Streaming: 128x256 tiles blockIdx.x, +gridDim.x, ... in
+// grouped order. B-resident (small k): 64x256 tiles; the grid is a multiple of tiles_n;
+// CTA c keeps column tile c % tiles_n of B in shared memory for the whole run and walks
+// the row tiles c / tiles_n, + gridDim.x / tiles_n, ...: only A streams through the
+// pipeline, which cuts the shared-memory fill per tile to a fifth when k is too small
+// to amortize B.
 struct TileWalk {
   int tiles_m, tiles_n;
   bool b_resident;
@@ -120,8 +133,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   // 128-byte swizzle atoms repeat every 1024 bytes: the tiles start 1024-aligned.
   unsigned char* smem = reinterpret_cast<unsigned char*>(
       (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~static_cast<std::uintptr_t>(1023));
+  // Rows of A per stage (and of the tile one consumer, or both, compute).
+  constexpr int kRows = kBResident ? T::kResidentRows : kBlockM;
   // Streaming: kStages x (A, B). B-resident: kStages x A, then all of B's k tiles.
-  constexpr int kStageStride = kBResident ? T::kABytes : T::kStageBytes;
+  constexpr int kStageStride = kBResident ? T::kResidentABytes : T::kStageBytes;
   unsigned char* b_resident = smem + kStages * kStageStride;
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + kStages * T::kStageBytes);
   std::uint64_t* empty = full + kStages;
@@ -129,13 +144,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   const int warpgroup = static_cast<int>(threadIdx.x) / 128;
   const int tid_in_group = static_cast<int>(threadIdx.x) % 128;
-  const TileWalk walk{(m + kBlockM - 1) / kBlockM, (n + kBlockN - 1) / kBlockN, kBResident};
+  const TileWalk walk{(m + kRows - 1) / kRows, (n + kBlockN - 1) / kBlockN, kBResident};
   const int k_tiles = (k + T::kBlockK - 1) / T::kBlockK;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbar_init(&full[s], 1);
-      mbar_init(&empty[s], 2);  // one arrival per consumer warpgroup
+      mbar_init(&empty[s], kBResident ? 1 : 2);  // one arrival per consumer warpgroup using the stage
     }
     mbar_init(b_full, 1);
     fence_barrier_init();
@@ -174,8 +189,8 @@ __global__ void __launch_bounds__(kThreads, 1)
           const int s = it % kStages;
           if (it >= kStages) mbar_wait(&empty[s], ((it / kStages) + 1) & 1);
           unsigned char* sa = smem + s * kStageStride;
-          mbar_expect_tx(&full[s], kBResident ? T::kABytes : T::kStageBytes);
-          tma_load_2d(sa, &map_a, &full[s], kt * T::kBlockK, tm * kBlockM);
+          mbar_expect_tx(&full[s], kStageStride);
+          tma_load_2d(sa, &map_a, &full[s], kt * T::kBlockK, tm * kRows);
           if constexpr (!kBResident) load_b(sa + T::kABytes, &full[s], kt, tn);
         }
       }
@@ -185,17 +200,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int consumer = warpgroup - 1;
     const int warp = tid_in_group / 32, lane = tid_in_group % 32;
     if constexpr (kBResident) mbar_wait(b_full, 0);
-    int it = 0;
-    for (int t = walk.first(); t < walk.count(); t += walk.step()) {
-      int tm = 0, tn = 0;
-      walk.coords(t, &tm, &tn);
-      float d[kAccum];
-#pragma unroll
-      for (int i = 0; i < kAccum; ++i) d[i] = 0.0f;
+    // The k loop of one tile: stages it, it+1, ... of the pipeline into d.
+    auto k_loop = [&](float (&d)[kAccum], int& it) {
       for (int kt = 0; kt < k_tiles; ++kt, ++it) {
         const int s = it % kStages;
         mbar_wait(&full[s], (it / kStages) & 1);
-        const std::uint32_t sa = smem_addr(smem + s * kStageStride) + consumer * 64 * 128;
+        const std::uint32_t sa = smem_addr(smem + s * kStageStride) + (kBResident ? 0 : consumer * 64 * 128);
         const std::uint32_t sb =
             kBResident ? smem_addr(b_resident + kt * T::kBBytes) : smem_addr(smem + s * kStageStride + T::kABytes);
         wgmma_fence();
@@ -217,10 +227,27 @@ __global__ void __launch_bounds__(kThreads, 1)
         fence_registers(d);
         if (kt > 0 && tid_in_group == 0) mbar_arrive(&empty[(it - 1) % kStages]);
       }
+    };
+    // Ping-pong: consumer c takes the CTA's tiles c, c+2, ... and the k loops alternate.
+    // Named barrier 1 + c is consumer c's turn: the other consumer arrives there when its
+    // k loop is issued, if c has a tile after it (so every arrival has its wait).
+    const int first = walk.first() + (kBResident ? consumer * walk.step() : 0);
+    const int step = kBResident ? 2 * walk.step() : walk.step();
+    int it = kBResident ? consumer * k_tiles : 0;
+    for (int t = first; t < walk.count(); t += step) {
+      int tm = 0, tn = 0;
+      walk.coords(t, &tm, &tn);
+      if (kBResident && (consumer == 1 || t != first)) named_barrier_sync(1 + consumer, 256);
+      float d[kAccum];
+#pragma unroll
+      for (int i = 0; i < kAccum; ++i) d[i] = 0.0f;
+      k_loop(d, it);
+      if (kBResident && t + walk.step() < walk.count()) named_barrier_arrive(2 - consumer, 256);
       wgmma_wait<0>();
       fence_registers(d);
       if (tid_in_group == 0) mbar_arrive(&empty[(it - 1) % kStages]);  // this tile's last stage
-      epilogue(d, tm * kBlockM + consumer * 64, tn * kBlockN, warp, lane);
+      epilogue(d, tm * kRows + (kBResident ? 0 : consumer * 64), tn * kBlockN, warp, lane);
+      if (kBResident) it += k_tiles;  // the other consumer's tile
     }
   }
 #endif

@@ -30,17 +30,20 @@ void reserve_shared_memory(int bytes) {
 template <class Ops, class Epilogue>
 void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_t stream, const Epilogue& epilogue) {
   using T = sm90::Tile<Ops>;
-  const CUtensorMap map_a = make_tensor_map_2d(p.a, p.m, p.k, p.in, sm90::kBlockM, T::kBlockK);
-  const CUtensorMap map_b = Ops::kBNMajor
-                                ? make_tensor_map_2d(b_operand, p.k, p.n, p.in, T::kBlockK, 128 / Ops::kElemBytes)
-                                : make_tensor_map_2d(b_operand, p.n, p.k, p.in, sm90::kBlockN, T::kBlockK);
   const int sms = current_device_facts().sms;
   const long tiles_m = (p.m + sm90::kBlockM - 1) / sm90::kBlockM;
   const long tiles_n = (p.n + sm90::kBlockN - 1) / sm90::kBlockN;
   const long k_tiles = (p.k + T::kBlockK - 1) / T::kBlockK;
-  // Small k: keep B's column tile resident and stream only A (see TileWalk).
+  // Small k: keep B's column tile resident, stream only A and ping-pong the consumers
+  // over 64-row tiles (see TileWalk).
   const bool resident = k_tiles <= T::kMaxResidentKTiles && tiles_n <= sms && tiles_m > 1;
-  // Persistent CTAs, one per SM (the shared memory allows one).
+  const CUtensorMap map_a =
+      make_tensor_map_2d(p.a, p.m, p.k, p.in, resident ? T::kResidentRows : sm90::kBlockM, T::kBlockK);
+  const CUtensorMap map_b = Ops::kBNMajor
+                                ? make_tensor_map_2d(b_operand, p.k, p.n, p.in, T::kBlockK, 128 / Ops::kElemBytes)
+                                : make_tensor_map_2d(b_operand, p.n, p.k, p.in, sm90::kBlockN, T::kBlockK);
+  // Persistent CTAs, one per SM (the shared memory allows one). B-resident: per column
+  // tile, as many CTAs as give each at least two 64-row tiles (one per consumer).
   long grid = tiles_m * tiles_n < sms ? tiles_m * tiles_n : sms;
   if (resident) grid = std::min<long>(sms / tiles_n, tiles_m) * tiles_n;
   const int smem_bytes = T::kSmemBytes;

@@ -78,6 +78,17 @@ __device__ __forceinline__ void regs_claim() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Regs));
 }
 
+// --- named barriers between the two consumer warpgroups -----------------------------
+// bar.sync waits until `threads` threads have arrived at barrier `id` (the caller's warps
+// included); bar.arrive counts the caller's warps in without waiting. Barrier 0 is
+// __syncthreads().
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
 #endif  // FLOPLINE_SM90A
 
 // --- shared-memory matrix descriptor (PTX "matrix-descriptor-encode") ---------------

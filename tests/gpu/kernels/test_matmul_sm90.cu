@@ -1,4 +1,4 @@
-// The sm90 matmul's two tile walks: B-resident (k of at most 4 k-tiles, many row tiles)
+// The sm90 matmul's two tile walks: B-resident (k of at most 5 k-tiles, many row tiles)
 // and streaming, each against the float64 reference, at shapes that are not tile
 // multiples. test_matmul.cu covers every path at the general shapes.
 #include <gtest/gtest.h>
@@ -44,8 +44,12 @@ void check_sm90(std::int64_t m, std::int64_t n, std::int64_t k, fk::DType in, fk
 
 TEST(Matmul, Sm90ResidentAndStreamingWalks) {
   if (ft::device_arch() != 90) GTEST_SKIP() << "sm90 path needs an sm_90 device";
-  const std::int64_t shapes[][3] = {{1000, 1024, 64}, {4100, 520, 128}, {300, 2056, 24},  // B-resident
-                                    {129, 264, 1000}, {1000, 1000, 520}};                   // streaming
+  // B-resident (ping-pong over 64-row tiles): CTAs with odd and even tile counts, one
+  // CTA with a single tile (m = 129: 3 row tiles on 2 CTAs), 5 k tiles (k = 160 in tf32,
+  // 320 in bf16, the most that stays resident).
+  const std::int64_t shapes[][3] = {{1000, 1024, 64}, {4100, 520, 128}, {300, 2056, 24}, {129, 776, 104},
+                                    {700, 776, 160},  {520, 1032, 320},                   // B-resident
+                                    {129, 264, 1000}, {1000, 1000, 520}};                 // streaming
   for (const auto& s : shapes) {
     check_sm90(s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32);
     check_sm90(s[0], s[1], s[2], fk::DType::bf16, fk::DType::bf16);
