@@ -70,10 +70,11 @@ int main(int argc, char** argv) {
   if (!cublas.ok()) std::printf("note: %s (unfused baseline uses flopline's matmul)\n", cublas.error().c_str());
   const int reps = quick ? 5 : 20;
   // The issue's anchor shapes, three more with k <= 2048, and the classic experiment's
-  // square sizes (128 and 512) with 2048.
+  // square sizes (128-512) with 1024 and 2048.
   std::vector<Shape> shapes = {{4096, 4096, 4096}, {8192, 8192, 1024}, {16384, 2048, 128},
                                {4096, 2048, 512},  {16384, 1024, 64},  {8192, 2048, 2048},
-                               {128, 128, 128},    {512, 512, 512},    {2048, 2048, 2048}};
+                               {128, 128, 128},    {256, 256, 256},    {512, 512, 512},
+                               {1024, 1024, 1024}, {2048, 2048, 2048}};
   if (!only.empty()) shapes = only;
   const long max_elems = 8192L * 8192;
   float *a32, *b32, *scores, *out;
@@ -107,6 +108,21 @@ int main(int argc, char** argv) {
         o.dim = dim;
         o.range = false;
         const double fused = flopline::bench::median_ms([&] { fk::matmul_softmax(p, o); }, 3, reps);
+        // Each fused scheme by name where it can run (-1 where it cannot), to place the
+        // automatic choice's threshold.
+        auto scheme_ms = [&](fk::SoftmaxScheme scheme) {
+          fk::MatmulSoftmaxOptions so = o;
+          so.scheme = scheme;
+          try {
+            fk::matmul_softmax(p, so);
+          } catch (const fk::KernelError&) {
+            return -1.0;
+          }
+          return flopline::bench::median_ms([&] { fk::matmul_softmax(p, so); }, 3, reps);
+        };
+        const bool small = s.m * s.n <= 2048L * 2048;
+        const double one_launch = small ? scheme_ms(fk::SoftmaxScheme::one_launch) : -1.0;
+        const double sweeps = small ? scheme_ms(fk::SoftmaxScheme::sweeps) : -1.0;
         fk::SoftmaxProblem sp;
         sp.x = scores;
         sp.out = out;
@@ -121,9 +137,9 @@ int main(int argc, char** argv) {
         }, 3, reps);
         cuda_ok(cudaDeviceSynchronize(), "run");
         std::printf("bench=matmul_softmax dim=%s dtype=%s m=%ld n=%ld k=%ld fused_ms=%.4f unfused_ms=%.4f "
-                    "cublas_matmul_ms=%.4f speedup=%.2f\n",
+                    "cublas_matmul_ms=%.4f speedup=%.2f one_launch_ms=%.4f sweeps_ms=%.4f\n",
                     fk::softmax_dim_name(dim), fk::dtype_name(in), s.m, s.n, s.k, fused, unfused, mm_only,
-                    unfused / fused);
+                    unfused / fused, one_launch, sweeps);
         std::fflush(stdout);
       }
     }

@@ -1,5 +1,7 @@
-// matmul_softmax(): softmax(A x B) over rows or columns. On Hopper (sm90 path) the
-// softmax is fused into the matmul's epilogue (softmax_epilogue.cuh) with one of two
+// matmul_softmax(): softmax(A x B) over rows or columns. Small problems (m*n*k at most
+// kOneLaunchMaxWork, every 64x64 tile with a resident CTA) take one cooperative
+// launch on any sm_80+ device (softmax_one_launch.cu). On Hopper (sm90 path) larger ones
+// fuse the softmax into the matmul's epilogue (softmax_epilogue.cuh) with one of two
 // schemes, chosen by k (a one-sweep scheme that shares row statistics across a cluster
 // of CTAs was tried and measured slower; see docs/KERNELS.md):
 //  - recompute (k <= kRecomputeMaxK): sweep 1 keeps only block statistics, sweep 2
@@ -23,6 +25,7 @@
 #include "sm90_launch.cuh"
 #include "softmax_epilogue.cuh"
 #include "softmax_finish.cuh"
+#include "softmax_one_launch.h"
 
 namespace flopline::kernels {
 namespace {
@@ -34,7 +37,42 @@ constexpr std::int64_t kRecomputeMaxK = 320;
 // sweep's epilogue (each thread reads its row's partials) instead of by a separate kernel.
 constexpr int kEpilogueCombineMaxTiles = 16;
 
+// The one-launch scheme up to m*n*k = 2^28 (512^3, 4096x256x256): there its single
+// launch and 64x64 tiles beat the sweeps' 3-4 launches and 128x256 tiles, too few to fill
+// the GPU. Above it the sweeps' wgmma wins: the one-launch k loop is an mma.sync loop
+// paced by one L2 round trip per 32 k (measured on an H200, docs/KERNELS.md).
+constexpr std::int64_t kOneLaunchMaxWork = std::int64_t{1} << 28;
+
 using detail::Scratch;
+
+// Why the one-launch scheme cannot take the problem, or "" when it can.
+std::string one_launch_refusal(const MatmulProblem& p, int arch) {
+  const bool types = (p.in == DType::tf32 && p.out == DType::f32) ||
+                     (p.in == DType::bf16 && (p.out == DType::f32 || p.out == DType::bf16));
+  if (!types) return std::string("inputs ") + dtype_name(p.in) + " with output " + dtype_name(p.out);
+  if (arch < 80) return "it needs an sm_80 or newer device";
+  constexpr std::int64_t kMaxElems = std::int64_t{1} << 31;  // the kernel indexes A and B with int
+  if (p.m * p.k >= kMaxElems || p.k * p.n >= kMaxElems) return "A or B has 2^31 elements or more";
+  const long tiles = detail::one_launch_tiles(p), capacity = detail::one_launch_capacity(p);
+  if (tiles > capacity) {
+    return std::to_string(tiles) + " tiles of 64x64 but the device keeps " + std::to_string(capacity) +
+           " of its CTAs resident";
+  }
+  return "";
+}
+
+void one_launch(const MatmulProblem& p, bool rows, cudaStream_t stream) {
+  const std::size_t bytes = detail::one_launch_partial_bytes(p, rows);
+  const std::size_t out_bytes = static_cast<std::size_t>(p.m * p.n) * dtype_bytes(p.out);
+  // The statistics fit in the output buffer (written only after they are read) unless
+  // it is tiny or not 8-byte aligned.
+  if (bytes <= out_bytes && reinterpret_cast<std::uintptr_t>(p.c) % alignof(float2) == 0) {
+    detail::launch_matmul_softmax_one_launch(p, rows, static_cast<float2*>(p.c), true, stream);
+  } else {
+    Scratch partial(bytes, stream, "tile statistics");
+    detail::launch_matmul_softmax_one_launch(p, rows, partial.as<float2>(), false, stream);
+  }
+}
 
 bool fused_supported(const MatmulProblem& p, MatmulPath path, int arch) {
   if (path != MatmulPath::automatic && path != MatmulPath::sm90) return false;
@@ -117,21 +155,55 @@ void unfused(const MatmulProblem& p, const MatmulSoftmaxOptions& o) {
 
 }  // namespace
 
+const char* softmax_scheme_name(SoftmaxScheme s) {
+  switch (s) {
+    case SoftmaxScheme::automatic: return "automatic";
+    case SoftmaxScheme::one_launch: return "one_launch";
+    case SoftmaxScheme::sweeps: return "sweeps";
+    case SoftmaxScheme::unfused: return "unfused";
+  }
+  return "?";
+}
+
 void matmul_softmax(const MatmulProblem& p, const MatmulSoftmaxOptions& options) {
   const int arch = current_arch();
   check_matmul_path(p, options.path, arch);
   if (p.out != DType::f32 && p.out != DType::bf16 && p.out != DType::f16) {
     throw KernelError(std::string("matmul_softmax: unsupported output type ") + dtype_name(p.out));
   }
-  detail::OpRange range(matmul_softmax_cost(p.m, p.n, p.k, options.dim, p.in, p.out), options.range);
-  if (fused_supported(p, options.path, arch)) {
-    if (p.out == DType::bf16) {
-      fused_sm90<__nv_bfloat16>(p, options.dim, options.stream);
+  SoftmaxScheme scheme = options.scheme;
+  if (scheme == SoftmaxScheme::automatic) {
+    // one_launch is an mma.sync kernel: it stands in for the automatic and sm80 paths.
+    const bool small = p.m * p.n * p.k <= kOneLaunchMaxWork &&
+                       (options.path == MatmulPath::automatic || options.path == MatmulPath::sm80);
+    if (small && one_launch_refusal(p, arch).empty()) {
+      scheme = SoftmaxScheme::one_launch;
     } else {
-      fused_sm90<float>(p, options.dim, options.stream);
+      scheme = fused_supported(p, options.path, arch) ? SoftmaxScheme::sweeps : SoftmaxScheme::unfused;
     }
-  } else {
-    unfused(p, options);
+  } else if (scheme == SoftmaxScheme::one_launch) {
+    const std::string why = one_launch_refusal(p, arch);
+    if (!why.empty()) throw KernelError("matmul_softmax: the one-launch scheme cannot take this problem: " + why);
+  } else if (scheme == SoftmaxScheme::sweeps && !fused_supported(p, options.path, arch)) {
+    throw KernelError(
+        "matmul_softmax: the sweeps scheme needs the sm90 path (an sm_90 device, 16-byte aligned rows, n a multiple "
+        "of 4) and inputs tf32 -> fp32 or bf16 -> fp32/bf16");
+  }
+  detail::OpRange range(matmul_softmax_cost(p.m, p.n, p.k, options.dim, p.in, p.out), options.range);
+  const bool rows = options.dim == SoftmaxDim::rows;
+  switch (scheme) {
+    case SoftmaxScheme::one_launch:
+      one_launch(p, rows, options.stream);
+      break;
+    case SoftmaxScheme::sweeps:
+      if (p.out == DType::bf16) {
+        fused_sm90<__nv_bfloat16>(p, options.dim, options.stream);
+      } else {
+        fused_sm90<float>(p, options.dim, options.stream);
+      }
+      break;
+    default:
+      unfused(p, options);
   }
 }
 

@@ -1,6 +1,6 @@
 // softmax(A x B) over rows and columns against a float64 reference: every input type,
-// both output types, the fused Hopper path (both schemes: recompute for k <= 320,
-// rescale above) and the unfused fallback, sizes that are and are not tile multiples.
+// both output types, every scheme (one launch; the Hopper sweeps, recompute for
+// k <= 320 and rescale above; unfused), sizes that are and are not tile multiples.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,11 +19,14 @@ struct Case {
   fk::DType in, out;
   fk::SoftmaxDim dim;
   fk::MatmulPath path;
+  fk::SoftmaxScheme scheme = fk::SoftmaxScheme::automatic;
+  std::size_t out_offset = 0;  // elements: an output pointer off the 8-byte alignment
 };
 
 std::string describe(const Case& c) {
   return std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " " + fk::dtype_name(c.in) +
-         "->" + fk::dtype_name(c.out) + " " + fk::softmax_dim_name(c.dim) + " path=" + fk::matmul_path_name(c.path);
+         "->" + fk::dtype_name(c.out) + " " + fk::softmax_dim_name(c.dim) + " path=" + fk::matmul_path_name(c.path) +
+         " scheme=" + fk::softmax_scheme_name(c.scheme) + " offset=" + std::to_string(c.out_offset);
 }
 
 double tolerance(const Case& c) {
@@ -40,12 +43,13 @@ void check(const Case& c) {
   ft::DeviceBuffer a, b;
   const auto ha = ft::random_device_values(a, c.m * c.k, c.in, -r, r);
   const auto hb = ft::random_device_values(b, c.k * c.n, c.in, -r, r);
-  ft::DeviceBuffer out(static_cast<std::size_t>(c.m * c.n) * fk::dtype_bytes(c.out));
+  const std::size_t elem = fk::dtype_bytes(c.out);
+  ft::DeviceBuffer out((static_cast<std::size_t>(c.m * c.n) + c.out_offset) * elem);
   ft::poison_nan(out);
   fk::MatmulProblem p;
   p.a = a.get();
   p.b = b.get();
-  p.c = out.get();
+  p.c = static_cast<char*>(out.get()) + c.out_offset * elem;
   p.m = c.m;
   p.n = c.n;
   p.k = c.k;
@@ -54,9 +58,12 @@ void check(const Case& c) {
   fk::MatmulSoftmaxOptions o;
   o.dim = c.dim;
   o.path = c.path;
+  o.scheme = c.scheme;
   fk::matmul_softmax(p, o);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  const auto got = ft::download(out, c.m * c.n, c.out);
+  auto got = ft::download(out, c.m * c.n + static_cast<std::int64_t>(c.out_offset), c.out);
+  for (std::size_t i = 0; i < c.out_offset; ++i) ASSERT_TRUE(std::isnan(got[i])) << "wrote before the output";
+  got.erase(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(c.out_offset));
   const auto ref = ft::reference_softmax(ft::reference_matmul(ha, hb, c.m, c.n, c.k), c.m, c.n,
                                          c.dim == fk::SoftmaxDim::rows);
   const double err = ft::relative_error(got, ref);
@@ -87,12 +94,52 @@ TEST(MatmulSoftmax, FusedAndFallbackMatchFloat64) {
       check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::bf16, dim, fk::MatmulPath::automatic});
       check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::f32, dim, fk::MatmulPath::automatic});
       check({s[0], s[1], s[2], fk::DType::f32, fk::DType::f32, dim, fk::MatmulPath::automatic});
-      check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::f32, dim, fk::MatmulPath::sm80});
+      check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::f32, dim, fk::MatmulPath::sm80,
+             fk::SoftmaxScheme::unfused});
       if (hopper && s[1] % 8 == 0 && s[2] % 8 == 0) {
-        check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, dim, fk::MatmulPath::sm90});
+        check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, dim, fk::MatmulPath::sm90,
+               fk::SoftmaxScheme::sweeps});
       }
     }
   }
+}
+
+// The one-launch scheme by name at every shape (all fit the resident CTAs), with the
+// statistics in the output buffer, and in scratch memory when the output pointer is only
+// 4-byte aligned or the output is smaller than the statistics (1x1).
+TEST(MatmulSoftmax, OneLaunchMatchesFloat64) {
+  if (ft::device_arch() < 80) GTEST_SKIP() << "the one-launch scheme needs sm_80";
+  for (const auto& s : kShapes) {
+    for (auto dim : {fk::SoftmaxDim::rows, fk::SoftmaxDim::cols}) {
+      const auto one = fk::SoftmaxScheme::one_launch;
+      check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, dim, fk::MatmulPath::automatic, one});
+      check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::bf16, dim, fk::MatmulPath::automatic, one});
+      check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::f32, dim, fk::MatmulPath::automatic, one, 1});
+      check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, dim, fk::MatmulPath::automatic, one, 1});
+    }
+  }
+}
+
+TEST(MatmulSoftmax, SchemeThatCannotTakeTheProblemThrows) {
+  ft::DeviceBuffer buf(1 << 20);
+  ft::poison_nan(buf);
+  fk::MatmulProblem p;
+  p.a = p.b = p.c = buf.get();
+  p.m = p.n = 16384;  // 65536 tiles of 64x64: more than any GPU keeps resident
+  p.k = 16;
+  p.in = fk::DType::tf32;
+  p.out = fk::DType::f32;
+  fk::MatmulSoftmaxOptions o;
+  o.scheme = fk::SoftmaxScheme::one_launch;
+  EXPECT_THROW(fk::matmul_softmax(p, o), fk::KernelError);
+  p.m = p.n = 64;
+  p.in = fk::DType::f32;  // FFMA inputs: no tensor-core scheme
+  EXPECT_THROW(fk::matmul_softmax(p, o), fk::KernelError);
+  o.scheme = fk::SoftmaxScheme::sweeps;
+  EXPECT_THROW(fk::matmul_softmax(p, o), fk::KernelError);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const auto after = ft::download(buf, 16, fk::DType::f32);
+  for (double v : after) EXPECT_TRUE(std::isnan(v)) << "nothing ran";
 }
 
 TEST(MatmulSoftmax, ArgumentErrorsThrowBeforeLaunch) {

@@ -1,5 +1,8 @@
 // softmax(A x B) over rows (dim -1) or over columns (dim 0), fused with the matmul, and a
 // standalone softmax (the unfused baseline). See docs/KERNELS.md for the schemes:
+//  - small problems (every 64x64 tile of the scores gets a resident CTA): one cooperative
+//    launch; each CTA keeps its tile in registers across grid-wide barriers while the
+//    row (column) statistics are exchanged.
 //  - k small (the matmul is cheap next to one pass over the scores): two sweeps of the
 //    matmul, the first keeps only per-row (per-column) max and sum, the second writes
 //    the normalized output; the score matrix never goes to memory.
@@ -14,9 +17,20 @@
 
 namespace flopline::kernels {
 
+// How matmul_softmax computes (docs/KERNELS.md, "Fused matmul+softmax").
+enum class SoftmaxScheme {
+  automatic,   // one_launch for small problems, sweeps on Hopper, unfused otherwise
+  one_launch,  // sm_80+, up to one resident CTA per 64x64 tile: one cooperative launch,
+               // the scores stay in registers
+  sweeps,      // Hopper (sm90 path): wgmma sweeps with the softmax in their epilogue
+  unfused,     // the matmul into scratch memory, then the standalone softmax
+};
+const char* softmax_scheme_name(SoftmaxScheme s);
+
 struct MatmulSoftmaxOptions {
   SoftmaxDim dim = SoftmaxDim::rows;
-  MatmulPath path = MatmulPath::automatic;  // sm90 fuses; other paths run matmul + softmax
+  MatmulPath path = MatmulPath::automatic;  // the matmul path of the sweeps and unfused schemes
+  SoftmaxScheme scheme = SoftmaxScheme::automatic;  // a scheme the problem cannot take throws KernelError
   cudaStream_t stream = nullptr;
   bool range = true;
 };
