@@ -9,6 +9,7 @@
 
 #include <cmath>
 
+#include "fast_exp.cuh"
 #include "sm90_gemm.cuh"
 
 namespace flopline::kernels::sm90 {
@@ -19,18 +20,13 @@ enum class SoftmaxPass : int {
   normalize,        // write exp(s - M) / S with the final statistics
 };
 
-// exp(x - mx) as one FFMA and one MUFU.EX2: ex2.approx.ftz of x*log2(e) - mx*log2(e).
-// __expf compiles (without -ftz) to 6 instructions with a denormal fix-up around the
-// MUFU; at 128 scores per thread per tile that made the epilogue, not the wgmma, the
-// bottleneck of the small-k sweeps. Error: about 2^-22 relative from ex2.approx plus the
+// exp(x - mx) as one FFMA and one MUFU.EX2 (fast_exp.cuh): ex2.approx.ftz of
+// x*log2(e) - mx*log2(e). At 128 scores per thread per tile the exp's instruction count
+// decides the small-k sweeps. Error: about 2^-22 relative from ex2.approx plus the
 // rounding of mx*log2(e) (1e-7 of |mx|, far below tf32's 1e-3); results below 2^-126
 // (probabilities under 1e-38) flush to zero.
-constexpr float kLog2e = 1.4426950408889634f;
-__device__ __forceinline__ float exp2_ftz(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
+using fast::exp2_ftz;
+using fast::kLog2e;
 // exp(x - mx) given mx_log2e = mx * log2(e).
 __device__ __forceinline__ float exp_shifted(float x, float mx_log2e) { return exp2_ftz(fmaf(x, kLog2e, -mx_log2e)); }
 

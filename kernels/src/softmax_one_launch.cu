@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <string>
 
+#include "fast_exp.cuh"
 #include "matmul_launch.h"
 #include "matmul_sm80_mma.cuh"
 #include "softmax_one_launch.h"
@@ -36,13 +37,8 @@ constexpr int kTile = 64;       // rows and columns of a CTA's tile
 // every stage's k; the groups' accumulators are added at the end. Two warps per
 // scheduler hide the shared-memory and mma latencies that one alone waited out.
 constexpr int kThreads = 256;
-constexpr float kLog2e = 1.4426950408889634f;
-
-__device__ __forceinline__ float exp2_approx(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
+using fast::exp2_ftz;
+using fast::kLog2e;
 
 // Input element type: how many k elements a 32-bit shared word packs, the words of k per
 // stage (32 k elements either way), and the packing of loaded values into a word (zero
@@ -74,7 +70,7 @@ __device__ __forceinline__ void store_out(__nv_bfloat16* p, float v) { *p = __fl
 __device__ __forceinline__ float2 merge(float2 a, float2 b) {
   const float mx = fmaxf(a.x, b.x);
   if (mx == -INFINITY) return make_float2(-INFINITY, 0.0f);
-  return make_float2(mx, a.y * exp2_approx((a.x - mx) * kLog2e) + b.y * exp2_approx((b.x - mx) * kLog2e));
+  return make_float2(mx, a.y * exp2_ftz((a.x - mx) * kLog2e) + b.y * exp2_ftz((b.x - mx) * kLog2e));
 }
 
 template <class Mma, class OutT, bool rows>
@@ -245,7 +241,7 @@ __global__ void __launch_bounds__(kThreads, 2)
           for (int j = 0; j < 4; ++j)
 #pragma unroll
             for (int e = 2 * h; e < 2 * h + 2; ++e)
-              if (col_of(j, e) < n) sum += exp2_approx((d[i][j][e] - mx) * kLog2e);
+              if (col_of(j, e) < n) sum += exp2_ftz((d[i][j][e] - mx) * kLog2e);
         }
         sum += __shfl_xor_sync(0xffffffffu, sum, 1);
         sum += __shfl_xor_sync(0xffffffffu, sum, 2);
@@ -271,7 +267,7 @@ __global__ void __launch_bounds__(kThreads, 2)
           for (int i = 0; i < 2; ++i)
 #pragma unroll
             for (int e = c; e < 4; e += 2)
-              if (row_of(i, e) < m) sum += exp2_approx((d[i][j][e] - mx) * kLog2e);
+              if (row_of(i, e) < m) sum += exp2_ftz((d[i][j][e] - mx) * kLog2e);
         }
 #pragma unroll
         for (int o = 4; o < 32; o <<= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
@@ -318,7 +314,7 @@ __global__ void __launch_bounds__(kThreads, 2)
         const int row = row_of(i, e), col = col_of(j, e);
         if (row >= m || col >= n) continue;
         const float2 f = final_stats[rows ? row - m0 : col - n0];
-        store_out(out + static_cast<std::int64_t>(row) * n + col, exp2_approx(fmaf(d[i][j][e], kLog2e, -f.x)) * f.y);
+        store_out(out + static_cast<std::int64_t>(row) * n + col, exp2_ftz(fmaf(d[i][j][e], kLog2e, -f.x)) * f.y);
       }
 }
 
