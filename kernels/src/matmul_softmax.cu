@@ -23,6 +23,7 @@
 #include "op_range.h"
 #include "scratch.h"
 #include "sm90_launch.cuh"
+#include "softmax_cluster_rows.cuh"
 #include "softmax_epilogue.cuh"
 #include "softmax_finish.cuh"
 #include "softmax_one_launch.h"
@@ -83,6 +84,30 @@ bool fused_supported(const MatmulProblem& p, MatmulPath path, int arch) {
   return p.n % 4 == 0;  // the epilogue and rescale write 2 and 4 columns at once
 }
 
+// Why the cluster_rows scheme cannot take the problem, or "" when it can.
+template <class OutT>
+std::string cluster_rows_refusal_for(const MatmulProblem& p) {
+  using E = sm90::ClusterRowsEpilogue<OutT>;
+  const long tiles_n = (p.n + sm90::kBlockN - 1) / sm90::kBlockN;
+  if (tiles_n > E::kMaxClusterSize) {
+    return std::to_string(tiles_n) + " column tiles of 256, more than a cluster's " +
+           std::to_string(E::kMaxClusterSize) + " CTAs";
+  }
+  const int clusters = p.in == DType::tf32 ? detail::sm90_cluster_capacity<sm90::Tf32Operands, E>(p)
+                                           : detail::sm90_cluster_capacity<sm90::Bf16Operands, E>(p);
+  if (clusters == 0) return "the device runs no cluster of " + std::to_string(tiles_n) + " CTAs of this kernel";
+  return "";
+}
+
+std::string cluster_rows_refusal(const MatmulProblem& p, SoftmaxDim dim, MatmulPath path, int arch) {
+  if (dim != SoftmaxDim::rows) return "it computes softmax over rows only";
+  if (!fused_supported(p, path, arch)) {
+    return "it needs the sm90 path (an sm_90 device, 16-byte aligned rows, n a multiple of 4) and inputs tf32 -> "
+           "fp32 or bf16 -> fp32/bf16";
+  }
+  return p.out == DType::bf16 ? cluster_rows_refusal_for<__nv_bfloat16>(p) : cluster_rows_refusal_for<float>(p);
+}
+
 // One sweep of the matmul with the softmax epilogue; b_operand is B, or for tf32 the
 // B^T that wgmma reads (made once by fused_sm90 for both sweeps of the recompute scheme).
 template <class Epilogue>
@@ -132,6 +157,27 @@ void fused_sm90(const MatmulProblem& p, SoftmaxDim dim, cudaStream_t stream) {
   }
 }
 
+// Whether the sm90 core runs the problem B-resident (small k). Only there does the
+// cluster_rows scheme beat the sweeps: with a long k loop its clusters wait on each
+// other's statistics with the tensor cores idle (measured on an H200, docs/KERNELS.md).
+bool b_resident(const MatmulProblem& p) {
+  return p.in == DType::tf32 ? detail::sm90_b_resident<sm90::Tf32Operands>(p)
+                             : detail::sm90_b_resident<sm90::Bf16Operands>(p);
+}
+
+// Rows in one sweep: a cluster of CTAs holds a whole row of tiles (softmax_cluster_rows.cuh).
+template <class OutT>
+void cluster_rows(const MatmulProblem& p, cudaStream_t stream) {
+  const sm90::ClusterRowsEpilogue<OutT> e{static_cast<OutT*>(p.c), static_cast<int>(p.m), static_cast<int>(p.n)};
+  if (p.in == DType::tf32) {
+    Scratch bt(static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.k) * 4, stream, "tf32 B^T");
+    detail::transpose_to_tf32(static_cast<const float*>(p.b), bt.as<float>(), p.k, p.n, stream);
+    detail::launch_sm90_core<sm90::Tf32Operands>(p, bt.as<float>(), stream, e);
+  } else {
+    detail::launch_sm90_core<sm90::Bf16Operands>(p, p.b, stream, e);
+  }
+}
+
 // Any device and shape: matmul into fp32 scratch, then the standalone softmax.
 void unfused(const MatmulProblem& p, const MatmulSoftmaxOptions& o) {
   Scratch scores(static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.n) * 4, o.stream, "scores");
@@ -160,6 +206,7 @@ const char* softmax_scheme_name(SoftmaxScheme s) {
     case SoftmaxScheme::automatic: return "automatic";
     case SoftmaxScheme::one_launch: return "one_launch";
     case SoftmaxScheme::sweeps: return "sweeps";
+    case SoftmaxScheme::cluster_rows: return "cluster_rows";
     case SoftmaxScheme::unfused: return "unfused";
   }
   return "?";
@@ -178,12 +225,17 @@ void matmul_softmax(const MatmulProblem& p, const MatmulSoftmaxOptions& options)
                        (options.path == MatmulPath::automatic || options.path == MatmulPath::sm80);
     if (small && one_launch_refusal(p, arch).empty()) {
       scheme = SoftmaxScheme::one_launch;
+    } else if (cluster_rows_refusal(p, options.dim, options.path, arch).empty() && b_resident(p)) {
+      scheme = SoftmaxScheme::cluster_rows;
     } else {
       scheme = fused_supported(p, options.path, arch) ? SoftmaxScheme::sweeps : SoftmaxScheme::unfused;
     }
   } else if (scheme == SoftmaxScheme::one_launch) {
     const std::string why = one_launch_refusal(p, arch);
     if (!why.empty()) throw KernelError("matmul_softmax: the one-launch scheme cannot take this problem: " + why);
+  } else if (scheme == SoftmaxScheme::cluster_rows) {
+    const std::string why = cluster_rows_refusal(p, options.dim, options.path, arch);
+    if (!why.empty()) throw KernelError("matmul_softmax: the cluster_rows scheme cannot take this problem: " + why);
   } else if (scheme == SoftmaxScheme::sweeps && !fused_supported(p, options.path, arch)) {
     throw KernelError(
         "matmul_softmax: the sweeps scheme needs the sm90 path (an sm_90 device, 16-byte aligned rows, n a multiple "
@@ -194,6 +246,13 @@ void matmul_softmax(const MatmulProblem& p, const MatmulSoftmaxOptions& options)
   switch (scheme) {
     case SoftmaxScheme::one_launch:
       one_launch(p, rows, options.stream);
+      break;
+    case SoftmaxScheme::cluster_rows:
+      if (p.out == DType::bf16) {
+        cluster_rows<__nv_bfloat16>(p, options.stream);
+      } else {
+        cluster_rows<float>(p, options.stream);
+      }
       break;
     case SoftmaxScheme::sweeps:
       if (p.out == DType::bf16) {

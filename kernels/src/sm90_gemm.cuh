@@ -26,6 +26,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "sm90_primitives.cuh"
 #include "sm90_wgmma_ops.cuh"
@@ -99,19 +100,24 @@ __device__ __forceinline__ void tile_coords(int pid, int tiles_m, int tiles_n, i
 }
 
 // Which tiles a CTA computes. Streaming: 128x256 tiles blockIdx.x, +gridDim.x, ... in
-// grouped order. B-resident (small k): 64x256 tiles; the grid is a multiple of tiles_n;
-// CTA c keeps column tile c % tiles_n of B in shared memory for the whole run and walks
-// the row tiles c / tiles_n, + gridDim.x / tiles_n, ...: only A streams through the
-// pipeline, which cuts the shared-memory fill per tile to a fifth when k is too small
-// to amortize B.
+// grouped order. Column-stationary (B-resident runs, and clustered epilogues): the grid
+// is a multiple of tiles_n; CTA c stays on column tile c % tiles_n and walks the row tiles
+// c / tiles_n, + gridDim.x / tiles_n, ... B-resident (small k, 64x256 tiles) keeps that
+// column tile of B in shared memory for the whole run: only A streams through the
+// pipeline, which cuts the shared-memory fill per tile to a fifth when k is too small to
+// amortize B. A cluster of tiles_n consecutive CTAs then holds one whole row of tiles.
 struct TileWalk {
   int tiles_m, tiles_n;
-  bool b_resident;
-  __device__ int first() const { return b_resident ? static_cast<int>(blockIdx.x) / tiles_n : static_cast<int>(blockIdx.x); }
-  __device__ int step() const { return b_resident ? static_cast<int>(gridDim.x) / tiles_n : static_cast<int>(gridDim.x); }
-  __device__ int count() const { return b_resident ? tiles_m : tiles_m * tiles_n; }
+  bool column_stationary;
+  __device__ int first() const {
+    return column_stationary ? static_cast<int>(blockIdx.x) / tiles_n : static_cast<int>(blockIdx.x);
+  }
+  __device__ int step() const {
+    return column_stationary ? static_cast<int>(gridDim.x) / tiles_n : static_cast<int>(gridDim.x);
+  }
+  __device__ int count() const { return column_stationary ? tiles_m : tiles_m * tiles_n; }
   __device__ void coords(int t, int* tm, int* tn) const {
-    if (b_resident) {
+    if (column_stationary) {
       *tm = t;
       *tn = static_cast<int>(blockIdx.x) % tiles_n;
     } else {
@@ -120,9 +126,28 @@ struct TileWalk {
   }
 };
 
-// Epilogue: `void operator()(const float (&d)[128], int row0, int col0, int warp, int lane)`
-// called by every consumer thread after its accumulator is final; row0/col0 are the
-// global coordinates of the warpgroup's 64x256 block.
+// What a clustered epilogue gets besides the accumulator: its own shared memory (after
+// the pipeline's), which consumer warpgroup calls, and the ordinal of the tile among
+// that consumer's tiles (the same in every CTA of a cluster, which walk in step).
+struct EpilogueContext {
+  unsigned char* smem;
+  int consumer;
+  int ordinal;
+};
+
+// An epilogue with `static constexpr bool kClustered = true` runs with the CTAs launched
+// in clusters of tiles_n along n (one row of tiles per cluster, column-stationary walk);
+// it provides `static void init(unsigned char* smem)` (thread 0, before the start) and
+// `static std::size_t smem_bytes(int cluster_size)` (host).
+template <class E, class = void>
+struct IsClustered : std::false_type {};
+template <class E>
+struct IsClustered<E, std::void_t<decltype(E::kClustered)>> : std::bool_constant<E::kClustered> {};
+
+// Epilogue: `void operator()(float (&d)[128], int row0, int col0, int warp, int lane)`
+// (clustered: one more argument, the EpilogueContext) called by every consumer thread
+// after its accumulator is final; row0/col0 are the global coordinates of the
+// warpgroup's 64x256 block. It may overwrite d.
 template <class Ops, class Epilogue, bool kBResident>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, int m, int n,
@@ -141,10 +166,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + kStages * T::kStageBytes);
   std::uint64_t* empty = full + kStages;
   std::uint64_t* b_full = empty + kStages;
+  constexpr bool kClustered = IsClustered<Epilogue>::value;
+  unsigned char* epilogue_smem = smem + kStages * T::kStageBytes + T::kBarrierBytes;
 
   const int warpgroup = static_cast<int>(threadIdx.x) / 128;
   const int tid_in_group = static_cast<int>(threadIdx.x) % 128;
-  const TileWalk walk{(m + kRows - 1) / kRows, (n + kBlockN - 1) / kBlockN, kBResident};
+  const TileWalk walk{(m + kRows - 1) / kRows, (n + kBlockN - 1) / kBlockN, kBResident || kClustered};
   const int k_tiles = (k + T::kBlockK - 1) / T::kBlockK;
 
   if (threadIdx.x == 0) {
@@ -153,9 +180,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       mbar_init(&empty[s], kBResident ? 1 : 2);  // one arrival per consumer warpgroup using the stage
     }
     mbar_init(b_full, 1);
+    if constexpr (kClustered) Epilogue::init(epilogue_smem);
     fence_barrier_init();
   }
   __syncthreads();
+  if constexpr (kClustered) cluster_sync();  // every CTA's barriers exist before any remote access
 
   // B's k tile kt of column tile tn into dst (N-major: four 64-column boxes).
   auto load_b = [&](unsigned char* dst, std::uint64_t* bar, int kt, int tn) {
@@ -234,7 +263,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int first = walk.first() + (kBResident ? consumer * walk.step() : 0);
     const int step = kBResident ? 2 * walk.step() : walk.step();
     int it = kBResident ? consumer * k_tiles : 0;
-    for (int t = first; t < walk.count(); t += step) {
+    int ordinal = 0;
+    for (int t = first; t < walk.count(); t += step, ++ordinal) {
       int tm = 0, tn = 0;
       walk.coords(t, &tm, &tn);
       if (kBResident && (consumer == 1 || t != first)) named_barrier_sync(1 + consumer, 256);
@@ -246,9 +276,19 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmma_wait<0>();
       fence_registers(d);
       if (tid_in_group == 0) mbar_arrive(&empty[(it - 1) % kStages]);  // this tile's last stage
-      epilogue(d, tm * kRows + (kBResident ? 0 : consumer * 64), tn * kBlockN, warp, lane);
+      const int row0 = tm * kRows + (kBResident ? 0 : consumer * 64);
+      if constexpr (kClustered) {
+        epilogue(d, row0, tn * kBlockN, warp, lane, EpilogueContext{epilogue_smem, consumer, ordinal});
+      } else {
+        epilogue(d, row0, tn * kBlockN, warp, lane);
+      }
       if (kBResident) it += k_tiles;  // the other consumer's tile
     }
+  }
+  if constexpr (kClustered) {
+    // No CTA leaves while a peer may still address its shared memory.
+    __syncwarp();
+    cluster_sync();
   }
 #endif
 }

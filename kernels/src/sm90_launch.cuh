@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 #include "device_facts.h"
@@ -27,16 +28,89 @@ void reserve_shared_memory(int bytes) {
   }
 }
 
+// Clusters of `cluster_size` CTAs of Kernel that the device keeps resident at once (0: it
+// cannot launch such clusters). Sizes above 8 need the kernel's non-portable opt-in.
+// The occupancy query costs more host time than the launch: asked once per kernel and
+// cluster size (smem_bytes follows from the cluster size), on the first device used.
+template <auto Kernel>
+int resident_clusters(int cluster_size, int smem_bytes) {
+  static std::atomic<int> known[17] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+  if (cluster_size < 1 || cluster_size > 16) return 0;
+  const int cached = known[cluster_size].load(std::memory_order_relaxed);
+  if (cached >= 0) return cached;
+  if (cluster_size > 8) {
+    static const cudaError_t allow = cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    if (allow != cudaSuccess) return 0;
+  }
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(cluster_size));
+  config.blockDim = dim3(sm90::kThreads);
+  config.dynamicSmemBytes = static_cast<std::size_t>(smem_bytes);
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = static_cast<unsigned>(cluster_size);
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  int clusters = 0;
+  if (cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config) != cudaSuccess) {
+    (void)cudaGetLastError();  // a refusal here is an answer (0), not a sticky error
+    clusters = 0;
+  }
+  known[cluster_size].store(clusters, std::memory_order_relaxed);
+  return clusters;
+}
+
+// Shared memory of one CTA: the pipeline's, plus a clustered epilogue's own.
+template <class Ops, class Epilogue>
+int sm90_smem_bytes(long tiles_n) {
+  if constexpr (sm90::IsClustered<Epilogue>::value) {
+    return sm90::Tile<Ops>::kSmemBytes + static_cast<int>(Epilogue::smem_bytes(static_cast<int>(tiles_n)));
+  } else {
+    return sm90::Tile<Ops>::kSmemBytes;
+  }
+}
+
+// Whether B-resident (small k: B's column tile kept in shared memory, 64-row tiles
+// ping-ponged between the consumers) runs this problem.
+template <class Ops>
+bool sm90_b_resident(const MatmulProblem& p) {
+  using T = sm90::Tile<Ops>;
+  const long tiles_m = (p.m + sm90::kBlockM - 1) / sm90::kBlockM;
+  const long tiles_n = (p.n + sm90::kBlockN - 1) / sm90::kBlockN;
+  const long k_tiles = (p.k + T::kBlockK - 1) / T::kBlockK;
+  return k_tiles <= T::kMaxResidentKTiles && tiles_n <= current_device_facts().sms && tiles_m > 1;
+}
+
+// How many clusters of one row of tiles (tiles_n CTAs) a clustered epilogue gets on this
+// device for this problem; 0 when it cannot run (more than kMaxClusterSize tiles along n,
+// or the device refuses such clusters).
+template <class Ops, class Epilogue>
+int sm90_cluster_capacity(const MatmulProblem& p) {
+  const long tiles_n = (p.n + sm90::kBlockN - 1) / sm90::kBlockN;
+  if (tiles_n > Epilogue::kMaxClusterSize) return 0;
+  const int cs = static_cast<int>(tiles_n);
+  // The shared-memory opt-in is sized for the largest cluster, once per kernel.
+  const int most = sm90::Tile<Ops>::kSmemBytes + static_cast<int>(Epilogue::smem_bytes(Epilogue::kMaxClusterSize));
+  const int bytes = sm90_smem_bytes<Ops, Epilogue>(tiles_n);
+  if (sm90_b_resident<Ops>(p)) {
+    reserve_shared_memory<sm90::gemm_kernel<Ops, Epilogue, true>>(most);
+    return resident_clusters<sm90::gemm_kernel<Ops, Epilogue, true>>(cs, bytes);
+  }
+  reserve_shared_memory<sm90::gemm_kernel<Ops, Epilogue, false>>(most);
+  return resident_clusters<sm90::gemm_kernel<Ops, Epilogue, false>>(cs, bytes);
+}
+
 template <class Ops, class Epilogue>
 void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_t stream, const Epilogue& epilogue) {
   using T = sm90::Tile<Ops>;
   const int sms = current_device_facts().sms;
   const long tiles_m = (p.m + sm90::kBlockM - 1) / sm90::kBlockM;
   const long tiles_n = (p.n + sm90::kBlockN - 1) / sm90::kBlockN;
-  const long k_tiles = (p.k + T::kBlockK - 1) / T::kBlockK;
   // Small k: keep B's column tile resident, stream only A and ping-pong the consumers
   // over 64-row tiles (see TileWalk).
-  const bool resident = k_tiles <= T::kMaxResidentKTiles && tiles_n <= sms && tiles_m > 1;
+  const bool resident = sm90_b_resident<Ops>(p);
   const CUtensorMap map_a =
       make_tensor_map_2d(p.a, p.m, p.k, p.in, resident ? T::kResidentRows : sm90::kBlockM, T::kBlockK);
   const CUtensorMap map_b = Ops::kBNMajor
@@ -46,16 +120,42 @@ void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_
   // tile, as many CTAs as give each at least two 64-row tiles (one per consumer).
   long grid = tiles_m * tiles_n < sms ? tiles_m * tiles_n : sms;
   if (resident) grid = std::min<long>(sms / tiles_n, tiles_m) * tiles_n;
-  const int smem_bytes = T::kSmemBytes;
+  const int smem_bytes = sm90_smem_bytes<Ops, Epilogue>(tiles_n);
+  constexpr bool clustered = sm90::IsClustered<Epilogue>::value;
+  if constexpr (clustered) {
+    // One cluster per row of tiles, as many as stay resident (the CTAs of a cluster wait
+    // on each other, and a cluster that waits for a free GPC would serialize the walk).
+    const int clusters = sm90_cluster_capacity<Ops, Epilogue>(p);
+    if (clusters == 0) throw KernelError("sm90 matmul: the device runs no cluster of " + std::to_string(tiles_n) + " CTAs");
+    grid = std::min<long>(clusters, tiles_m) * tiles_n;
+  }
   auto launch = [&](auto* kernel) {
-    kernel<<<static_cast<unsigned>(grid), sm90::kThreads, static_cast<std::size_t>(smem_bytes), stream>>>(
-        map_a, map_b, static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
+    if constexpr (clustered) {
+      cudaLaunchConfig_t config{};
+      config.gridDim = dim3(static_cast<unsigned>(grid));
+      config.blockDim = dim3(sm90::kThreads);
+      config.dynamicSmemBytes = static_cast<std::size_t>(smem_bytes);
+      config.stream = stream;
+      cudaLaunchAttribute attr{};
+      attr.id = cudaLaunchAttributeClusterDimension;
+      attr.val.clusterDim.x = static_cast<unsigned>(tiles_n);
+      attr.val.clusterDim.y = 1;
+      attr.val.clusterDim.z = 1;
+      config.attrs = &attr;
+      config.numAttrs = 1;
+      const cudaError_t e = cudaLaunchKernelEx(&config, kernel, map_a, map_b, static_cast<int>(p.m),
+                                               static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
+      if (e != cudaSuccess) throw CudaError(std::string("sm90 matmul: cluster launch: ") + cudaGetErrorString(e));
+    } else {
+      kernel<<<static_cast<unsigned>(grid), sm90::kThreads, static_cast<std::size_t>(smem_bytes), stream>>>(
+          map_a, map_b, static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
+    }
   };
   if (resident) {
-    reserve_shared_memory<sm90::gemm_kernel<Ops, Epilogue, true>>(smem_bytes);
+    if constexpr (!clustered) reserve_shared_memory<sm90::gemm_kernel<Ops, Epilogue, true>>(smem_bytes);
     launch(&sm90::gemm_kernel<Ops, Epilogue, true>);
   } else {
-    reserve_shared_memory<sm90::gemm_kernel<Ops, Epilogue, false>>(smem_bytes);
+    if constexpr (!clustered) reserve_shared_memory<sm90::gemm_kernel<Ops, Epilogue, false>>(smem_bytes);
     launch(&sm90::gemm_kernel<Ops, Epilogue, false>);
   }
   throw_if_launch_failed("sm90 matmul");

@@ -1,6 +1,7 @@
 // softmax(A x B) over rows and columns against a float64 reference: every input type,
-// both output types, every scheme (one launch; the Hopper sweeps, recompute for
-// k <= 320 and rescale above; unfused), sizes that are and are not tile multiples.
+// both output types, every scheme (one launch; the Hopper cluster rows and sweeps,
+// recompute for k <= 320 and rescale above; unfused), sizes that are and are not tile
+// multiples.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -120,6 +121,25 @@ TEST(MatmulSoftmax, OneLaunchMatchesFloat64) {
   }
 }
 
+// The cluster_rows scheme (Hopper, rows) by name: 1 to 16 CTAs per cluster, B-resident
+// (k <= 160 tf32 / 320 bf16: 64-row tiles ping-ponged) and streaming (128-row tiles),
+// m and n off the tile sizes, CTAs with odd and even tile counts, a cluster whose last
+// CTA is mostly past n.
+TEST(MatmulSoftmax, ClusterRowsMatchesFloat64) {
+  if (ft::device_arch() != 90) GTEST_SKIP() << "the cluster_rows scheme needs an sm_90 device";
+  const std::int64_t shapes[][3] = {
+      {300, 2048, 128}, {1000, 520, 64}, {4097, 256, 96}, {2100, 2048, 160}, {777, 1288, 320},
+      {64, 1024, 40},   {129, 4096, 336}, {1100, 1000, 1000}, {96, 296, 8}, {8200, 1792, 32},
+  };
+  const auto cluster = fk::SoftmaxScheme::cluster_rows;
+  const auto rows = fk::SoftmaxDim::rows;
+  for (const auto& s : shapes) {
+    check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, rows, fk::MatmulPath::automatic, cluster});
+    check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::bf16, rows, fk::MatmulPath::automatic, cluster});
+    check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::f32, rows, fk::MatmulPath::automatic, cluster});
+  }
+}
+
 TEST(MatmulSoftmax, SchemeThatCannotTakeTheProblemThrows) {
   ft::DeviceBuffer buf(1 << 20);
   ft::poison_nan(buf);
@@ -136,6 +156,14 @@ TEST(MatmulSoftmax, SchemeThatCannotTakeTheProblemThrows) {
   p.in = fk::DType::f32;  // FFMA inputs: no tensor-core scheme
   EXPECT_THROW(fk::matmul_softmax(p, o), fk::KernelError);
   o.scheme = fk::SoftmaxScheme::sweeps;
+  EXPECT_THROW(fk::matmul_softmax(p, o), fk::KernelError);
+  o.scheme = fk::SoftmaxScheme::cluster_rows;
+  EXPECT_THROW(fk::matmul_softmax(p, o), fk::KernelError);  // fp32 inputs
+  p.in = fk::DType::tf32;
+  o.dim = fk::SoftmaxDim::cols;
+  EXPECT_THROW(fk::matmul_softmax(p, o), fk::KernelError);  // columns
+  o.dim = fk::SoftmaxDim::rows;
+  p.n = 4352;  // 17 column tiles: more than a cluster holds
   EXPECT_THROW(fk::matmul_softmax(p, o), fk::KernelError);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const auto after = ft::download(buf, 16, fk::DType::f32);

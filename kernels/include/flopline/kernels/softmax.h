@@ -1,5 +1,9 @@
 // softmax(A x B) over rows (dim -1) or over columns (dim 0), fused with the matmul, and a
 // standalone softmax (the unfused baseline). See docs/KERNELS.md for the schemes:
+//  - rows with n <= 2048 (4096 where the device runs clusters of 16 CTAs), on Hopper: one
+//    sweep of the wgmma matmul, one row of 256-column tiles per thread-block cluster; the
+//    CTAs exchange their rows' (max, sum) through distributed shared memory and write
+//    the normalized output from registers.
 //  - small problems (every 64x64 tile of the scores gets a resident CTA): one cooperative
 //    launch; each CTA keeps its tile in registers across grid-wide barriers while the
 //    row (column) statistics are exchanged.
@@ -19,10 +23,14 @@ namespace flopline::kernels {
 
 // How matmul_softmax computes (docs/KERNELS.md, "Fused matmul+softmax").
 enum class SoftmaxScheme {
-  automatic,   // one_launch for small problems, sweeps on Hopper, unfused otherwise
+  automatic,   // one_launch for small problems, then cluster_rows or sweeps on Hopper,
+               // unfused otherwise
   one_launch,  // sm_80+, up to one resident CTA per 64x64 tile: one cooperative launch,
                // the scores stay in registers
   sweeps,      // Hopper (sm90 path): wgmma sweeps with the softmax in their epilogue
+  cluster_rows,  // Hopper (sm90 path), rows over at most 16 column tiles of 256 (n <= 4096,
+                 // above 2048 where the device runs clusters of 16): one wgmma sweep, the
+                 // CTAs of a cluster share a row's statistics, only the output is written
   unfused,     // the matmul into scratch memory, then the standalone softmax
 };
 const char* softmax_scheme_name(SoftmaxScheme s);

@@ -1,0 +1,142 @@
+// Row softmax in one sweep of the sm90 core, when a whole row of score tiles fits in one
+// thread-block cluster (n <= 16 x 256). The CTAs of a cluster hold the column tiles of
+// the same 64 rows (per consumer warpgroup). Each computes, per row, the max of its 256
+// scores and the sum of exp(s - max), keeping the exps in the accumulator registers; it
+// sends the (max, sum) pair to every CTA of the cluster (st.async into their shared
+// memory, counted on their mbarrier); once its own barrier has all the pairs it combines
+// them into the row's (M, S) and writes exp(s - max) * exp(max - M) / S straight from
+// registers. The matmul runs once, one exp per score, and nothing but the output is
+// written: no statistics in global memory, no second sweep, no rescale pass.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+
+#include "fast_exp.cuh"
+#include "sm90_gemm.cuh"
+
+namespace flopline::kernels::sm90 {
+
+template <class OutT>
+struct ClusterRowsEpilogue {
+  static constexpr bool kClustered = true;
+  static constexpr int kMaxClusterSize = 16;  // 8 is portable; 16 where the device allows it
+  static constexpr int kRows = 64;            // rows of one consumer's block
+  // Shared memory: 4 mbarriers [consumer][tile parity], then the pairs
+  // [consumer][tile parity][rank][row]. Two parities: a peer may publish tile j + 1 while
+  // this CTA still reads tile j's pairs, never tile j + 2 (it needs this CTA's j + 1 first).
+  static constexpr int kBarrierBytes = 4 * 8;
+  __host__ __device__ static constexpr std::size_t smem_bytes(int cluster_size) {
+    return kBarrierBytes + static_cast<std::size_t>(4 * cluster_size * kRows) * sizeof(float2);
+  }
+
+  OutT* out;
+  int m, n;
+
+#ifdef FLOPLINE_SM90A
+  __device__ static std::uint64_t* barriers(unsigned char* smem) { return reinterpret_cast<std::uint64_t*>(smem); }
+  __device__ static float2* pairs(unsigned char* smem) { return reinterpret_cast<float2*>(smem + kBarrierBytes); }
+
+  __device__ static void init(unsigned char* smem) {
+    // One local arrival per phase (with the expected bytes); the peers' st.async
+    // complete the bytes.
+    for (int i = 0; i < 4; ++i) mbar_init(barriers(smem) + i, 1);
+  }
+
+  __device__ void operator()(float (&d)[kAccum], int row0, int col0, int warp, int lane,
+                             const EpilogueContext& ctx) const {
+    if (col0 + kBlockN <= n) {
+      run<false>(d, row0, col0, warp, lane, ctx);
+    } else {
+      run<true>(d, row0, col0, warp, lane, ctx);
+    }
+  }
+
+  // kCheckCols: the block reaches past n (only the cluster's last CTA): columns >= n take
+  // no part in the statistics and are not stored. Rows >= m (zero scores from TMA's
+  // fill) get harmless statistics and are not stored.
+  template <bool kCheckCols>
+  __device__ void run(float (&d)[kAccum], int row0, int col0, int warp, int lane, const EpilogueContext& ctx) const {
+    using fast::exp2_ftz;
+    using fast::kLog2e;
+    const unsigned ranks = cluster_size(), me = cluster_rank();
+    const int slot = ctx.consumer * 2 + (ctx.ordinal & 1);
+    std::uint64_t* bar = barriers(ctx.smem) + slot;
+    float2* slot_pairs = pairs(ctx.smem) + slot * static_cast<int>(ranks) * kRows;  // [rank][row]
+    float mx[2], sum[2];
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      // Four independent chains (one chain of 64 dependent operations waits on latency).
+      float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+#pragma unroll
+      for (int i = 2 * half, j = 0; i < kAccum; i += 4, ++j) {
+        if (!kCheckCols || col0 + accum_col(i, lane) < n) mx4[j & 3] = fmaxf(mx4[j & 3], fmaxf(d[i], d[i + 1]));
+      }
+      float x = fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]));
+      x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+      x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+      mx[half] = x;  // finite: every CTA's tile has at least one column < n
+      const float mx_log2e = x * kLog2e;
+      float sum4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+      for (int i = 2 * half, j = 0; i < kAccum; i += 4, ++j) {
+        if (!kCheckCols || col0 + accum_col(i, lane) < n) {
+          d[i] = exp2_ftz(fmaf(d[i], kLog2e, -mx_log2e));
+          d[i + 1] = exp2_ftz(fmaf(d[i + 1], kLog2e, -mx_log2e));
+          sum4[j & 3] += d[i] + d[i + 1];
+        }
+      }
+      float s = (sum4[0] + sum4[1]) + (sum4[2] + sum4[3]);
+      s += __shfl_xor_sync(0xffffffffu, s, 1);
+      s += __shfl_xor_sync(0xffffffffu, s, 2);
+      sum[half] = s;
+    }
+    const int local_row = warp * 16 + (lane >> 2);  // and local_row + 8
+    if ((lane & 3) == 0) {
+      const std::uint32_t bar_local = smem_addr(bar);
+      const std::uint32_t pair_local = smem_addr(slot_pairs + me * kRows + local_row);
+      for (unsigned q = 0; q < ranks; ++q) {
+        const std::uint32_t remote_bar = cluster_map(bar_local, q);
+        const std::uint32_t remote = cluster_map(pair_local, q);
+        cluster_store_async(remote, mx[0], sum[0], remote_bar);
+        cluster_store_async(remote + 8 * sizeof(float2), mx[1], sum[1], remote_bar);
+      }
+    }
+    if (warp == 0 && lane == 0) mbar_expect_tx(bar, ranks * kRows * static_cast<unsigned>(sizeof(float2)));
+    mbar_wait_cluster(bar, (ctx.ordinal >> 1) & 1);
+    float factor[2];
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const float2* row_pairs = slot_pairs + local_row + 8 * half;
+      float big = -INFINITY;
+      for (unsigned q = 0; q < ranks; ++q) big = fmaxf(big, row_pairs[q * kRows].x);
+      const float big_log2e = big * kLog2e;
+      float total = 0.0f;
+      for (unsigned q = 0; q < ranks; ++q) {
+        const float2 p = row_pairs[q * kRows];
+        total += p.y * exp2_ftz(fmaf(p.x, kLog2e, -big_log2e));
+      }
+      factor[half] = exp2_ftz(fmaf(mx[half], kLog2e, -big_log2e)) / total;
+    }
+    // Every thread of this consumer has read the slot before any of its next tile's pairs
+    // go out: those let the peers go on to the tile after, which reuses this slot.
+    named_barrier_sync(3 + ctx.consumer, 128);
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = row0 + local_row + 8 * half;
+      if (row >= m) continue;
+      OutT* out_row = out + static_cast<std::int64_t>(row) * n;
+#pragma unroll
+      for (int i = 2 * half; i < kAccum; i += 4) {
+        const int col = col0 + accum_col(i, lane);
+        if (!kCheckCols || col < n) store_pair(out_row + col, d[i] * factor[half], d[i + 1] * factor[half]);
+      }
+    }
+  }
+#else
+  __device__ static void init(unsigned char*) {}
+  __device__ void operator()(float (&)[kAccum], int, int, int, int, const EpilogueContext&) const {}
+#endif
+};
+
+}  // namespace flopline::kernels::sm90
