@@ -118,17 +118,12 @@ __device__ __forceinline__ void cluster_store_async(std::uint32_t remote, float 
                "f"(a), "f"(b), "r"(remote_bar)
                : "memory");
 }
-// mbar_wait with acquire at cluster scope: for data other CTAs of the cluster wrote.
-__device__ __forceinline__ void mbar_wait_cluster(std::uint64_t* bar, unsigned phase) {
-  asm volatile(
-      "{\n"
-      ".reg .pred done;\n"
-      "wait_%=:\n"
-      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra wait_%=;\n"
-      "}\n" ::"r"(smem_addr(bar)),
-      "r"(phase)
-      : "memory");
+// Two floats from this CTA's shared memory by shared address (a generic load through a
+// pointer the compiler cannot place in shared memory takes the long global path).
+__device__ __forceinline__ float2 ld_shared_pair(std::uint32_t addr) {
+  float2 v;
+  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(addr) : "memory");
+  return v;
 }
 
 #endif  // FLOPLINE_SM90A

@@ -103,17 +103,21 @@ struct ClusterRowsEpilogue {
       }
     }
     if (warp == 0 && lane == 0) mbar_expect_tx(bar, ranks * kRows * static_cast<unsigned>(sizeof(float2)));
-    mbar_wait_cluster(bar, (ctx.ordinal >> 1) & 1);
+    // The bytes the peers' st.async count on this barrier are visible once its phase
+    // completes, as for a TMA load: a CTA-scope wait does (an acquire at cluster scope
+    // would also invalidate L1 on every tile).
+    mbar_wait(bar, (ctx.ordinal >> 1) & 1);
     float factor[2];
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      const float2* row_pairs = slot_pairs + local_row + 8 * half;
+      const std::uint32_t row_pairs = smem_addr(slot_pairs + local_row + 8 * half);
+      constexpr std::uint32_t kRankStride = kRows * sizeof(float2);
       float big = -INFINITY;
-      for (unsigned q = 0; q < ranks; ++q) big = fmaxf(big, row_pairs[q * kRows].x);
+      for (unsigned q = 0; q < ranks; ++q) big = fmaxf(big, ld_shared_pair(row_pairs + q * kRankStride).x);
       const float big_log2e = big * kLog2e;
       float total = 0.0f;
       for (unsigned q = 0; q < ranks; ++q) {
-        const float2 p = row_pairs[q * kRows];
+        const float2 p = ld_shared_pair(row_pairs + q * kRankStride);
         total += p.y * exp2_ftz(fmaf(p.x, kLog2e, -big_log2e));
       }
       factor[half] = exp2_ftz(fmaf(mx[half], kLog2e, -big_log2e)) / total;
