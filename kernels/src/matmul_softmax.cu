@@ -84,28 +84,31 @@ bool fused_supported(const MatmulProblem& p, MatmulPath path, int arch) {
   return p.n % 4 == 0;  // the epilogue and rescale write 2 and 4 columns at once
 }
 
-// Why the cluster_rows scheme cannot take the problem, or "" when it can.
+// Clusters of the cluster_rows kernel for p that the device keeps resident (0: none).
 template <class OutT>
-std::string cluster_rows_refusal_for(const MatmulProblem& p) {
+int cluster_rows_capacity_for(const MatmulProblem& p) {
   using E = sm90::ClusterRowsEpilogue<OutT>;
-  const long tiles_n = (p.n + sm90::kBlockN - 1) / sm90::kBlockN;
-  if (tiles_n > E::kMaxClusterSize) {
-    return std::to_string(tiles_n) + " column tiles of 256, more than a cluster's " +
-           std::to_string(E::kMaxClusterSize) + " CTAs";
-  }
-  const int clusters = p.in == DType::tf32 ? detail::sm90_cluster_capacity<sm90::Tf32Operands, E>(p)
-                                           : detail::sm90_cluster_capacity<sm90::Bf16Operands, E>(p);
-  if (clusters == 0) return "the device runs no cluster of " + std::to_string(tiles_n) + " CTAs of this kernel";
-  return "";
+  return p.in == DType::tf32 ? detail::sm90_cluster_capacity<sm90::Tf32Operands, E>(p)
+                             : detail::sm90_cluster_capacity<sm90::Bf16Operands, E>(p);
+}
+int cluster_rows_capacity(const MatmulProblem& p) {
+  return p.out == DType::bf16 ? cluster_rows_capacity_for<__nv_bfloat16>(p) : cluster_rows_capacity_for<float>(p);
 }
 
+// Why the cluster_rows scheme cannot take the problem, or "" when it can.
 std::string cluster_rows_refusal(const MatmulProblem& p, SoftmaxDim dim, MatmulPath path, int arch) {
   if (dim != SoftmaxDim::rows) return "it computes softmax over rows only";
   if (!fused_supported(p, path, arch)) {
     return "it needs the sm90 path (an sm_90 device, 16-byte aligned rows, n a multiple of 4) and inputs tf32 -> "
            "fp32 or bf16 -> fp32/bf16";
   }
-  return p.out == DType::bf16 ? cluster_rows_refusal_for<__nv_bfloat16>(p) : cluster_rows_refusal_for<float>(p);
+  const long tiles_n = (p.n + sm90::kBlockN - 1) / sm90::kBlockN;
+  constexpr int kMax = sm90::ClusterRowsEpilogue<float>::kMaxClusterSize;
+  if (tiles_n > kMax) {
+    return std::to_string(tiles_n) + " column tiles of 256, more than a cluster's " + std::to_string(kMax) + " CTAs";
+  }
+  if (cluster_rows_capacity(p) == 0) return "the device runs no cluster of " + std::to_string(tiles_n) + " CTAs";
+  return "";
 }
 
 // One sweep of the matmul with the softmax epilogue; b_operand is B, or for tf32 the
@@ -144,25 +147,35 @@ void fused_sm90(const MatmulProblem& p, SoftmaxDim dim, cudaStream_t stream) {
     if (rows && tiles_n <= kEpilogueCombineMaxTiles) {
       e.final_stats = nullptr;  // the second sweep combines each row's few partials itself
     } else {
-      detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), p.m, p.n, rows, blocks, stream);
+      detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), nullptr, p.m, p.n, rows, blocks,
+                                    stream);
     }
     e.pass = sm90::SoftmaxPass::normalize;
     run_sweep(p, b_operand, stream, e);
   } else {
     e.pass = sm90::SoftmaxPass::stats_store_exp;
     run_sweep(p, b_operand, stream, e);
-    detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), p.m, p.n, rows, blocks, stream);
-    detail::rescale_softmax(p.c, p.out, partial.as<float2>(), final_stats.as<float2>(), p.m, p.n, rows, blocks,
+    // Columns: the combine also writes each 16-row block's factor per column.
+    std::optional<Scratch> col_scales;
+    if (!rows) col_scales.emplace(partial_count * sizeof(float), stream, "column block factors");
+    float* scales = rows ? nullptr : col_scales->as<float>();
+    detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), scales, p.m, p.n, rows, blocks,
+                                  stream);
+    detail::rescale_softmax(p.c, p.out, partial.as<float2>(), final_stats.as<float2>(), scales, p.m, p.n, rows, blocks,
                             stream);
   }
 }
 
-// Whether the sm90 core runs the problem B-resident (small k). Only there does the
-// cluster_rows scheme beat the sweeps: with a long k loop its clusters wait on each
-// other's statistics with the tensor cores idle (measured on an H200, docs/KERNELS.md).
-bool b_resident(const MatmulProblem& p) {
-  return p.in == DType::tf32 ? detail::sm90_b_resident<sm90::Tf32Operands>(p)
-                             : detail::sm90_b_resident<sm90::Bf16Operands>(p);
+// Where the cluster_rows scheme (which the caller checked can run) beats the sweeps, as
+// measured on an H200 (docs/KERNELS.md): B-resident runs (small k), and streaming runs
+// whose 128-row tiles all get a resident cluster at once (1024^3: 13-22% faster). With
+// more row tiles than clusters and a long k loop, the clusters wait on each other's
+// statistics with the tensor cores idle: 4096^3 3-9% slower than the sweeps, 2048^3
+// (16 row tiles, 15 clusters of 8) 30% slower.
+bool cluster_rows_pays(const MatmulProblem& p) {
+  const bool resident = p.in == DType::tf32 ? detail::sm90_b_resident<sm90::Tf32Operands>(p)
+                                            : detail::sm90_b_resident<sm90::Bf16Operands>(p);
+  return resident || (p.m + sm90::kBlockM - 1) / sm90::kBlockM <= cluster_rows_capacity(p);
 }
 
 // Rows in one sweep: a cluster of CTAs holds a whole row of tiles (softmax_cluster_rows.cuh).
@@ -225,7 +238,7 @@ void matmul_softmax(const MatmulProblem& p, const MatmulSoftmaxOptions& options)
                        (options.path == MatmulPath::automatic || options.path == MatmulPath::sm80);
     if (small && one_launch_refusal(p, arch).empty()) {
       scheme = SoftmaxScheme::one_launch;
-    } else if (cluster_rows_refusal(p, options.dim, options.path, arch).empty() && b_resident(p)) {
+    } else if (cluster_rows_refusal(p, options.dim, options.path, arch).empty() && cluster_rows_pays(p)) {
       scheme = SoftmaxScheme::cluster_rows;
     } else {
       scheme = fused_supported(p, options.path, arch) ? SoftmaxScheme::sweeps : SoftmaxScheme::unfused;

@@ -11,13 +11,17 @@
 
 namespace flopline::kernels::detail {
 
-// rows: partial [m][blocks] -> final [m]; cols: partial [blocks][n] -> final [n].
-void combine_softmax_stats(const float2* partial, float2* final_stats, std::int64_t m, std::int64_t n, bool rows,
-                           int blocks, cudaStream_t stream);
+// rows: partial [m][blocks] -> final [m]; cols: partial [blocks][n] -> final [n], and
+// where col_scales is not null, each block's factor exp(block max - final max) / final
+// sum into col_scales [blocks][n] (for rescale_softmax).
+void combine_softmax_stats(const float2* partial, float2* final_stats, float* col_scales, std::int64_t m,
+                           std::int64_t n, bool rows, int blocks, cudaStream_t stream);
 
 // out[i][j] *= exp(block max - final max) / final sum, with the block of (i, j): rows:
-// column block j / 256; cols: row block i / 16. out is fp32 or bf16.
-void rescale_softmax(void* out, DType out_type, const float2* partial, const float2* final_stats, std::int64_t m,
-                     std::int64_t n, bool rows, int blocks, cudaStream_t stream);
+// column block j / 256 (from partial and final_stats); cols: row block i / 16 (the
+// factors col_scales that combine_softmax_stats wrote). out is fp32 or bf16.
+void rescale_softmax(void* out, DType out_type, const float2* partial, const float2* final_stats,
+                     const float* col_scales, std::int64_t m, std::int64_t n, bool rows, int blocks,
+                     cudaStream_t stream);
 
 }  // namespace flopline::kernels::detail
