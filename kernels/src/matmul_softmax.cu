@@ -1,9 +1,10 @@
 // matmul_softmax(): softmax(A x B) over rows or columns. Small problems (m*n*k at most
 // kOneLaunchMaxWork, every 64x64 tile with a resident CTA) take one cooperative
-// launch on any sm_80+ device (softmax_one_launch.cu). On Hopper (sm90 path) larger ones
-// fuse the softmax into the matmul's epilogue (softmax_epilogue.cuh) with one of two
-// schemes, chosen by k (a one-sweep scheme that shares row statistics across a cluster
-// of CTAs was tried and measured slower; see docs/KERNELS.md):
+// launch on any sm_80+ device (softmax_one_launch.cu). On Hopper (sm90 path), row
+// softmax over at most 16 column tiles runs in one sweep where that pays (small k, or
+// one wave of clusters): a thread-block cluster holds a whole row of tiles and shares
+// each row's statistics (softmax_cluster_rows.cuh). Otherwise the softmax goes into the
+// matmul's epilogue (softmax_epilogue.cuh) with one of two schemes, chosen by k:
 //  - recompute (k <= kRecomputeMaxK): sweep 1 keeps only block statistics, sweep 2
 //    recomputes the scores and writes the normalized output. The matmul runs twice but
 //    the scores never touch memory: for small k the matmul is cheap next to a pass
