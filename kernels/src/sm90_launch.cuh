@@ -28,6 +28,25 @@ void reserve_shared_memory(int bytes) {
   }
 }
 
+// A launch of `grid` CTAs of the sm90 core in clusters of `cluster_size` along x; the
+// configuration points at `attr`, which must outlive it.
+inline cudaLaunchConfig_t cluster_launch_config(long grid, int cluster_size, int smem_bytes, cudaStream_t stream,
+                                                cudaLaunchAttribute* attr) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(grid));
+  config.blockDim = dim3(sm90::kThreads);
+  config.dynamicSmemBytes = static_cast<std::size_t>(smem_bytes);
+  config.stream = stream;
+  *attr = cudaLaunchAttribute{};
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = static_cast<unsigned>(cluster_size);
+  attr->val.clusterDim.y = 1;
+  attr->val.clusterDim.z = 1;
+  config.attrs = attr;
+  config.numAttrs = 1;
+  return config;
+}
+
 // Clusters of `cluster_size` CTAs of Kernel that the device keeps resident at once (0: it
 // cannot launch such clusters). Sizes above 8 need the kernel's non-portable opt-in.
 // The occupancy query costs more host time than the launch: asked once per kernel and
@@ -42,17 +61,8 @@ int resident_clusters(int cluster_size, int smem_bytes) {
     static const cudaError_t allow = cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
     if (allow != cudaSuccess) return 0;
   }
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(cluster_size));
-  config.blockDim = dim3(sm90::kThreads);
-  config.dynamicSmemBytes = static_cast<std::size_t>(smem_bytes);
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = static_cast<unsigned>(cluster_size);
-  attr.val.clusterDim.y = 1;
-  attr.val.clusterDim.z = 1;
-  config.attrs = &attr;
-  config.numAttrs = 1;
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t config = cluster_launch_config(cluster_size, cluster_size, smem_bytes, nullptr, &attr);
   int clusters = 0;
   if (cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config) != cudaSuccess) {
     (void)cudaGetLastError();  // a refusal here is an answer (0), not a sticky error
@@ -131,18 +141,9 @@ void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_
   }
   auto launch = [&](auto* kernel) {
     if constexpr (clustered) {
-      cudaLaunchConfig_t config{};
-      config.gridDim = dim3(static_cast<unsigned>(grid));
-      config.blockDim = dim3(sm90::kThreads);
-      config.dynamicSmemBytes = static_cast<std::size_t>(smem_bytes);
-      config.stream = stream;
-      cudaLaunchAttribute attr{};
-      attr.id = cudaLaunchAttributeClusterDimension;
-      attr.val.clusterDim.x = static_cast<unsigned>(tiles_n);
-      attr.val.clusterDim.y = 1;
-      attr.val.clusterDim.z = 1;
-      config.attrs = &attr;
-      config.numAttrs = 1;
+      cudaLaunchAttribute attr;
+      const cudaLaunchConfig_t config =
+          cluster_launch_config(grid, static_cast<int>(tiles_n), smem_bytes, stream, &attr);
       const cudaError_t e = cudaLaunchKernelEx(&config, kernel, map_a, map_b, static_cast<int>(p.m),
                                                static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
       if (e != cudaSuccess) throw CudaError(std::string("sm90 matmul: cluster launch: ") + cudaGetErrorString(e));
