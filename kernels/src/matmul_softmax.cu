@@ -184,9 +184,7 @@ template <class OutT>
 void cluster_rows(const MatmulProblem& p, cudaStream_t stream) {
   const sm90::ClusterRowsEpilogue<OutT> e{static_cast<OutT*>(p.c), static_cast<int>(p.m), static_cast<int>(p.n)};
   if (p.in == DType::tf32) {
-    Scratch bt(static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.k) * 4, stream, "tf32 B^T");
-    detail::transpose_to_tf32(static_cast<const float*>(p.b), bt.as<float>(), p.k, p.n, stream);
-    detail::launch_sm90_core<sm90::Tf32Operands>(p, bt.as<float>(), stream, e);
+    detail::launch_sm90_tf32(p, stream, e);  // B transposed into scratch first
   } else {
     detail::launch_sm90_core<sm90::Bf16Operands>(p, p.b, stream, e);
   }

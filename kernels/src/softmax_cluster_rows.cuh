@@ -14,6 +14,7 @@
 
 #include "fast_exp.cuh"
 #include "sm90_gemm.cuh"
+#include "softmax_epilogue.cuh"
 
 namespace flopline::kernels::sm90 {
 
@@ -57,7 +58,6 @@ struct ClusterRowsEpilogue {
   // fill) get harmless statistics and are not stored.
   template <bool kCheckCols>
   __device__ void run(float (&d)[kAccum], int row0, int col0, int warp, int lane, const EpilogueContext& ctx) const {
-    using fast::exp2_ftz;
     using fast::kLog2e;
     const unsigned ranks = cluster_size(), me = cluster_rank();
     const int slot = ctx.consumer * 2 + (ctx.ordinal & 1);
@@ -66,23 +66,15 @@ struct ClusterRowsEpilogue {
     float mx[2], sum[2];
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      // Four independent chains (one chain of 64 dependent operations waits on latency).
-      float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
-#pragma unroll
-      for (int i = 2 * half, j = 0; i < kAccum; i += 4, ++j) {
-        if (!kCheckCols || col0 + accum_col(i, lane) < n) mx4[j & 3] = fmaxf(mx4[j & 3], fmaxf(d[i], d[i + 1]));
-      }
-      float x = fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]));
-      x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
-      x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+      const float x = block_row_max<kCheckCols>(d, half, col0, lane, n);
       mx[half] = x;  // finite: every CTA's tile has at least one column < n
       const float mx_log2e = x * kLog2e;
       float sum4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
       for (int i = 2 * half, j = 0; i < kAccum; i += 4, ++j) {
         if (!kCheckCols || col0 + accum_col(i, lane) < n) {
-          d[i] = exp2_ftz(fmaf(d[i], kLog2e, -mx_log2e));
-          d[i + 1] = exp2_ftz(fmaf(d[i + 1], kLog2e, -mx_log2e));
+          d[i] = exp_shifted(d[i], mx_log2e);
+          d[i + 1] = exp_shifted(d[i + 1], mx_log2e);
           sum4[j & 3] += d[i] + d[i + 1];
         }
       }
@@ -118,9 +110,9 @@ struct ClusterRowsEpilogue {
       float total = 0.0f;
       for (unsigned q = 0; q < ranks; ++q) {
         const float2 p = ld_shared_pair(row_pairs + q * kRankStride);
-        total += p.y * exp2_ftz(fmaf(p.x, kLog2e, -big_log2e));
+        total += p.y * exp_shifted(p.x, big_log2e);
       }
-      factor[half] = exp2_ftz(fmaf(mx[half], kLog2e, -big_log2e)) / total;
+      factor[half] = exp_shifted(mx[half], big_log2e) / total;
     }
     // Every thread of this consumer has read the slot before any of its next tile's pairs
     // go out: those let the peers go on to the tile after, which reuses this slot.

@@ -30,6 +30,22 @@ using fast::kLog2e;
 // exp(x - mx) given mx_log2e = mx * log2(e).
 __device__ __forceinline__ float exp_shifted(float x, float mx_log2e) { return exp2_ftz(fmaf(x, kLog2e, -mx_log2e)); }
 
+// The max of row r (half 0) or r + 8 (half 1) of a consumer's 64x256 block over its
+// columns (< n when kCheckCols), reduced over the quad of threads sharing the row:
+// -inf when no column is inside. Four independent chains: one chain of 64 dependent
+// operations would leave the two consumer warps per scheduler waiting on latency.
+template <bool kCheckCols>
+__device__ __forceinline__ float block_row_max(const float (&d)[kAccum], int half, int col0, int lane, int n) {
+  float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+#pragma unroll
+  for (int i = 2 * half, j = 0; i < kAccum; i += 4, ++j) {
+    if (!kCheckCols || col0 + accum_col(i, lane) < n) mx4[j & 3] = fmaxf(mx4[j & 3], fmaxf(d[i], d[i + 1]));
+  }
+  float mx = fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]));
+  mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+  return fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+}
+
 template <class OutT>
 struct SoftmaxEpilogue {
   OutT* out;
@@ -85,16 +101,8 @@ struct SoftmaxEpilogue {
         }
         continue;
       }
-      // Four independent max and sum chains: one chain of 64 dependent operations would
-      // leave the two consumer warps per scheduler waiting on latency.
-      float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
-#pragma unroll
-      for (int i = 2 * half, j = 0; i < kAccum; i += 4, ++j) {
-        if (!kCheckCols || col0 + accum_col(i, lane) < n) mx4[j & 3] = fmaxf(mx4[j & 3], fmaxf(d[i], d[i + 1]));
-      }
-      float mx = fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      // Four independent max and sum chains (block_row_max).
+      const float mx = block_row_max<kCheckCols>(d, half, col0, lane, n);
       // A row with no column inside n (only when kCheckCols) has mx = -inf: its sum stays 0.
       const float mx_log2e = mx == -INFINITY ? 0.0f : mx * kLog2e;
       float sum4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
