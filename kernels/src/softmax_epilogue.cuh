@@ -183,6 +183,11 @@ struct SoftmaxEpilogue {
           dst[1] = st[1];
         }
       }
+      // ptxas spilled 8-64 bytes in every kernel with this loop (against the consumers'
+      // 232 registers) without a warp barrier here, after the last pair's stores; one
+      // after the loop did not help; one per pair works too but keeps the pairs' shuffle
+      // chains from overlapping.
+      if (i == kAccum - 4) __syncwarp();
     }
   }
 
