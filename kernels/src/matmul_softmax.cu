@@ -168,15 +168,27 @@ void fused_sm90(const MatmulProblem& p, SoftmaxDim dim, cudaStream_t stream) {
 }
 
 // Where the cluster_rows scheme (which the caller checked can run) beats the sweeps, as
-// measured on an H200 (docs/KERNELS.md): B-resident runs (small k), and streaming runs
-// whose 128-row tiles all get a resident cluster at once (1024^3: 13-22% faster). With
-// more row tiles than clusters and a long k loop, the clusters wait on each other's
-// statistics with the tensor cores idle: 4096^3 3-9% slower than the sweeps, 2048^3
-// (16 row tiles, 15 clusters of 8) 30% slower.
+// measured on an H200 (docs/KERNELS.md):
+//  - B-resident runs (small k);
+//  - streaming runs whose 128-row tiles all get a resident cluster at once (1024^3:
+//    13-22% faster);
+//  - bf16 streaming runs in clusters of at most 8 CTAs (n <= 2048) with at least two
+//    rounds of row tiles: 8192x2048x2048 and 4096x2048x512 9-10% faster. tf32 there is
+//    within 2% either way (its tiles take twice the k steps, so the clusters' waits on
+//    each other's statistics weigh less against the sweeps' extra pass, but so does
+//    the pass), and is left to the sweeps.
+// Slower: a last round of a few clusters on a mostly idle GPU (2048^3: 16 row tiles, 15
+// clusters of 8: 26-30% slower), and clusters of 16 (4096^3: 7 resident, 112 of 132
+// SMs: 3-9% slower).
 bool cluster_rows_pays(const MatmulProblem& p) {
   const bool resident = p.in == DType::tf32 ? detail::sm90_b_resident<sm90::Tf32Operands>(p)
                                             : detail::sm90_b_resident<sm90::Bf16Operands>(p);
-  return resident || (p.m + sm90::kBlockM - 1) / sm90::kBlockM <= cluster_rows_capacity(p);
+  if (resident) return true;
+  const long tiles_m = (p.m + sm90::kBlockM - 1) / sm90::kBlockM;
+  const long tiles_n = (p.n + sm90::kBlockN - 1) / sm90::kBlockN;
+  const int clusters = cluster_rows_capacity(p);
+  if (tiles_m <= clusters) return true;
+  return p.in == DType::bf16 && tiles_n <= 8 && tiles_m >= 2L * clusters;
 }
 
 // Rows in one sweep: a cluster of CTAs holds a whole row of tiles (softmax_cluster_rows.cuh).
