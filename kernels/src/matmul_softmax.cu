@@ -174,9 +174,7 @@ void fused_sm90(const MatmulProblem& p, SoftmaxDim dim, cudaStream_t stream) {
 //    13-22% faster);
 //  - bf16 streaming runs in clusters of at most 8 CTAs (n <= 2048) with at least two
 //    rounds of row tiles: 8192x2048x2048 and 4096x2048x512 9-10% faster. tf32 there is
-//    within 2% either way (its tiles take twice the k steps, so the clusters' waits on
-//    each other's statistics weigh less against the sweeps' extra pass, but so does
-//    the pass), and is left to the sweeps.
+//    within 2% either way, and is left to the sweeps.
 // Slower: a last round of a few clusters on a mostly idle GPU (2048^3: 16 row tiles, 15
 // clusters of 8: 26-30% slower), and clusters of 16 (4096^3: 7 resident, 112 of 132
 // SMs: 3-9% slower).
