@@ -1,9 +1,9 @@
 // matmul_softmax(): softmax(A x B) over rows or columns. Small problems (m*n*k at most
 // kOneLaunchMaxWork, every 64x64 tile with a resident CTA) take one cooperative
-// launch on any sm_80+ device (softmax_one_launch.cu). On Hopper (sm90 path), row
-// softmax over at most 16 column tiles runs in one sweep where that pays (small k, or
-// one wave of clusters): a thread-block cluster holds a whole row of tiles and shares
-// each row's statistics (softmax_cluster_rows.cuh). Otherwise the softmax goes into the
+// launch on any sm_80+ device (softmax_one_launch.cu), except bf16 rows from 256^3 on
+// Hopper. On Hopper (sm90 path), row softmax over at most 16 column tiles runs in one
+// sweep where that pays (see cluster_rows_pays): a thread-block cluster holds a whole
+// row of tiles and shares each row's statistics (softmax_cluster_rows.cuh). Otherwise the softmax goes into the
 // matmul's epilogue (softmax_epilogue.cuh) with one of two schemes, chosen by k:
 //  - recompute (k <= kRecomputeMaxK): sweep 1 keeps only block statistics, sweep 2
 //    recomputes the scores and writes the normalized output. The matmul runs twice but
@@ -44,6 +44,8 @@ constexpr int kEpilogueCombineMaxTiles = 16;
 // the GPU. Above it the sweeps' wgmma wins: the one-launch k loop is an mma.sync loop
 // paced by one L2 round trip per 32 k (measured on an H200, docs/KERNELS.md).
 constexpr std::int64_t kOneLaunchMaxWork = std::int64_t{1} << 28;
+// From this m*n*k (256^3) up, bf16 row softmax takes cluster rows before the one launch.
+constexpr std::int64_t kClustersBeforeOneLaunchWork = std::int64_t{1} << 24;
 
 using detail::Scratch;
 
@@ -245,9 +247,14 @@ void matmul_softmax(const MatmulProblem& p, const MatmulSoftmaxOptions& options)
     // one_launch is an mma.sync kernel: it stands in for the automatic and sm80 paths.
     const bool small = p.m * p.n * p.k <= kOneLaunchMaxWork &&
                        (options.path == MatmulPath::automatic || options.path == MatmulPath::sm80);
-    if (small && one_launch_refusal(p, arch).empty()) {
+    const bool clusters = cluster_rows_refusal(p, options.dim, options.path, arch).empty() && cluster_rows_pays(p);
+    // bf16 rows from 256^3 up: cluster rows beats the one launch on an H200 (256^3 3-7%,
+    // 512^3 14-17%); at 128^3 the two trade places from run to run, and tf32 is slower
+    // in clusters (its B transpose is one more launch).
+    const bool clusters_first = clusters && p.in == DType::bf16 && p.m * p.n * p.k >= kClustersBeforeOneLaunchWork;
+    if (small && !clusters_first && one_launch_refusal(p, arch).empty()) {
       scheme = SoftmaxScheme::one_launch;
-    } else if (cluster_rows_refusal(p, options.dim, options.path, arch).empty() && cluster_rows_pays(p)) {
+    } else if (clusters) {
       scheme = SoftmaxScheme::cluster_rows;
     } else {
       scheme = fused_supported(p, options.path, arch) ? SoftmaxScheme::sweeps : SoftmaxScheme::unfused;
