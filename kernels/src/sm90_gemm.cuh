@@ -133,6 +133,7 @@ struct EpilogueContext {
   unsigned char* smem;
   int consumer;
   int ordinal;
+  const CUtensorMap* map_c;  // a staged epilogue's output (TMA stores)
 };
 
 // An epilogue with `static constexpr bool kClustered = true` runs with the CTAs launched
@@ -144,14 +145,33 @@ struct IsClustered : std::false_type {};
 template <class E>
 struct IsClustered<E, std::void_t<decltype(E::kClustered)>> : std::bool_constant<E::kClustered> {};
 
+// An epilogue with `static constexpr int kStagingBytes` > 0 stages its output in shared
+// memory for TMA stores on streaming runs: the pipeline gives up one stage for it (three
+// instead of four), and the epilogue gets the staging memory in its EpilogueContext
+// (null on B-resident runs, which store directly) with map_c, the output's TMA map in
+// boxes of 64 rows x kBoxCols columns, 128-byte swizzle. The consumers then go on to the next
+// tile while the stores drain, instead of issuing them with the tensor cores idle.
+template <class E, class = void>
+struct StagingBytes : std::integral_constant<int, 0> {};
+template <class E>
+struct StagingBytes<E, std::void_t<decltype(E::kStagingBytes)>> : std::integral_constant<int, E::kStagingBytes> {};
+template <class E>
+constexpr bool kStagesOutput = StagingBytes<E>::value > 0 && !IsClustered<E>::value;
+// Pipeline stages and where a staged epilogue's memory starts (1024-aligned for the
+// 128-byte swizzle), for streaming runs.
+template <class Ops, class E>
+constexpr int kPipelineStages = kStagesOutput<E> ? kStages - 1 : kStages;
+template <class Ops, class E>
+constexpr int kStagingOffset = kPipelineStages<Ops, E> * Tile<Ops>::kStageBytes + 1024;
+
 // Epilogue: `void operator()(float (&d)[128], int row0, int col0, int warp, int lane)`
 // (clustered: one more argument, the EpilogueContext) called by every consumer thread
 // after its accumulator is final; row0/col0 are the global coordinates of the
 // warpgroup's 64x256 block. It may overwrite d.
 template <class Ops, class Epilogue, bool kBResident>
 __global__ void __launch_bounds__(kThreads, 1)
-    gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, int m, int n,
-                int k, Epilogue epilogue) {
+    gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                const __grid_constant__ CUtensorMap map_c, int m, int n, int k, Epilogue epilogue) {
 #ifdef FLOPLINE_SM90A
   using T = Tile<Ops>;
   extern __shared__ unsigned char smem_raw[];
@@ -160,14 +180,18 @@ __global__ void __launch_bounds__(kThreads, 1)
       (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~static_cast<std::uintptr_t>(1023));
   // Rows of A per stage (and of the tile one consumer, or both, compute).
   constexpr int kRows = kBResident ? T::kResidentRows : kBlockM;
-  // Streaming: kStages x (A, B). B-resident: kStages x A, then all of B's k tiles.
+  // A staged epilogue (streaming runs only) takes the last stage's place.
+  constexpr bool kStaged = kStagesOutput<Epilogue> && !kBResident;
+  constexpr int kPipe = kStaged ? kPipelineStages<Ops, Epilogue> : kStages;  // pipeline stages
+  // Streaming: kPipe x (A, B). B-resident: kPipe x A, then all of B's k tiles.
   constexpr int kStageStride = kBResident ? T::kResidentABytes : T::kStageBytes;
-  unsigned char* b_resident = smem + kStages * kStageStride;
-  std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + kStages * T::kStageBytes);
-  std::uint64_t* empty = full + kStages;
-  std::uint64_t* b_full = empty + kStages;
+  unsigned char* b_resident = smem + kPipe * kStageStride;
+  std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + kPipe * T::kStageBytes);
+  std::uint64_t* empty = full + kPipe;
+  std::uint64_t* b_full = empty + kPipe;
   constexpr bool kClustered = IsClustered<Epilogue>::value;
-  unsigned char* epilogue_smem = smem + kStages * T::kStageBytes + T::kBarrierBytes;
+  unsigned char* epilogue_smem = kStaged ? smem + kStagingOffset<Ops, Epilogue>
+                                         : smem + kPipe * T::kStageBytes + T::kBarrierBytes;
 
   const int warpgroup = static_cast<int>(threadIdx.x) / 128;
   const int tid_in_group = static_cast<int>(threadIdx.x) % 128;
@@ -175,7 +199,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int k_tiles = (k + T::kBlockK - 1) / T::kBlockK;
 
   if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) {
+    for (int s = 0; s < kPipe; ++s) {
       mbar_init(&full[s], 1);
       mbar_init(&empty[s], kBResident ? 1 : 2);  // one arrival per consumer warpgroup using the stage
     }
@@ -215,8 +239,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         int tm = 0, tn = 0;
         walk.coords(t, &tm, &tn);
         for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-          const int s = it % kStages;
-          if (it >= kStages) mbar_wait(&empty[s], ((it / kStages) + 1) & 1);
+          const int s = it % kPipe;
+          if (it >= kPipe) mbar_wait(&empty[s], ((it / kPipe) + 1) & 1);
           unsigned char* sa = smem + s * kStageStride;
           mbar_expect_tx(&full[s], kStageStride);
           tma_load_2d(sa, &map_a, &full[s], kt * T::kBlockK, tm * kRows);
@@ -232,8 +256,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     // The k loop of one tile: stages it, it+1, ... of the pipeline into d.
     auto k_loop = [&](float (&d)[kAccum], int& it) {
       for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-        const int s = it % kStages;
-        mbar_wait(&full[s], (it / kStages) & 1);
+        const int s = it % kPipe;
+        mbar_wait(&full[s], (it / kPipe) & 1);
         const std::uint32_t sa = smem_addr(smem + s * kStageStride) + (kBResident ? 0 : consumer * 64 * 128);
         const std::uint32_t sb =
             kBResident ? smem_addr(b_resident + kt * T::kBBytes) : smem_addr(smem + s * kStageStride + T::kABytes);
@@ -254,7 +278,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         // one (this one) is pending, and its buffers go back to the producer.
         wgmma_wait<1>();
         fence_registers(d);
-        if (kt > 0 && tid_in_group == 0) mbar_arrive(&empty[(it - 1) % kStages]);
+        if (kt > 0 && tid_in_group == 0) mbar_arrive(&empty[(it - 1) % kPipe]);
       }
     };
     // Ping-pong: consumer c takes the CTA's tiles c, c+2, ... and the k loops alternate.
@@ -275,15 +299,21 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (kBResident && t + walk.step() < walk.count()) named_barrier_arrive(2 - consumer, 256);
       wgmma_wait<0>();
       fence_registers(d);
-      if (tid_in_group == 0) mbar_arrive(&empty[(it - 1) % kStages]);  // this tile's last stage
+      if (tid_in_group == 0) mbar_arrive(&empty[(it - 1) % kPipe]);  // this tile's last stage
       const int row0 = tm * kRows + (kBResident ? 0 : consumer * 64);
       if constexpr (kClustered) {
-        epilogue(d, row0, tn * kBlockN, warp, lane, EpilogueContext{epilogue_smem, consumer, ordinal});
+        epilogue(d, row0, tn * kBlockN, warp, lane, EpilogueContext{epilogue_smem, consumer, ordinal, nullptr});
+      } else if constexpr (StagingBytes<Epilogue>::value > 0) {
+        epilogue(d, row0, tn * kBlockN, warp, lane,
+                 EpilogueContext{kStaged ? epilogue_smem : nullptr, consumer, ordinal, &map_c});
       } else {
         epilogue(d, row0, tn * kBlockN, warp, lane);
       }
       if (kBResident) it += k_tiles;  // the other consumer's tile
     }
+    // The staged output's last stores must be done before the CTA (and its shared
+    // memory) goes.
+    if (kStaged && tid_in_group == 0) bulk_wait<0>();
   }
   if constexpr (kClustered) {
     // No CTA leaves while a peer may still address its shared memory.
@@ -305,11 +335,34 @@ __device__ __forceinline__ void store_pair(__half* p, float a, float b) {
   *reinterpret_cast<__half2*>(p) = __floats2half2_rn(a, b);
 }
 
+__device__ __forceinline__ std::uint32_t pack_pair(__nv_bfloat16*, float a, float b) {
+  const __nv_bfloat162 v = __floats2bfloat162_rn(a, b);
+  return *reinterpret_cast<const std::uint32_t*>(&v);
+}
+__device__ __forceinline__ std::uint32_t pack_pair(__half*, float a, float b) {
+  const __half2 v = __floats2half2_rn(a, b);
+  return *reinterpret_cast<const std::uint32_t*>(&v);
+}
+
 // Plain store of the accumulator as OutT (float, __nv_bfloat16 or __half).
+// 16-bit outputs on streaming runs are staged (kStagingBytes): each consumer writes its
+// 64x256 block into shared memory as four 64x64 boxes in the 128-byte swizzle (the 8
+// rows a warp writes at once land in 8 different bank groups), and one thread stores
+// them with TMA while the consumers go on to the next tile. Measured on an H200 at
+// 4096^3 bf16, the direct stores cost 9% of the matmul: 236 us with them against 215 us
+// with the epilogue left out (ncu), with the tensor cores idle while both consumers
+// store.
 template <class OutT>
 struct StoreEpilogue {
   OutT* c;
   int m, n;
+
+  static constexpr bool kStaged = sizeof(OutT) == 2;
+  static constexpr int kBoxCols = 64, kBoxBytes = 64 * 128;
+  static constexpr int kStagingPerConsumer = 4 * kBoxBytes;  // 64 x 256 16-bit values
+  static constexpr int kStagingBytes = kStaged ? 2 * kStagingPerConsumer : 0;
+  static constexpr int kNamedBarrier = 5;  // + consumer (1-4: ping-pong and cluster rows)
+
   __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane) const {
 #pragma unroll
     for (int i = 0; i < kAccum; i += 2) {
@@ -317,6 +370,41 @@ struct StoreEpilogue {
       const int col = col0 + accum_col(i, lane);
       if (row < m && col < n) store_pair(c + static_cast<std::int64_t>(row) * n + col, d[i], d[i + 1]);
     }
+  }
+
+  __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
+                             const EpilogueContext& ctx) const {
+    if (ctx.smem == nullptr) {
+      (*this)(d, row0, col0, warp, lane);
+      return;
+    }
+#ifdef FLOPLINE_SM90A
+    if constexpr (kStaged) {
+      const int tid = warp * 32 + lane;
+      unsigned char* buf = ctx.smem + ctx.consumer * kStagingPerConsumer;
+      const int bar = kNamedBarrier + ctx.consumer;
+      // The previous tile's stores are done reading the buffer.
+      if (tid == 0) bulk_wait_read<0>();
+      named_barrier_sync(bar, 128);
+      const std::uint32_t base = smem_addr(buf);
+#pragma unroll
+      for (int i = 0; i < kAccum; i += 2) {
+        const int r = accum_row(i, warp, lane), col = accum_col(i, lane);
+        const int chunk = (col >> 3) & 7;  // 16-byte chunk within the box's 128-byte row
+        const std::uint32_t at = base + (col >> 6) * kBoxBytes + r * 128 + ((chunk ^ (r & 7)) << 4) + (col & 7) * 2;
+        st_shared_u32(at, pack_pair(static_cast<OutT*>(nullptr), d[i], d[i + 1]));
+      }
+      fence_proxy_async_shared();
+      named_barrier_sync(bar, 128);
+      if (tid == 0) {
+#pragma unroll
+        for (int b = 0; b < kBlockN / kBoxCols; ++b) {
+          tma_store_2d(ctx.map_c, buf + b * kBoxBytes, col0 + b * kBoxCols, row0);
+        }
+        bulk_commit();
+      }
+    }
+#endif
   }
 };
 

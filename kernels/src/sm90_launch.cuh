@@ -72,11 +72,15 @@ int resident_clusters(int cluster_size, int smem_bytes) {
   return clusters;
 }
 
-// Shared memory of one CTA: the pipeline's, plus a clustered epilogue's own.
+// Shared memory of one CTA: the pipeline's, plus a clustered epilogue's own; a staged
+// epilogue on a streaming run: one stage less, then its staging memory.
 template <class Ops, class Epilogue>
-int sm90_smem_bytes(long tiles_n) {
+int sm90_smem_bytes(long tiles_n, bool resident) {
   if constexpr (sm90::IsClustered<Epilogue>::value) {
     return sm90::Tile<Ops>::kSmemBytes + static_cast<int>(Epilogue::smem_bytes(static_cast<int>(tiles_n)));
+  } else if constexpr (sm90::kStagesOutput<Epilogue>) {
+    if (!resident) return sm90::kStagingOffset<Ops, Epilogue> + Epilogue::kStagingBytes + 1024;  // + alignment slack
+    return sm90::Tile<Ops>::kSmemBytes;
   } else {
     return sm90::Tile<Ops>::kSmemBytes;
   }
@@ -103,7 +107,7 @@ int sm90_cluster_capacity(const MatmulProblem& p) {
   const int cs = static_cast<int>(tiles_n);
   // The shared-memory opt-in is sized for the largest cluster, once per kernel.
   const int most = sm90::Tile<Ops>::kSmemBytes + static_cast<int>(Epilogue::smem_bytes(Epilogue::kMaxClusterSize));
-  const int bytes = sm90_smem_bytes<Ops, Epilogue>(tiles_n);
+  const int bytes = sm90_smem_bytes<Ops, Epilogue>(tiles_n, false);
   if (sm90_b_resident<Ops>(p)) {
     reserve_shared_memory<sm90::gemm_kernel<Ops, Epilogue, true>>(most);
     return resident_clusters<sm90::gemm_kernel<Ops, Epilogue, true>>(cs, bytes);
@@ -126,11 +130,16 @@ void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_
   const CUtensorMap map_b = Ops::kBNMajor
                                 ? make_tensor_map_2d(b_operand, p.k, p.n, p.in, T::kBlockK, 128 / Ops::kElemBytes)
                                 : make_tensor_map_2d(b_operand, p.n, p.k, p.in, sm90::kBlockN, T::kBlockK);
+  // A staged epilogue's output map (otherwise unused: A's stands in).
+  CUtensorMap map_c = map_a;
+  if constexpr (sm90::kStagesOutput<Epilogue>) {
+    map_c = make_tensor_map_2d(p.c, p.m, p.n, p.out, 64, Epilogue::kBoxCols);
+  }
   // Persistent CTAs, one per SM (the shared memory allows one). B-resident: per column
   // tile, as many CTAs as give each at least two 64-row tiles (one per consumer).
   long grid = tiles_m * tiles_n < sms ? tiles_m * tiles_n : sms;
   if (resident) grid = std::min<long>(sms / tiles_n, tiles_m) * tiles_n;
-  const int smem_bytes = sm90_smem_bytes<Ops, Epilogue>(tiles_n);
+  const int smem_bytes = sm90_smem_bytes<Ops, Epilogue>(tiles_n, resident);
   constexpr bool clustered = sm90::IsClustered<Epilogue>::value;
   if constexpr (clustered) {
     // One cluster per row of tiles, as many as stay resident (the CTAs of a cluster wait
@@ -144,12 +153,12 @@ void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_
       cudaLaunchAttribute attr;
       const cudaLaunchConfig_t config =
           cluster_launch_config(grid, static_cast<int>(tiles_n), smem_bytes, stream, &attr);
-      const cudaError_t e = cudaLaunchKernelEx(&config, kernel, map_a, map_b, static_cast<int>(p.m),
+      const cudaError_t e = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, static_cast<int>(p.m),
                                                static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
       if (e != cudaSuccess) throw CudaError(std::string("sm90 matmul: cluster launch: ") + cudaGetErrorString(e));
     } else {
       kernel<<<static_cast<unsigned>(grid), sm90::kThreads, static_cast<std::size_t>(smem_bytes), stream>>>(
-          map_a, map_b, static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
+          map_a, map_b, map_c, static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
     }
   };
   if (resident) {
