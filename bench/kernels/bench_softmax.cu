@@ -1,7 +1,8 @@
 // Fused softmax(A x B) against the unfused pair (cuBLAS matmul + flopline's standalone
 // softmax) at the classic experiment's shapes, rows and columns. cudaEvent timing,
 // median of the repetitions after a warm-up. Prints one key=value line per case:
-//   bench=matmul_softmax dim=rows dtype=tf32 m= n= k= fused_ms= unfused_ms= speedup=
+//   bench=matmul_softmax dim=rows dtype=tf32 out=fp32 m= n= k= fused_ms= unfused_ms= speedup=
+// The output is fp32 unless --out bf16 (for bf16 inputs; tf32 inputs keep fp32).
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -46,15 +47,24 @@ struct Shape {
 
 int main(int argc, char** argv) {
   bool quick = false;
+  fk::DType bf16_out = fk::DType::f32;  // the output type of the bf16-input cases
   std::vector<Shape> only;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--shape") && i + 3 < argc) {
       only.push_back({std::atol(argv[i + 1]), std::atol(argv[i + 2]), std::atol(argv[i + 3])});
       i += 3;
+    } else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) {
+      const std::string t = argv[++i];
+      if (t != "bf16" && t != "fp32") {
+        std::fprintf(stderr, "bench_softmax: --out takes bf16 or fp32, not %s\n", t.c_str());
+        return 2;
+      }
+      bf16_out = t == "bf16" ? fk::DType::bf16 : fk::DType::f32;
     } else if (!std::strcmp(argv[i], "--help")) {
-      std::printf("usage: bench_softmax [--quick] [--shape M N K]...\n"
-                  "  fused softmax(A x B) vs cuBLAS matmul + standalone softmax; --shape runs only those\n");
+      std::printf("usage: bench_softmax [--quick] [--out bf16|fp32] [--shape M N K]...\n"
+                  "  fused softmax(A x B) vs cuBLAS matmul + standalone softmax; --shape runs only those;\n"
+                  "  --out: the output type of the bf16-input cases (fp32 by default)\n");
       return 0;
     } else {
       std::fprintf(stderr, "bench_softmax: unknown argument %s (see --help)\n", argv[i]);
@@ -103,7 +113,7 @@ int main(int argc, char** argv) {
         p.n = s.n;
         p.k = s.k;
         p.in = in;
-        p.out = fk::DType::f32;
+        p.out = in == fk::DType::bf16 ? bf16_out : fk::DType::f32;
         fk::MatmulSoftmaxOptions o;
         o.dim = dim;
         o.range = false;
@@ -129,6 +139,7 @@ int main(int argc, char** argv) {
         sp.out = out;
         sp.m = s.m;
         sp.n = s.n;
+        sp.out_type = p.out;
         const double mm_only = flopline::bench::median_ms([&] {
           if (cublas.ok()) cublas.matmul(p.a, p.b, scores, s.m, s.n, s.k, in, fk::DType::f32, nullptr);
         }, 3, reps);
@@ -137,9 +148,10 @@ int main(int argc, char** argv) {
           fk::softmax(sp, dim, nullptr, false);
         }, 3, reps);
         cuda_ok(cudaDeviceSynchronize(), "run");
-        std::printf("bench=matmul_softmax dim=%s dtype=%s m=%ld n=%ld k=%ld fused_ms=%.4f unfused_ms=%.4f "
+        std::printf("bench=matmul_softmax dim=%s dtype=%s out=%s m=%ld n=%ld k=%ld fused_ms=%.4f unfused_ms=%.4f "
                     "cublas_matmul_ms=%.4f speedup=%.2f one_launch_ms=%.4f sweeps_ms=%.4f cluster_rows_ms=%.4f\n",
-                    fk::softmax_dim_name(dim), fk::dtype_name(in), s.m, s.n, s.k, fused, unfused, mm_only,
+                    fk::softmax_dim_name(dim), fk::dtype_name(in), fk::dtype_name(p.out), s.m, s.n, s.k, fused,
+                    unfused, mm_only,
                     unfused / fused, one_launch, sweeps, cluster);
         std::fflush(stdout);
       }

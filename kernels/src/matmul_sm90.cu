@@ -4,6 +4,7 @@
 #include <cuda_fp16.h>
 
 #include "matmul_launch.h"
+#include "sm90_epilogue_store.cuh"
 #include "sm90_launch.cuh"
 
 namespace flopline::kernels::detail {

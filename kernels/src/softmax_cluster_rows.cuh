@@ -13,7 +13,7 @@
 #include <cstddef>
 
 #include "fast_exp.cuh"
-#include "sm90_gemm.cuh"
+#include "sm90_epilogue_store.cuh"
 #include "softmax_epilogue.cuh"
 
 namespace flopline::kernels::sm90 {
