@@ -39,6 +39,26 @@ __device__ __forceinline__ std::uint32_t pack_pair(__half*, float a, float b) {
   return *reinterpret_cast<const std::uint32_t*>(&v);
 }
 
+// Two adjacent 8-column blocks of one row of a 16-bit output, from the quad of lanes
+// that holds the row: `a` is the lane's pair in the first block, `b` in the second. The
+// lanes swap pairs so that each stores 4 columns (8 bytes): even lanes of the first
+// block, odd lanes of the second. A warp's store then writes a whole 32-byte sector per
+// row, where storing the pairs as they are wrote half sectors: cluster rows with bf16
+// output ran slower than with fp32 output (0.084 against 0.066 ms at 16384x2048x128).
+// Every lane must call it (a shuffle). `block` points at the first block's column 0 of
+// the row; `row_in`: the row is inside the matrix; `cols_inside`: how many columns from
+// `block` on are (n is a multiple of 4, so a lane's 4 columns are wholly in or out).
+template <class OutT>
+__device__ __forceinline__ void store_two_blocks16(OutT* block, std::uint32_t a, std::uint32_t b, int lane,
+                                                   bool row_in, int cols_inside) {
+  const bool odd = (lane & 1) != 0;
+  const std::uint32_t got = __shfl_xor_sync(0xffffffffu, odd ? a : b, 1);
+  const int col = odd ? 8 + ((lane & 3) - 1) * 2 : (lane & 3) * 2;
+  if (row_in && col < cols_inside) {
+    *reinterpret_cast<uint2*>(block + col) = odd ? make_uint2(got, b) : make_uint2(a, got);
+  }
+}
+
 // A consumer's 64x256 block of a 16-bit output staged in shared memory as four 64x64
 // boxes in the 128-byte swizzle (the 8 rows a warp writes at once land in 8 different
 // bank groups), then stored by one thread with TMA. An epilogue that uses it declares

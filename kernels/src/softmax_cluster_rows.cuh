@@ -120,12 +120,25 @@ struct ClusterRowsEpilogue {
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int row = row0 + local_row + 8 * half;
-      if (row >= m) continue;
-      OutT* out_row = out + static_cast<std::int64_t>(row) * n;
+      const bool row_in = row < m;
+      OutT* out_row = out + static_cast<std::int64_t>(row_in ? row : 0) * n;
+      if constexpr (sizeof(OutT) == 2) {
+        // 16-bit: two 8-column blocks per store instruction (store_two_blocks16).
 #pragma unroll
-      for (int i = 2 * half; i < kAccum; i += 4) {
-        const int col = col0 + accum_col(i, lane);
-        if (!kCheckCols || col < n) store_pair(out_row + col, d[i] * factor[half], d[i + 1] * factor[half]);
+        for (int i = 2 * half; i < kAccum; i += 8) {
+          const int block_col = col0 + (i >> 2) * 8;  // the first block's column 0
+          const float f = factor[half];
+          const std::uint32_t a = pack_pair(out, d[i] * f, d[i + 1] * f);
+          const std::uint32_t b = pack_pair(out, d[i + 4] * f, d[i + 5] * f);
+          store_two_blocks16(out_row + block_col, a, b, lane, row_in, kCheckCols ? n - block_col : kBlockN);
+        }
+      } else {
+        if (!row_in) continue;
+#pragma unroll
+        for (int i = 2 * half; i < kAccum; i += 4) {
+          const int col = col0 + accum_col(i, lane);
+          if (!kCheckCols || col < n) store_pair(out_row + col, d[i] * factor[half], d[i + 1] * factor[half]);
+        }
       }
     }
   }
