@@ -105,6 +105,20 @@ TEST(MatmulSoftmax, FusedAndFallbackMatchFloat64) {
   }
 }
 
+// The sweeps with bf16 output stage it for TMA stores (as the matmul does). k = 392
+// (rescale): more tiles than CTAs (17 x 9 = 153), so staging buffers are reused, and
+// partial tiles in m and n. k = 200 (recompute, whose first sweep writes nothing) with
+// one row tile: bf16 streams there instead of keeping B resident.
+TEST(MatmulSoftmax, SweepsWithStagedBf16Output) {
+  if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
+  for (auto dim : {fk::SoftmaxDim::rows, fk::SoftmaxDim::cols}) {
+    check({2120, 2248, 392, fk::DType::bf16, fk::DType::bf16, dim, fk::MatmulPath::automatic,
+           fk::SoftmaxScheme::sweeps});
+    check({100, 2248, 200, fk::DType::bf16, fk::DType::bf16, dim, fk::MatmulPath::automatic,
+           fk::SoftmaxScheme::sweeps});
+  }
+}
+
 // The one-launch scheme by name at every shape (all fit the resident CTAs), with the
 // statistics in the output buffer, and in scratch memory when the output pointer is only
 // 4-byte aligned or the output is smaller than the statistics (1x1).
