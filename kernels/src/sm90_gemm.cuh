@@ -1,15 +1,17 @@
 // The Hopper matmul core: persistent CTAs compute tiles of C = A x B with wgmma on
 // operands that TMA brings into 128-byte-swizzled shared memory, through a 4-stage
-// mbarrier pipeline. Warpgroup 0 is the producer (one thread issues the TMA loads, the
-// others give their registers away); warpgroups 1 and 2 are consumers, each keeping a
-// 64x256 fp32 accumulator in registers (128 per thread). What happens to the
-// accumulator is the Epilogue's job: a plain store (matmul_sm90.cu) or the softmax
-// statistics of the fused matmul+softmax (softmax_epilogue.cuh).
+// mbarrier pipeline (3 where the epilogue stages its output). Warpgroup 0 is the
+// producer (one thread issues the TMA loads, the others give their registers away);
+// warpgroups 1 and 2 are consumers, each keeping a 64x256 fp32 accumulator in registers
+// (128 per thread). What happens to the accumulator is the Epilogue's job: a plain store
+// (sm90_epilogue_store.cuh) or the softmax statistics of the fused matmul+softmax
+// (softmax_epilogue.cuh, softmax_cluster_rows.cuh).
 //
 // Two schedules (TileWalk):
 //  - streaming (cooperative): both consumers work on one 128x256 tile, 64 rows each,
 //    and A and B stream through the stages. Their epilogues run at the same time, with
-//    the tensor cores idle, which is cheap next to a long k loop.
+//    the tensor cores idle; 16-bit outputs are therefore staged in shared memory and
+//    stored by TMA while the next tile runs (StagingBytes below).
 //  - B-resident (ping-pong, small k): B's column tile stays in shared memory and the
 //    consumers take alternate 64x256 tiles, their k loops in turn (named barriers): one
 //    runs its epilogue (exp, statistics, stores) while the other's wgmma runs. With k of
@@ -159,13 +161,13 @@ template <class E>
 constexpr bool kStagesOutput = StagingBytes<E>::value > 0 && !IsClustered<E>::value;
 // Pipeline stages and where a staged epilogue's memory starts (1024-aligned for the
 // 128-byte swizzle), for streaming runs.
-template <class Ops, class E>
+template <class E>
 constexpr int kPipelineStages = kStagesOutput<E> ? kStages - 1 : kStages;
 template <class Ops, class E>
-constexpr int kStagingOffset = kPipelineStages<Ops, E> * Tile<Ops>::kStageBytes + 1024;
+constexpr int kStagingOffset = kPipelineStages<E> * Tile<Ops>::kStageBytes + 1024;
 
 // Epilogue: `void operator()(float (&d)[128], int row0, int col0, int warp, int lane)`
-// (clustered: one more argument, the EpilogueContext) called by every consumer thread
+// (clustered or staged: one more argument, the EpilogueContext) called by every consumer thread
 // after its accumulator is final; row0/col0 are the global coordinates of the
 // warpgroup's 64x256 block. It may overwrite d.
 template <class Ops, class Epilogue, bool kBResident>
@@ -182,7 +184,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   constexpr int kRows = kBResident ? T::kResidentRows : kBlockM;
   // A staged epilogue (streaming runs only) takes the last stage's place.
   constexpr bool kStaged = kStagesOutput<Epilogue> && !kBResident;
-  constexpr int kPipe = kStaged ? kPipelineStages<Ops, Epilogue> : kStages;  // pipeline stages
+  constexpr int kPipe = kStaged ? kPipelineStages<Epilogue> : kStages;  // pipeline stages
   // Streaming: kPipe x (A, B). B-resident: kPipe x A, then all of B's k tiles.
   constexpr int kStageStride = kBResident ? T::kResidentABytes : T::kStageBytes;
   unsigned char* b_resident = smem + kPipe * kStageStride;
