@@ -59,15 +59,22 @@ __device__ __forceinline__ void store_two_blocks16(OutT* block, std::uint32_t a,
   }
 }
 
-// A consumer's 64x256 block of a 16-bit output staged in shared memory as four 64x64
-// boxes in the 128-byte swizzle (the 8 rows a warp writes at once land in 8 different
-// bank groups), then stored by one thread with TMA. An epilogue that uses it declares
-// `kStagingBytes = StagedOutput<OutT>::kBytes` and `kBoxCols` (sm90_gemm.cuh), and
-// between begin() and finish() every thread put()s its pairs (16-bit OutT only).
+// A consumer's 64x256 block of the output staged in shared memory in boxes of 64 rows x
+// 128 bytes (64 columns of 16-bit, 32 of fp32) in the 128-byte swizzle (the 8 rows a
+// warp writes at once land in 8 different bank groups), then stored by one thread with
+// TMA. The buffer holds four boxes (32 KB per consumer): a 16-bit block in one round,
+// an fp32 block in two rounds of 128 columns (accumulator registers 0-63, then 64-127),
+// each waiting for the previous round's stores to have read the buffer. An epilogue
+// that uses it declares `kStagingBytes = StagedOutput<OutT>::kBytes` and `kBoxCols`
+// (sm90_gemm.cuh), and per round, between begin() and finish(), every thread put()s its
+// pairs.
 template <class OutT>
 struct StagedOutput {
-  static constexpr int kBoxCols = 64, kBoxBytes = 64 * 128;
-  static constexpr int kPerConsumer = (kBlockN / kBoxCols) * kBoxBytes;
+  static constexpr int kBoxCols = 128 / static_cast<int>(sizeof(OutT)), kBoxBytes = 64 * 128;
+  static constexpr int kBoxesPerRound = 4;
+  static constexpr int kColsPerRound = kBoxesPerRound * kBoxCols;
+  static constexpr int kRounds = kBlockN / kColsPerRound;
+  static constexpr int kPerConsumer = kBoxesPerRound * kBoxBytes;
   static constexpr int kBytes = 2 * kPerConsumer;
   static constexpr int kNamedBarrier = 5;  // + consumer (1-4: ping-pong and cluster rows)
 
@@ -79,37 +86,56 @@ struct StagedOutput {
     named_barrier_sync(kNamedBarrier + ctx.consumer, 128);
     return smem_addr(ctx.smem + ctx.consumer * kPerConsumer);
   }
-  // Columns c, c+1 (c even) of row r of the block.
+  // Columns c, c+1 (c even, counted from the round's first column) of row r.
   __device__ static void put(std::uint32_t base, int r, int c, float a, float b) {
-    const int chunk = (c >> 3) & 7;  // 16-byte chunk within the box's 128-byte row
-    const std::uint32_t at = base + (c >> 6) * kBoxBytes + r * 128 + ((chunk ^ (r & 7)) << 4) + (c & 7) * 2;
-    st_shared_u32(at, pack_pair(static_cast<OutT*>(nullptr), a, b));
+    const int byte = (c % kBoxCols) * static_cast<int>(sizeof(OutT));  // within the box's row
+    const std::uint32_t at = base + (c / kBoxCols) * kBoxBytes + r * 128 + ((((byte >> 4) ^ (r & 7))) << 4) + (byte & 15);
+    if constexpr (sizeof(OutT) == 4) {
+      asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(at), "f"(a), "f"(b) : "memory");
+    } else {
+      st_shared_u32(at, pack_pair(static_cast<OutT*>(nullptr), a, b));
+    }
   }
-  // The block is complete in shared memory: one thread stores it (TMA clips at the
-  // matrix edges).
+  // The round is complete in shared memory: one thread stores it (TMA clips at the
+  // matrix edges). col0: the round's first column in the matrix.
   __device__ static void finish(const EpilogueContext& ctx, int tid, int row0, int col0) {
     fence_proxy_async_shared();
     named_barrier_sync(kNamedBarrier + ctx.consumer, 128);
     if (tid == 0) {
       unsigned char* buf = ctx.smem + ctx.consumer * kPerConsumer;
 #pragma unroll
-      for (int b = 0; b < kBlockN / kBoxCols; ++b) tma_store_2d(ctx.map_c, buf + b * kBoxBytes, col0 + b * kBoxCols, row0);
+      for (int b = 0; b < kBoxesPerRound; ++b) tma_store_2d(ctx.map_c, buf + b * kBoxBytes, col0 + b * kBoxCols, row0);
       bulk_commit();
+    }
+  }
+  // Every round of a block whose values are in the accumulator registers v (pairs v[i],
+  // v[i+1] at accum_row/accum_col(i)).
+  __device__ static void stage_block(const EpilogueContext& ctx, const float (&v)[kAccum], int row0, int col0,
+                                     int warp, int lane) {
+    const int tid = warp * 32 + lane;
+#pragma unroll
+    for (int round = 0; round < kRounds; ++round) {
+      const std::uint32_t base = begin(ctx, tid);
+      constexpr int kPerRound = kAccum / kRounds;
+#pragma unroll
+      for (int i = round * kPerRound; i < (round + 1) * kPerRound; i += 2) {
+        put(base, accum_row(i, warp, lane), accum_col(i, lane) - round * kColsPerRound, v[i], v[i + 1]);
+      }
+      finish(ctx, tid, row0, col0 + round * kColsPerRound);
     }
   }
 #endif
 };
 
-// Plain store of the accumulator as OutT (float, __nv_bfloat16 or __half); 16-bit
-// outputs staged on streaming runs.
+// Plain store of the accumulator as OutT (float, __nv_bfloat16 or __half), staged on
+// streaming runs.
 template <class OutT>
 struct StoreEpilogue {
   OutT* c;
   int m, n;
 
-  static constexpr bool kStaged = sizeof(OutT) == 2;
   static constexpr int kBoxCols = StagedOutput<OutT>::kBoxCols;
-  static constexpr int kStagingBytes = kStaged ? StagedOutput<OutT>::kBytes : 0;
+  static constexpr int kStagingBytes = StagedOutput<OutT>::kBytes;
 
   __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane) const {
 #pragma unroll
@@ -127,14 +153,7 @@ struct StoreEpilogue {
       return;
     }
 #ifdef FLOPLINE_SM90A
-    if constexpr (kStaged) {
-      using Staged = StagedOutput<OutT>;
-      const int tid = warp * 32 + lane;
-      const std::uint32_t base = Staged::begin(ctx, tid);
-#pragma unroll
-      for (int i = 0; i < kAccum; i += 2) Staged::put(base, accum_row(i, warp, lane), accum_col(i, lane), d[i], d[i + 1]);
-      Staged::finish(ctx, tid, row0, col0);
-    }
+    StagedOutput<OutT>::stage_block(ctx, d, row0, col0, warp, lane);
 #endif
   }
 };

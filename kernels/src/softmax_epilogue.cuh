@@ -57,65 +57,76 @@ struct SoftmaxEpilogue {
                               // rows, null: combine the row's tiles_n partials here instead
   int tiles_n;
 
-  // 16-bit outputs are staged for TMA stores on streaming runs (sm90_epilogue_store.cuh).
-  static constexpr bool kStaged = sizeof(OutT) == 2;
+  // The output is staged for TMA stores on streaming runs (sm90_epilogue_store.cuh):
+  // 16-bit values go into the staging as they are computed (one round); fp32 values
+  // first replace the scores in the accumulator registers, then go out in two rounds.
   static constexpr int kBoxCols = StagedOutput<OutT>::kBoxCols;
-  static constexpr int kStagingBytes = kStaged ? StagedOutput<OutT>::kBytes : 0;
+  static constexpr int kStagingBytes = StagedOutput<OutT>::kBytes;
 
-  // Where write<kToStage>() puts a pair: the staged block at shared address `staged`
-  // (its row 0 and column 0 at row0, col0), or the output in global memory. A template
-  // argument, not a runtime test: with both kinds of store in one loop ptxas spilled
-  // 132 bytes.
+  // Where write<kDest>() puts a pair: the output in global memory, the staged block at
+  // shared address `staged` (its row 0 and column 0 at row0, col0), or the accumulator
+  // registers the pair came from. A template argument, not a runtime test: with two
+  // kinds of store in one loop ptxas spilled 132 bytes.
+  enum : int { kToGlobal, kToStage, kToRegs };
   struct Sink {
     std::uint32_t staged;
     int row0, col0;
   };
 
   __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane) const {
-    run<false>(d, row0, col0, warp, lane, Sink{0u, row0, col0});
+    run<kToGlobal>(d, row0, col0, warp, lane, Sink{0u, row0, col0});
   }
 
-  __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
+  __device__ void operator()(float (&d)[kAccum], int row0, int col0, int warp, int lane,
                              const EpilogueContext& ctx) const {
     // The statistics pass writes no output: nothing to stage.
     if (ctx.smem == nullptr || pass == SoftmaxPass::stats) {
-      (*this)(d, row0, col0, warp, lane);
+      (*this)(static_cast<const float(&)[kAccum]>(d), row0, col0, warp, lane);
       return;
     }
 #ifdef FLOPLINE_SM90A
-    if constexpr (kStaged) {
+    if constexpr (sizeof(OutT) == 2) {
       const int tid = warp * 32 + lane;
       const std::uint32_t base = StagedOutput<OutT>::begin(ctx, tid);
-      run<true>(d, row0, col0, warp, lane, Sink{base, row0, col0});
+      run<kToStage>(static_cast<const float(&)[kAccum]>(d), row0, col0, warp, lane, Sink{base, row0, col0});
       StagedOutput<OutT>::finish(ctx, tid, row0, col0);
+    } else {
+      run<kToRegs>(d, row0, col0, warp, lane, Sink{0u, row0, col0});
+      StagedOutput<OutT>::stage_block(ctx, d, row0, col0, warp, lane);
     }
 #endif
   }
 
-  template <bool kToStage>
-  __device__ void run(const float (&d)[kAccum], int row0, int col0, int warp, int lane, const Sink& sink) const {
+  template <int kDest, class Acc>
+  __device__ void run(Acc& d, int row0, int col0, int warp, int lane, const Sink& sink) const {
     // Most blocks lie wholly inside n: their loops run without per-pair column checks
     // (each check cost a branch around every pair of scores).
     const bool inside = col0 + kBlockN <= n;
     if (rows) {
       if (inside) {
-        by_rows<false, kToStage>(d, row0, col0, warp, lane, sink);
+        by_rows<false, kDest>(d, row0, col0, warp, lane, sink);
       } else {
-        by_rows<true, kToStage>(d, row0, col0, warp, lane, sink);
+        by_rows<true, kDest>(d, row0, col0, warp, lane, sink);
       }
     } else {
       if (inside) {
-        by_cols<false, kToStage>(d, row0, col0, warp, lane, sink);
+        by_cols<false, kDest>(d, row0, col0, warp, lane, sink);
       } else {
-        by_cols<true, kToStage>(d, row0, col0, warp, lane, sink);
+        by_cols<true, kDest>(d, row0, col0, warp, lane, sink);
       }
     }
   }
 
-  template <bool kToStage>
-  __device__ void write(const Sink& sink, int row, int col, float a, float b) const {
+  // The pair of accumulator registers i, i+1 (row, col and col+1) as a, b.
+  template <int kDest, class Acc>
+  __device__ void write(Acc& d, int i, const Sink& sink, int row, int col, float a, float b) const {
+    if constexpr (kDest == kToRegs) {
+      d[i] = a;
+      d[i + 1] = b;
+      return;
+    }
 #ifdef FLOPLINE_SM90A
-    if constexpr (kToStage && kStaged) {
+    if constexpr (kDest == kToStage && sizeof(OutT) == 2) {
       StagedOutput<OutT>::put(sink.staged, row - sink.row0, col - sink.col0, a, b);
       return;
     }
@@ -125,8 +136,8 @@ struct SoftmaxEpilogue {
 
   // Each thread holds rows r and r+8 at 64 columns; the 4 threads of a quad share rows.
   // kCheckCols: the block reaches past n, so each column pair is checked.
-  template <bool kCheckCols, bool kToStage>
-  __device__ void by_rows(const float (&d)[kAccum], int row0, int col0, int warp, int lane, const Sink& sink) const {
+  template <bool kCheckCols, int kDest, class Acc>
+  __device__ void by_rows(Acc& d, int row0, int col0, int warp, int lane, const Sink& sink) const {
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int row = row0 + warp * 16 + (lane >> 2) + 8 * half;
@@ -139,7 +150,7 @@ struct SoftmaxEpilogue {
         for (int i = 2 * half; i < kAccum; i += 4) {
           const int col = col0 + accum_col(i, lane);
           if (!kCheckCols || col < n) {
-            write<kToStage>(sink, row, col, exp_shifted(d[i], mx_log2e) * fs.y, exp_shifted(d[i + 1], mx_log2e) * fs.y);
+            write<kDest>(d, i, sink, row, col, exp_shifted(d[i], mx_log2e) * fs.y, exp_shifted(d[i + 1], mx_log2e) * fs.y);
           }
         }
         continue;
@@ -155,7 +166,7 @@ struct SoftmaxEpilogue {
         if (!kCheckCols || col < n) {
           const float x0 = exp_shifted(d[i], mx_log2e), x1 = exp_shifted(d[i + 1], mx_log2e);
           sum4[j & 3] += x0 + x1;
-          if (pass == SoftmaxPass::stats_store_exp && row_in) write<kToStage>(sink, row, col, x0, x1);
+          if (pass == SoftmaxPass::stats_store_exp && row_in) write<kDest>(d, i, sink, row, col, x0, x1);
         }
       }
       float sum = (sum4[0] + sum4[1]) + (sum4[2] + sum4[3]);
@@ -181,10 +192,10 @@ struct SoftmaxEpilogue {
 
   // Per column over the warp's 16 rows: each thread has rows r and r+8; the 8 threads
   // with the same lane%4 share columns.
-  template <bool kCheckCols, bool kToStage>
-  __device__ void by_cols(const float (&d)[kAccum], int row0, int col0, int warp, int lane, const Sink& sink) const {
+  template <bool kCheckCols, int kDest, class Acc>
+  __device__ void by_cols(Acc& d, int row0, int col0, int warp, int lane, const Sink& sink) const {
     if (pass == SoftmaxPass::normalize) {
-      normalize_cols<kCheckCols, kToStage>(d, row0, col0, warp, lane, sink);
+      normalize_cols<kCheckCols, kDest>(d, row0, col0, warp, lane, sink);
       return;
     }
     const int r = row0 + warp * 16 + (lane >> 2);
@@ -217,8 +228,8 @@ struct SoftmaxEpilogue {
       }
       if (col_in) {
         if (pass == SoftmaxPass::stats_store_exp) {
-          if (in0) write<kToStage>(sink, r, col, x[0], x[1]);
-          if (in1) write<kToStage>(sink, r + 8, col, x[2], x[3]);
+          if (in0) write<kDest>(d, i, sink, r, col, x[0], x[1]);
+          if (in1) write<kDest>(d, i + 2, sink, r + 8, col, x[2], x[3]);
         }
         if (lane < 4 && warp_in) {
           float2* dst = partial + static_cast<std::int64_t>(block16) * n + col;
@@ -238,9 +249,8 @@ struct SoftmaxEpilogue {
   // The statistics are loaded 8 column pairs at a time, ahead of their use: loaded one
   // pair at a time between the stores (which the compiler cannot move them past), each
   // load's L2 latency stalled the warp, and that made this sweep twice the first.
-  template <bool kCheckCols, bool kToStage>
-  __device__ void normalize_cols(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
-                                 const Sink& sink) const {
+  template <bool kCheckCols, int kDest, class Acc>
+  __device__ void normalize_cols(Acc& d, int row0, int col0, int warp, int lane, const Sink& sink) const {
     const int r = row0 + warp * 16 + (lane >> 2);
     const bool in0 = r < m, in1 = r + 8 < m;
     constexpr int kBatch = 8;  // column pairs per batch of loads
@@ -261,8 +271,8 @@ struct SoftmaxEpilogue {
         if (kCheckCols && col >= n) continue;
         const float2 f0 = f[2 * u], f1 = f[2 * u + 1];
         const float m0 = f0.x * kLog2e, m1 = f1.x * kLog2e;
-        if (in0) write<kToStage>(sink, r, col, exp_shifted(d[i], m0) * f0.y, exp_shifted(d[i + 1], m1) * f1.y);
-        if (in1) write<kToStage>(sink, r + 8, col, exp_shifted(d[i + 2], m0) * f0.y, exp_shifted(d[i + 3], m1) * f1.y);
+        if (in0) write<kDest>(d, i, sink, r, col, exp_shifted(d[i], m0) * f0.y, exp_shifted(d[i + 1], m1) * f1.y);
+        if (in1) write<kDest>(d, i + 2, sink, r + 8, col, exp_shifted(d[i + 2], m0) * f0.y, exp_shifted(d[i + 3], m1) * f1.y);
       }
     }
   }
