@@ -86,10 +86,12 @@ struct StagedOutput {
     named_barrier_sync(kNamedBarrier + ctx.consumer, 128);
     return smem_addr(ctx.smem + ctx.consumer * kPerConsumer);
   }
-  // Columns c, c+1 (c even, counted from the round's first column) of row r.
+  // Columns c, c+1 (c even, counted from the block's first column, in the round being
+  // staged) of row r.
   __device__ static void put(std::uint32_t base, int r, int c, float a, float b) {
+    const int box = (c / kBoxCols) % kBoxesPerRound;
     const int byte = (c % kBoxCols) * static_cast<int>(sizeof(OutT));  // within the box's row
-    const std::uint32_t at = base + (c / kBoxCols) * kBoxBytes + r * 128 + ((((byte >> 4) ^ (r & 7))) << 4) + (byte & 15);
+    const std::uint32_t at = base + box * kBoxBytes + r * 128 + (((byte >> 4) ^ (r & 7)) << 4) + (byte & 15);
     if constexpr (sizeof(OutT) == 4) {
       asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(at), "f"(a), "f"(b) : "memory");
     } else {
@@ -108,6 +110,12 @@ struct StagedOutput {
       bulk_commit();
     }
   }
+  // Between two rounds of a block (its first column col0): round `done` goes out, and
+  // the buffer is taken again for the next.
+  __device__ static std::uint32_t next_round(const EpilogueContext& ctx, int tid, int row0, int col0, int done) {
+    finish(ctx, tid, row0, col0 + done * kColsPerRound);
+    return begin(ctx, tid);
+  }
   // Every round of a block whose values are in the accumulator registers v (pairs v[i],
   // v[i+1] at accum_row/accum_col(i)).
   __device__ static void stage_block(const EpilogueContext& ctx, const float (&v)[kAccum], int row0, int col0,
@@ -119,7 +127,7 @@ struct StagedOutput {
       constexpr int kPerRound = kAccum / kRounds;
 #pragma unroll
       for (int i = round * kPerRound; i < (round + 1) * kPerRound; i += 2) {
-        put(base, accum_row(i, warp, lane), accum_col(i, lane) - round * kColsPerRound, v[i], v[i + 1]);
+        put(base, accum_row(i, warp, lane), accum_col(i, lane), v[i], v[i + 1]);
       }
       finish(ctx, tid, row0, col0 + round * kColsPerRound);
     }

@@ -57,77 +57,88 @@ struct SoftmaxEpilogue {
                               // rows, null: combine the row's tiles_n partials here instead
   int tiles_n;
 
-  // The output is staged for TMA stores on streaming runs (sm90_epilogue_store.cuh):
-  // 16-bit values go into the staging as they are computed (one round); fp32 values
-  // first replace the scores in the accumulator registers, then go out in two rounds.
-  static constexpr int kBoxCols = StagedOutput<OutT>::kBoxCols;
-  static constexpr int kStagingBytes = StagedOutput<OutT>::kBytes;
+  // The output is staged for TMA stores on streaming runs (sm90_epilogue_store.cuh): a
+  // 16-bit block in one round, an fp32 block in two rounds of 128 columns (accumulator
+  // registers 0-63, then 64-127), so every loop that writes output walks the registers
+  // in ascending order when staging fp32, and next_round() sends the first round out
+  // when it reaches the second. (Computing the fp32 output into the accumulator
+  // registers and staging it afterwards spilled 272-292 bytes in by_cols: all 128
+  // registers stayed live through its loop.)
+  using Staged = StagedOutput<OutT>;
+  static constexpr int kBoxCols = Staged::kBoxCols;
+  static constexpr int kStagingBytes = Staged::kBytes;
+  static constexpr int kRegsPerRound = kAccum / Staged::kRounds;
 
-  // Where write<kDest>() puts a pair: the output in global memory, the staged block at
-  // shared address `staged` (its row 0 and column 0 at row0, col0), or the accumulator
-  // registers the pair came from. A template argument, not a runtime test: with two
-  // kinds of store in one loop ptxas spilled 132 bytes.
-  enum : int { kToGlobal, kToStage, kToRegs };
+  // Where write<kToStage>() puts a pair: the staged round at shared address `staged` (the
+  // block's row 0 and column 0 at row0, col0; ctx and tid for next_round), or the output
+  // in global memory. A template argument, not a runtime test: with both kinds of store
+  // in one loop ptxas spilled 132 bytes.
   struct Sink {
     std::uint32_t staged;
     int row0, col0;
+    const EpilogueContext* ctx;
+    int tid;
   };
 
   __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane) const {
-    run<kToGlobal>(d, row0, col0, warp, lane, Sink{0u, row0, col0});
+    Sink sink{0u, row0, col0, nullptr, 0};
+    run<false>(d, row0, col0, warp, lane, sink);
   }
 
-  __device__ void operator()(float (&d)[kAccum], int row0, int col0, int warp, int lane,
+  __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
                              const EpilogueContext& ctx) const {
     // The statistics pass writes no output: nothing to stage.
     if (ctx.smem == nullptr || pass == SoftmaxPass::stats) {
-      (*this)(static_cast<const float(&)[kAccum]>(d), row0, col0, warp, lane);
+      (*this)(d, row0, col0, warp, lane);
       return;
     }
 #ifdef FLOPLINE_SM90A
-    if constexpr (sizeof(OutT) == 2) {
-      const int tid = warp * 32 + lane;
-      const std::uint32_t base = StagedOutput<OutT>::begin(ctx, tid);
-      run<kToStage>(static_cast<const float(&)[kAccum]>(d), row0, col0, warp, lane, Sink{base, row0, col0});
-      StagedOutput<OutT>::finish(ctx, tid, row0, col0);
-    } else {
-      run<kToRegs>(d, row0, col0, warp, lane, Sink{0u, row0, col0});
-      StagedOutput<OutT>::stage_block(ctx, d, row0, col0, warp, lane);
+    const int tid = warp * 32 + lane;
+    Sink sink{Staged::begin(ctx, tid), row0, col0, &ctx, tid};
+    run<true>(d, row0, col0, warp, lane, sink);
+    Staged::finish(ctx, tid, row0, col0 + (Staged::kRounds - 1) * Staged::kColsPerRound);
+#endif
+  }
+
+  // Called before writing accumulator registers i, i+1 (i a constant after unrolling,
+  // visited in ascending order): at the first register of a later round, the staged
+  // round goes out and the buffer is taken for the next one.
+  template <bool kToStage>
+  __device__ static void next_round_at(int i, Sink& sink) {
+#ifdef FLOPLINE_SM90A
+    if constexpr (kToStage && Staged::kRounds > 1) {
+      if (i > 0 && i % kRegsPerRound == 0) {
+        sink.staged = Staged::next_round(*sink.ctx, sink.tid, sink.row0, sink.col0, i / kRegsPerRound - 1);
+      }
     }
 #endif
   }
 
-  template <int kDest, class Acc>
-  __device__ void run(Acc& d, int row0, int col0, int warp, int lane, const Sink& sink) const {
+  template <bool kToStage>
+  __device__ void run(const float (&d)[kAccum], int row0, int col0, int warp, int lane, Sink& sink) const {
     // Most blocks lie wholly inside n: their loops run without per-pair column checks
     // (each check cost a branch around every pair of scores).
     const bool inside = col0 + kBlockN <= n;
     if (rows) {
       if (inside) {
-        by_rows<false, kDest>(d, row0, col0, warp, lane, sink);
+        by_rows<false, kToStage>(d, row0, col0, warp, lane, sink);
       } else {
-        by_rows<true, kDest>(d, row0, col0, warp, lane, sink);
+        by_rows<true, kToStage>(d, row0, col0, warp, lane, sink);
       }
     } else {
       if (inside) {
-        by_cols<false, kDest>(d, row0, col0, warp, lane, sink);
+        by_cols<false, kToStage>(d, row0, col0, warp, lane, sink);
       } else {
-        by_cols<true, kDest>(d, row0, col0, warp, lane, sink);
+        by_cols<true, kToStage>(d, row0, col0, warp, lane, sink);
       }
     }
   }
 
-  // The pair of accumulator registers i, i+1 (row, col and col+1) as a, b.
-  template <int kDest, class Acc>
-  __device__ void write(Acc& d, int i, const Sink& sink, int row, int col, float a, float b) const {
-    if constexpr (kDest == kToRegs) {
-      d[i] = a;
-      d[i + 1] = b;
-      return;
-    }
+  template <bool kToStage>
+  __device__ void write(const Sink& sink, int row, int col, float a, float b) const {
 #ifdef FLOPLINE_SM90A
-    if constexpr (kDest == kToStage && sizeof(OutT) == 2) {
-      StagedOutput<OutT>::put(sink.staged, row - sink.row0, col - sink.col0, a, b);
+    if constexpr (kToStage) {
+      Staged::put(sink.staged, row - sink.row0, col - sink.col0, a, b);
       return;
     }
 #endif
@@ -135,45 +146,69 @@ struct SoftmaxEpilogue {
   }
 
   // Each thread holds rows r and r+8 at 64 columns; the 4 threads of a quad share rows.
-  // kCheckCols: the block reaches past n, so each column pair is checked.
-  template <bool kCheckCols, int kDest, class Acc>
-  __device__ void by_rows(Acc& d, int row0, int col0, int warp, int lane, const Sink& sink) const {
+  // kCheckCols: the block reaches past n, so each column pair is checked. The pairs go
+  // row r's first, then row r+8's (half-major), or, when fp32 is staged in rounds, in
+  // register order, alternating rows (next_round_at).
+  template <bool kCheckCols, bool kToStage>
+  __device__ void by_rows(const float (&d)[kAccum], int row0, int col0, int warp, int lane, Sink& sink) const {
+    constexpr bool kRegisterOrder = kToStage && Staged::kRounds > 1;
+    constexpr int kHalfLoops = kRegisterOrder ? 1 : 2, kStep = kRegisterOrder ? 2 : 4;
+    const int row_r = row0 + warp * 16 + (lane >> 2);
+    const bool row_in[2] = {row_r < m, row_r + 8 < m};
+    if (pass == SoftmaxPass::normalize) {
+      float2 fs[2];
+      float mx_log2e[2];
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int row = row0 + warp * 16 + (lane >> 2) + 8 * half;
-      const bool row_in = row < m;
-      if (pass == SoftmaxPass::normalize) {
-        if (!row_in) continue;
-        const float2 fs = final_stats != nullptr ? final_stats[row] : combine_row(row);
-        const float mx_log2e = fs.x * kLog2e;
+      for (int half = 0; half < 2; ++half) {
+        const int row = row_r + 8 * half;
+        fs[half] = !row_in[half] ? make_float2(0.0f, 0.0f) : final_stats != nullptr ? final_stats[row] : combine_row(row);
+        mx_log2e[half] = fs[half].x * kLog2e;
+      }
 #pragma unroll
-        for (int i = 2 * half; i < kAccum; i += 4) {
+      for (int h = 0; h < kHalfLoops; ++h) {
+#pragma unroll
+        for (int i = kRegisterOrder ? 0 : 2 * h; i < kAccum; i += kStep) {
+          next_round_at<kToStage>(i, sink);
+          const int half = (i >> 1) & 1;
           const int col = col0 + accum_col(i, lane);
-          if (!kCheckCols || col < n) {
-            write<kDest>(d, i, sink, row, col, exp_shifted(d[i], mx_log2e) * fs.y, exp_shifted(d[i + 1], mx_log2e) * fs.y);
+          if (row_in[half] && (!kCheckCols || col < n)) {
+            write<kToStage>(sink, row_r + 8 * half, col, exp_shifted(d[i], mx_log2e[half]) * fs[half].y,
+                            exp_shifted(d[i + 1], mx_log2e[half]) * fs[half].y);
           }
         }
-        continue;
       }
-      // Four independent max and sum chains (block_row_max).
-      const float mx = block_row_max<kCheckCols>(d, half, col0, lane, n);
-      // A row with no column inside n (only when kCheckCols) has mx = -inf: its sum stays 0.
-      const float mx_log2e = mx == -INFINITY ? 0.0f : mx * kLog2e;
-      float sum4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      return;
+    }
+    // Four independent max and sum chains per row (block_row_max). A row with no column
+    // inside n (only when kCheckCols) has mx = -inf: its sum stays 0.
+    float mx[2], mx_log2e[2];
 #pragma unroll
-      for (int i = 2 * half, j = 0; i < kAccum; i += 4, ++j) {
+    for (int half = 0; half < 2; ++half) {
+      mx[half] = block_row_max<kCheckCols>(d, half, col0, lane, n);
+      mx_log2e[half] = mx[half] == -INFINITY ? 0.0f : mx[half] * kLog2e;
+    }
+    float sum4[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
+#pragma unroll
+    for (int h = 0; h < kHalfLoops; ++h) {
+#pragma unroll
+      for (int i = kRegisterOrder ? 0 : 2 * h; i < kAccum; i += kStep) {
+        next_round_at<kToStage>(i, sink);
+        const int half = (i >> 1) & 1, j = i >> 2;
         const int col = col0 + accum_col(i, lane);
         if (!kCheckCols || col < n) {
-          const float x0 = exp_shifted(d[i], mx_log2e), x1 = exp_shifted(d[i + 1], mx_log2e);
-          sum4[j & 3] += x0 + x1;
-          if (pass == SoftmaxPass::stats_store_exp && row_in) write<kDest>(d, i, sink, row, col, x0, x1);
+          const float x0 = exp_shifted(d[i], mx_log2e[half]), x1 = exp_shifted(d[i + 1], mx_log2e[half]);
+          sum4[half][j & 3] += x0 + x1;
+          if (pass == SoftmaxPass::stats_store_exp && row_in[half]) write<kToStage>(sink, row_r + 8 * half, col, x0, x1);
         }
       }
-      float sum = (sum4[0] + sum4[1]) + (sum4[2] + sum4[3]);
+    }
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      float sum = (sum4[half][0] + sum4[half][1]) + (sum4[half][2] + sum4[half][3]);
       sum += __shfl_xor_sync(0xffffffffu, sum, 1);
       sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-      if ((lane & 3) == 0 && row_in) {
-        partial[static_cast<std::int64_t>(row) * tiles_n + col0 / kBlockN] = make_float2(mx, sum);
+      if ((lane & 3) == 0 && row_in[half]) {
+        partial[static_cast<std::int64_t>(row_r + 8 * half) * tiles_n + col0 / kBlockN] = make_float2(mx[half], sum);
       }
     }
   }
@@ -192,10 +227,10 @@ struct SoftmaxEpilogue {
 
   // Per column over the warp's 16 rows: each thread has rows r and r+8; the 8 threads
   // with the same lane%4 share columns.
-  template <bool kCheckCols, int kDest, class Acc>
-  __device__ void by_cols(Acc& d, int row0, int col0, int warp, int lane, const Sink& sink) const {
+  template <bool kCheckCols, bool kToStage>
+  __device__ void by_cols(const float (&d)[kAccum], int row0, int col0, int warp, int lane, Sink& sink) const {
     if (pass == SoftmaxPass::normalize) {
-      normalize_cols<kCheckCols, kDest>(d, row0, col0, warp, lane, sink);
+      normalize_cols<kCheckCols, kToStage>(d, row0, col0, warp, lane, sink);
       return;
     }
     const int r = row0 + warp * 16 + (lane >> 2);
@@ -206,6 +241,7 @@ struct SoftmaxEpilogue {
     const bool warp_in = row0 + warp * 16 < m;
 #pragma unroll
     for (int i = 0; i < kAccum; i += 4) {
+      next_round_at<kToStage>(i, sink);
       const int col = col0 + accum_col(i, lane);  // and col + 1; rows r (d[i], d[i+1]), r+8 (d[i+2], d[i+3])
       const bool col_in = !kCheckCols || col < n;
       float x[4];
@@ -228,8 +264,8 @@ struct SoftmaxEpilogue {
       }
       if (col_in) {
         if (pass == SoftmaxPass::stats_store_exp) {
-          if (in0) write<kDest>(d, i, sink, r, col, x[0], x[1]);
-          if (in1) write<kDest>(d, i + 2, sink, r + 8, col, x[2], x[3]);
+          if (in0) write<kToStage>(sink, r, col, x[0], x[1]);
+          if (in1) write<kToStage>(sink, r + 8, col, x[2], x[3]);
         }
         if (lane < 4 && warp_in) {
           float2* dst = partial + static_cast<std::int64_t>(block16) * n + col;
@@ -249,8 +285,9 @@ struct SoftmaxEpilogue {
   // The statistics are loaded 8 column pairs at a time, ahead of their use: loaded one
   // pair at a time between the stores (which the compiler cannot move them past), each
   // load's L2 latency stalled the warp, and that made this sweep twice the first.
-  template <bool kCheckCols, int kDest, class Acc>
-  __device__ void normalize_cols(Acc& d, int row0, int col0, int warp, int lane, const Sink& sink) const {
+  template <bool kCheckCols, bool kToStage>
+  __device__ void normalize_cols(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
+                                 Sink& sink) const {
     const int r = row0 + warp * 16 + (lane >> 2);
     const bool in0 = r < m, in1 = r + 8 < m;
     constexpr int kBatch = 8;  // column pairs per batch of loads
@@ -267,12 +304,13 @@ struct SoftmaxEpilogue {
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
         const int i = i0 + 4 * u;
+        next_round_at<kToStage>(i, sink);
         const int col = col0 + accum_col(i, lane);
         if (kCheckCols && col >= n) continue;
         const float2 f0 = f[2 * u], f1 = f[2 * u + 1];
         const float m0 = f0.x * kLog2e, m1 = f1.x * kLog2e;
-        if (in0) write<kDest>(d, i, sink, r, col, exp_shifted(d[i], m0) * f0.y, exp_shifted(d[i + 1], m1) * f1.y);
-        if (in1) write<kDest>(d, i + 2, sink, r + 8, col, exp_shifted(d[i + 2], m0) * f0.y, exp_shifted(d[i + 3], m1) * f1.y);
+        if (in0) write<kToStage>(sink, r, col, exp_shifted(d[i], m0) * f0.y, exp_shifted(d[i + 1], m1) * f1.y);
+        if (in1) write<kToStage>(sink, r + 8, col, exp_shifted(d[i + 2], m0) * f0.y, exp_shifted(d[i + 3], m1) * f1.y);
       }
     }
   }

@@ -57,7 +57,7 @@ TEST(Matmul, Sm90ResidentAndStreamingWalks) {
   }
 }
 
-// 16-bit outputs on streaming runs are staged in shared memory and stored by TMA; each
+// Outputs on streaming runs are staged in shared memory and stored by TMA; each
 // consumer reuses its staging buffer for its next tile once the previous stores have
 // read it. 17 x 9 = 153 tiles of 128x256 on at most 132 CTAs, so some CTAs stage twice;
 // k = 392 streams (more than 5 k tiles) and ends in a partial k tile; m and n end in
@@ -66,4 +66,6 @@ TEST(Matmul, Sm90StagedOutputReusesItsBuffer) {
   if (ft::device_arch() != 90) GTEST_SKIP() << "sm90 path needs an sm_90 device";
   check_sm90(2120, 2248, 392, fk::DType::bf16, fk::DType::bf16);
   check_sm90(2120, 2248, 392, fk::DType::f16, fk::DType::f16);
+  check_sm90(2120, 2248, 392, fk::DType::bf16, fk::DType::f32);  // fp32: two rounds per block
+  check_sm90(2120, 2248, 392, fk::DType::tf32, fk::DType::f32);
 }

@@ -105,17 +105,20 @@ TEST(MatmulSoftmax, FusedAndFallbackMatchFloat64) {
   }
 }
 
-// The sweeps with bf16 output stage it for TMA stores (as the matmul does). k = 392
-// (rescale): more tiles than CTAs (17 x 9 = 153), so staging buffers are reused, and
-// partial tiles in m and n. k = 200 (recompute, whose first sweep writes nothing) with
-// one row tile: bf16 streams there instead of keeping B resident.
-TEST(MatmulSoftmax, SweepsWithStagedBf16Output) {
+// The sweeps stage their output for TMA stores (as the matmul does): 16-bit in one
+// round, fp32 in two rounds of 128 columns. k = 392 (rescale): more tiles than CTAs
+// (17 x 9 = 153), so staging buffers are reused, and partial tiles in m and n. k = 200
+// (recompute, whose first sweep writes nothing) with one row tile: it streams there
+// instead of keeping B resident.
+TEST(MatmulSoftmax, SweepsWithStagedOutput) {
   if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
+  const fk::DType pairs[][2] = {
+      {fk::DType::bf16, fk::DType::bf16}, {fk::DType::bf16, fk::DType::f32}, {fk::DType::tf32, fk::DType::f32}};
   for (auto dim : {fk::SoftmaxDim::rows, fk::SoftmaxDim::cols}) {
-    check({2120, 2248, 392, fk::DType::bf16, fk::DType::bf16, dim, fk::MatmulPath::automatic,
-           fk::SoftmaxScheme::sweeps});
-    check({100, 2248, 200, fk::DType::bf16, fk::DType::bf16, dim, fk::MatmulPath::automatic,
-           fk::SoftmaxScheme::sweeps});
+    for (const auto& t : pairs) {
+      check({2120, 2248, 392, t[0], t[1], dim, fk::MatmulPath::automatic, fk::SoftmaxScheme::sweeps});
+      check({100, 2248, 200, t[0], t[1], dim, fk::MatmulPath::automatic, fk::SoftmaxScheme::sweeps});
+    }
   }
 }
 
