@@ -2,9 +2,11 @@
 // kOneLaunchMaxWork, every 64x64 tile with a resident CTA) take one cooperative
 // launch on any sm_80+ device (softmax_one_launch.cu), except bf16 rows from 256^3 on
 // Hopper. On Hopper (sm90 path), row softmax over at most 16 column tiles runs in one
-// sweep where that pays (see cluster_rows_pays): a thread-block cluster holds a whole
-// row of tiles and shares each row's statistics (softmax_cluster_rows.cuh). Otherwise the softmax goes into the
-// matmul's epilogue (softmax_epilogue.cuh) with one of two schemes, chosen by k:
+// sweep where that pays: a thread-block cluster holds a whole row of tiles and shares
+// each row's statistics in distributed shared memory (softmax_cluster_rows.cuh, see
+// cluster_rows_pays), or a group of any tiles_n CTAs of a cooperative launch shares them
+// through L2 (softmax_group_rows.cuh, see group_rows_pays). Otherwise the softmax goes
+// into the matmul's epilogue (softmax_epilogue.cuh) with one of two schemes, chosen by k:
 //  - recompute (k <= kRecomputeMaxK): sweep 1 keeps only block statistics, sweep 2
 //    recomputes the scores and writes the normalized output. The matmul runs twice but
 //    the scores never touch memory: for small k the matmul is cheap next to a pass
@@ -27,6 +29,7 @@
 #include "softmax_cluster_rows.cuh"
 #include "softmax_epilogue.cuh"
 #include "softmax_finish.cuh"
+#include "softmax_group_rows.cuh"
 #include "softmax_one_launch.h"
 
 namespace flopline::kernels {
@@ -114,6 +117,40 @@ std::string cluster_rows_refusal(const MatmulProblem& p, SoftmaxDim dim, MatmulP
   return "";
 }
 
+// Why the group_rows scheme cannot take the problem, or "" when it can.
+std::string group_rows_refusal(const MatmulProblem& p, SoftmaxDim dim, MatmulPath path, int arch) {
+  if (dim != SoftmaxDim::rows) return "it computes softmax over rows only";
+  if (!fused_supported(p, path, arch)) {
+    return "it needs the sm90 path (an sm_90 device, 16-byte aligned rows, n a multiple of 4) and inputs tf32 -> "
+           "fp32 or bf16 -> fp32/bf16";
+  }
+  const long tiles_n = (p.n + sm90::kBlockN - 1) / sm90::kBlockN;
+  const int sms = detail::current_device_facts().sms;
+  if (tiles_n > sms) {
+    return std::to_string(tiles_n) + " column tiles of 256, more than the device's " + std::to_string(sms) + " SMs";
+  }
+  return "";
+}
+
+// Rows in one sweep: groups of tiles_n CTAs share each row's statistics through L2
+// (softmax_group_rows.cuh).
+template <class OutT>
+void group_rows(const MatmulProblem& p, cudaStream_t stream) {
+  const int tiles_n = static_cast<int>((p.n + sm90::kBlockN - 1) / sm90::kBlockN);
+  const std::size_t blocks64 = static_cast<std::size_t>((p.m + 63) / 64);
+  Scratch partial(static_cast<std::size_t>(p.m) * tiles_n * sizeof(float2), stream, "row block statistics");
+  Scratch arrived(blocks64 * sizeof(unsigned), stream, "row block arrivals");
+  const cudaError_t zeroed = cudaMemsetAsync(arrived.as<unsigned>(), 0, blocks64 * sizeof(unsigned), stream);
+  if (zeroed != cudaSuccess) throw CudaError(std::string("group rows: clearing the arrivals: ") + cudaGetErrorString(zeroed));
+  const sm90::GroupRowsEpilogue<OutT> e{static_cast<OutT*>(p.c), static_cast<int>(p.m), static_cast<int>(p.n),
+                                        partial.as<float2>(), arrived.as<unsigned>(), tiles_n};
+  if (p.in == DType::tf32) {
+    detail::launch_sm90_tf32(p, stream, e);  // B transposed into scratch first
+  } else {
+    detail::launch_sm90_core<sm90::Bf16Operands>(p, p.b, stream, e);
+  }
+}
+
 // One sweep of the matmul with the softmax epilogue; b_operand is B, or for tf32 the
 // B^T that wgmma reads (made once by fused_sm90 for both sweeps of the recompute scheme).
 template <class Epilogue>
@@ -169,26 +206,31 @@ void fused_sm90(const MatmulProblem& p, SoftmaxDim dim, cudaStream_t stream) {
   }
 }
 
-// Where the cluster_rows scheme (which the caller checked can run) beats the sweeps, as
-// measured on an H200 (docs/KERNELS.md):
+// Where the cluster_rows scheme (which the caller checked can run) beats the sweeps and
+// group rows, as measured on an H200 (docs/KERNELS.md):
 //  - B-resident runs (small k);
 //  - streaming runs whose 128-row tiles all get a resident cluster at once (1024^3:
-//    13-22% faster);
-//  - bf16 streaming runs in clusters of at most 8 CTAs (n <= 2048) with at least two
-//    rounds of row tiles: 8192x2048x2048 and 4096x2048x512 9-10% faster. tf32 there is
-//    within 2% either way, and is left to the sweeps.
+//    13-22% faster than the sweeps, 10-17% faster than group rows).
 // Slower: a last round of a few clusters on a mostly idle GPU (2048^3: 16 row tiles, 15
 // clusters of 8: 26-30% slower), and clusters of 16 (4096^3: 7 resident, 112 of 132
-// SMs: 3-9% slower).
+// SMs: 3-9% slower); group rows takes those.
 bool cluster_rows_pays(const MatmulProblem& p) {
   const bool resident = p.in == DType::tf32 ? detail::sm90_b_resident<sm90::Tf32Operands>(p)
                                             : detail::sm90_b_resident<sm90::Bf16Operands>(p);
   if (resident) return true;
   const long tiles_m = (p.m + sm90::kBlockM - 1) / sm90::kBlockM;
+  return tiles_m <= cluster_rows_capacity(p);
+}
+
+// Where the group_rows scheme (which the caller checked can run) beats the sweeps, on
+// streaming runs that cluster rows does not take, as measured on an H200 (2026-11-21,
+// docs/KERNELS.md): rows of at most 16 column tiles, 2048^3 8-15%, 4096x2048x512 13-18%,
+// 8192x2048x2048 5-13%, 4096^3 1-2% faster; bf16 output only up to 8 column tiles (at
+// 4096^3 the sweeps' staged 16-bit output is 4% faster). Slower: 32 column tiles
+// (8192x8192x1024: 4 groups of 32 exchange 16 times each, 25-30% slower).
+bool group_rows_pays(const MatmulProblem& p) {
   const long tiles_n = (p.n + sm90::kBlockN - 1) / sm90::kBlockN;
-  const int clusters = cluster_rows_capacity(p);
-  if (tiles_m <= clusters) return true;
-  return p.in == DType::bf16 && tiles_n <= 8 && tiles_m >= 2L * clusters;
+  return tiles_n <= (p.out == DType::bf16 ? 8 : 16);
 }
 
 // Rows in one sweep: a cluster of CTAs holds a whole row of tiles (softmax_cluster_rows.cuh).
@@ -231,6 +273,7 @@ const char* softmax_scheme_name(SoftmaxScheme s) {
     case SoftmaxScheme::one_launch: return "one_launch";
     case SoftmaxScheme::sweeps: return "sweeps";
     case SoftmaxScheme::cluster_rows: return "cluster_rows";
+    case SoftmaxScheme::group_rows: return "group_rows";
     case SoftmaxScheme::unfused: return "unfused";
   }
   return "?";
@@ -248,6 +291,8 @@ void matmul_softmax(const MatmulProblem& p, const MatmulSoftmaxOptions& options)
     const bool small = p.m * p.n * p.k <= kOneLaunchMaxWork &&
                        (options.path == MatmulPath::automatic || options.path == MatmulPath::sm80);
     const bool clusters = cluster_rows_refusal(p, options.dim, options.path, arch).empty() && cluster_rows_pays(p);
+    const bool groups =
+        !clusters && group_rows_refusal(p, options.dim, options.path, arch).empty() && group_rows_pays(p);
     // bf16 rows from 256^3 up: cluster rows beats the one launch on an H200 (256^3 3-7%,
     // 512^3 14-17%); at 128^3 the two trade places from run to run, and tf32 is slower
     // in clusters (its B transpose is one more launch).
@@ -256,6 +301,8 @@ void matmul_softmax(const MatmulProblem& p, const MatmulSoftmaxOptions& options)
       scheme = SoftmaxScheme::one_launch;
     } else if (clusters) {
       scheme = SoftmaxScheme::cluster_rows;
+    } else if (groups) {
+      scheme = SoftmaxScheme::group_rows;
     } else {
       scheme = fused_supported(p, options.path, arch) ? SoftmaxScheme::sweeps : SoftmaxScheme::unfused;
     }
@@ -265,6 +312,9 @@ void matmul_softmax(const MatmulProblem& p, const MatmulSoftmaxOptions& options)
   } else if (scheme == SoftmaxScheme::cluster_rows) {
     const std::string why = cluster_rows_refusal(p, options.dim, options.path, arch);
     if (!why.empty()) throw KernelError("matmul_softmax: the cluster_rows scheme cannot take this problem: " + why);
+  } else if (scheme == SoftmaxScheme::group_rows) {
+    const std::string why = group_rows_refusal(p, options.dim, options.path, arch);
+    if (!why.empty()) throw KernelError("matmul_softmax: the group_rows scheme cannot take this problem: " + why);
   } else if (scheme == SoftmaxScheme::sweeps && !fused_supported(p, options.path, arch)) {
     throw KernelError(
         "matmul_softmax: the sweeps scheme needs the sm90 path (an sm_90 device, 16-byte aligned rows, n a multiple "
@@ -281,6 +331,13 @@ void matmul_softmax(const MatmulProblem& p, const MatmulSoftmaxOptions& options)
         cluster_rows<__nv_bfloat16>(p, options.stream);
       } else {
         cluster_rows<float>(p, options.stream);
+      }
+      break;
+    case SoftmaxScheme::group_rows:
+      if (p.out == DType::bf16) {
+        group_rows<__nv_bfloat16>(p, options.stream);
+      } else {
+        group_rows<float>(p, options.stream);
       }
       break;
     case SoftmaxScheme::sweeps:

@@ -117,9 +117,10 @@ struct StagedOutput {
     return begin(ctx, tid);
   }
   // Every round of a block whose values are in the accumulator registers v (pairs v[i],
-  // v[i+1] at accum_row/accum_col(i)).
+  // v[i+1] at accum_row/accum_col(i)), times scale[0] in the thread's first row and
+  // scale[1] in its second (row + 8).
   __device__ static void stage_block(const EpilogueContext& ctx, const float (&v)[kAccum], int row0, int col0,
-                                     int warp, int lane) {
+                                     int warp, int lane, const float (&scale)[2] = {1.0f, 1.0f}) {
     const int tid = warp * 32 + lane;
 #pragma unroll
     for (int round = 0; round < kRounds; ++round) {
@@ -127,7 +128,8 @@ struct StagedOutput {
       constexpr int kPerRound = kAccum / kRounds;
 #pragma unroll
       for (int i = round * kPerRound; i < (round + 1) * kPerRound; i += 2) {
-        put(base, accum_row(i, warp, lane), accum_col(i, lane), v[i], v[i + 1]);
+        const float f = scale[(i >> 1) & 1];
+        put(base, accum_row(i, warp, lane), accum_col(i, lane), v[i] * f, v[i + 1] * f);
       }
       finish(ctx, tid, row0, col0 + round * kColsPerRound);
     }

@@ -39,6 +39,7 @@ constexpr int kBlockM = 128;
 constexpr int kBlockN = 256;
 constexpr int kStages = 4;
 constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
+constexpr int kMaxSmemPerCta = 227 * 1024;  // sm_90's dynamic shared memory opt-in
 constexpr int kGroupM = 8;     // tiles walked in groups of 8 rows of tiles for L2 reuse
 constexpr int kAccum = 128;    // fp32 accumulators per consumer thread
 
@@ -146,6 +147,13 @@ template <class E, class = void>
 struct IsClustered : std::false_type {};
 template <class E>
 struct IsClustered<E, std::void_t<decltype(E::kClustered)>> : std::bool_constant<E::kClustered> {};
+// An epilogue with `static constexpr bool kGrouped = true` runs column-stationary on a
+// cooperative launch (all CTAs resident): groups of tiles_n CTAs that share a row of
+// tiles through global memory (softmax_group_rows.cuh); it gets the EpilogueContext.
+template <class E, class = void>
+struct IsGrouped : std::false_type {};
+template <class E>
+struct IsGrouped<E, std::void_t<decltype(E::kGrouped)>> : std::bool_constant<E::kGrouped> {};
 
 // An epilogue with `static constexpr int kStagingBytes` > 0 stages its output in shared
 // memory for TMA stores on streaming runs: the pipeline gives up one stage for it (three
@@ -197,7 +205,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   const int warpgroup = static_cast<int>(threadIdx.x) / 128;
   const int tid_in_group = static_cast<int>(threadIdx.x) % 128;
-  const TileWalk walk{(m + kRows - 1) / kRows, (n + kBlockN - 1) / kBlockN, kBResident || kClustered};
+  constexpr bool kGrouped = IsGrouped<Epilogue>::value;
+  const TileWalk walk{(m + kRows - 1) / kRows, (n + kBlockN - 1) / kBlockN, kBResident || kClustered || kGrouped};
   const int k_tiles = (k + T::kBlockK - 1) / T::kBlockK;
 
   if (threadIdx.x == 0) {
@@ -305,7 +314,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int row0 = tm * kRows + (kBResident ? 0 : consumer * 64);
       if constexpr (kClustered) {
         epilogue(d, row0, tn * kBlockN, warp, lane, EpilogueContext{epilogue_smem, consumer, ordinal, nullptr});
-      } else if constexpr (StagingBytes<Epilogue>::value > 0) {
+      } else if constexpr (StagingBytes<Epilogue>::value > 0 || kGrouped) {
         epilogue(d, row0, tn * kBlockN, warp, lane,
                  EpilogueContext{kStaged ? epilogue_smem : nullptr, consumer, ordinal, &map_c});
       } else {

@@ -22,7 +22,13 @@ namespace flopline::kernels::detail {
 // the launch: done once per kernel.
 template <auto Kernel>
 void reserve_shared_memory(int bytes) {
-  static const cudaError_t attr = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  static const cudaError_t attr = [bytes] {
+    const cudaError_t e = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    // A failed call leaves its error as the last error, where the next launch's check
+    // would find it and blame itself.
+    if (e != cudaSuccess) (void)cudaGetLastError();
+    return e;
+  }();
   if (attr != cudaSuccess) {
     throw CudaError(std::string("sm90 matmul: cannot reserve shared memory: ") + cudaGetErrorString(attr));
   }
@@ -106,7 +112,8 @@ int sm90_cluster_capacity(const MatmulProblem& p) {
   if (tiles_n > Epilogue::kMaxClusterSize) return 0;
   const int cs = static_cast<int>(tiles_n);
   // The shared-memory opt-in is sized for the largest cluster, once per kernel.
-  const int most = sm90::Tile<Ops>::kSmemBytes + static_cast<int>(Epilogue::smem_bytes(Epilogue::kMaxClusterSize));
+  constexpr int most = sm90::Tile<Ops>::kSmemBytes + static_cast<int>(Epilogue::smem_bytes(Epilogue::kMaxClusterSize));
+  static_assert(most <= sm90::kMaxSmemPerCta, "the largest cluster's shared memory exceeds sm_90's opt-in");
   const int bytes = sm90_smem_bytes<Ops, Epilogue>(tiles_n, false);
   if (sm90_b_resident<Ops>(p)) {
     reserve_shared_memory<sm90::gemm_kernel<Ops, Epilogue, true>>(most);
@@ -138,7 +145,12 @@ void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_
   // Persistent CTAs, one per SM (the shared memory allows one). B-resident: per column
   // tile, as many CTAs as give each at least two 64-row tiles (one per consumer).
   long grid = tiles_m * tiles_n < sms ? tiles_m * tiles_n : sms;
-  if (resident) grid = std::min<long>(sms / tiles_n, tiles_m) * tiles_n;
+  constexpr bool grouped = sm90::IsGrouped<Epilogue>::value;
+  if (resident || grouped) grid = std::min<long>(sms / tiles_n, tiles_m) * tiles_n;
+  if (grouped && grid == 0) {
+    throw KernelError("sm90 matmul: " + std::to_string(tiles_n) + " column tiles, more than the device's " +
+                      std::to_string(sms) + " SMs");
+  }
   const int smem_bytes = sm90_smem_bytes<Ops, Epilogue>(tiles_n, resident);
   constexpr bool clustered = sm90::IsClustered<Epilogue>::value;
   if constexpr (clustered) {
@@ -155,7 +167,29 @@ void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_
           cluster_launch_config(grid, static_cast<int>(tiles_n), smem_bytes, stream, &attr);
       const cudaError_t e = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, static_cast<int>(p.m),
                                                static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
-      if (e != cudaSuccess) throw CudaError(std::string("sm90 matmul: cluster launch: ") + cudaGetErrorString(e));
+      if (e != cudaSuccess) {
+        (void)cudaGetLastError();  // not left for the next launch's check
+        throw CudaError(std::string("sm90 matmul: cluster launch: ") + cudaGetErrorString(e));
+      }
+    } else if constexpr (grouped) {
+      // Cooperative: the launch fails instead of running a grid whose groups could wait
+      // on CTAs that never become resident.
+      cudaLaunchAttribute attr{};
+      attr.id = cudaLaunchAttributeCooperative;
+      attr.val.cooperative = 1;
+      cudaLaunchConfig_t config{};
+      config.gridDim = dim3(static_cast<unsigned>(grid));
+      config.blockDim = dim3(sm90::kThreads);
+      config.dynamicSmemBytes = static_cast<std::size_t>(smem_bytes);
+      config.stream = stream;
+      config.attrs = &attr;
+      config.numAttrs = 1;
+      const cudaError_t e = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, static_cast<int>(p.m),
+                                               static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
+      if (e != cudaSuccess) {
+        (void)cudaGetLastError();  // not left for the next launch's check
+        throw CudaError(std::string("sm90 matmul: cooperative launch: ") + cudaGetErrorString(e));
+      }
     } else {
       kernel<<<static_cast<unsigned>(grid), sm90::kThreads, static_cast<std::size_t>(smem_bytes), stream>>>(
           map_a, map_b, map_c, static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), epilogue);

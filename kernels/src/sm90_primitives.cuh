@@ -145,6 +145,17 @@ __device__ __forceinline__ void cluster_store_async(std::uint32_t remote, float 
 }
 // Two floats from this CTA's shared memory by shared address (a generic load through a
 // pointer the compiler cannot place in shared memory takes the long global path).
+// GPU-scope release increment and acquire load of a counter that CTAs use to publish
+// results to each other through global memory.
+__device__ __forceinline__ void red_add_release_gpu(unsigned* counter, unsigned v) {
+  asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(counter), "r"(v) : "memory");
+}
+__device__ __forceinline__ unsigned ld_acquire_gpu(const unsigned* counter) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(counter) : "memory");
+  return v;
+}
+
 __device__ __forceinline__ float2 ld_shared_pair(std::uint32_t addr) {
   float2 v;
   asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(addr) : "memory");

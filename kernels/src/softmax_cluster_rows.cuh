@@ -15,6 +15,7 @@
 #include "fast_exp.cuh"
 #include "sm90_epilogue_store.cuh"
 #include "softmax_epilogue.cuh"
+#include "softmax_row_block.cuh"
 
 namespace flopline::kernels::sm90 {
 
@@ -63,26 +64,8 @@ struct ClusterRowsEpilogue {
     const int slot = ctx.consumer * 2 + (ctx.ordinal & 1);
     std::uint64_t* bar = barriers(ctx.smem) + slot;
     float2* slot_pairs = pairs(ctx.smem) + slot * static_cast<int>(ranks) * kRows;  // [rank][row]
-    float mx[2], sum[2];
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const float x = block_row_max<kCheckCols>(d, half, col0, lane, n);
-      mx[half] = x;  // finite: every CTA's tile has at least one column < n
-      const float mx_log2e = x * kLog2e;
-      float sum4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-      for (int i = 2 * half, j = 0; i < kAccum; i += 4, ++j) {
-        if (!kCheckCols || col0 + accum_col(i, lane) < n) {
-          d[i] = exp_shifted(d[i], mx_log2e);
-          d[i + 1] = exp_shifted(d[i + 1], mx_log2e);
-          sum4[j & 3] += d[i] + d[i + 1];
-        }
-      }
-      float s = (sum4[0] + sum4[1]) + (sum4[2] + sum4[3]);
-      s += __shfl_xor_sync(0xffffffffu, s, 1);
-      s += __shfl_xor_sync(0xffffffffu, s, 2);
-      sum[half] = s;
-    }
+    float mx[2], sum[2];  // the max is finite: every CTA's tile has at least one column < n
+    row_block_exp_stats<kCheckCols>(d, col0, lane, n, mx, sum);
     const int local_row = warp * 16 + (lane >> 2);  // and local_row + 8
     if ((lane & 3) == 0) {
       const std::uint32_t bar_local = smem_addr(bar);
@@ -117,30 +100,7 @@ struct ClusterRowsEpilogue {
     // Every thread of this consumer has read the slot before any of its next tile's pairs
     // go out: those let the peers go on to the tile after, which reuses this slot.
     named_barrier_sync(3 + ctx.consumer, 128);
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int row = row0 + local_row + 8 * half;
-      const bool row_in = row < m;
-      OutT* out_row = out + static_cast<std::int64_t>(row_in ? row : 0) * n;
-      if constexpr (sizeof(OutT) == 2) {
-        // 16-bit: two 8-column blocks per store instruction (store_two_blocks16).
-#pragma unroll
-        for (int i = 2 * half; i < kAccum; i += 8) {
-          const int block_col = col0 + (i >> 2) * 8;  // the first block's column 0
-          const float f = factor[half];
-          const std::uint32_t a = pack_pair(out, d[i] * f, d[i + 1] * f);
-          const std::uint32_t b = pack_pair(out, d[i + 4] * f, d[i + 5] * f);
-          store_two_blocks16(out_row + block_col, a, b, lane, row_in, kCheckCols ? n - block_col : kBlockN);
-        }
-      } else {
-        if (!row_in) continue;
-#pragma unroll
-        for (int i = 2 * half; i < kAccum; i += 4) {
-          const int col = col0 + accum_col(i, lane);
-          if (!kCheckCols || col < n) store_pair(out_row + col, d[i] * factor[half], d[i + 1] * factor[half]);
-        }
-      }
-    }
+    store_row_block<kCheckCols>(out, m, n, d, row0, col0, warp, lane, factor);
   }
 #else
   __device__ static void init(unsigned char*) {}

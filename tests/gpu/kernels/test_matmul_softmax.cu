@@ -157,6 +157,25 @@ TEST(MatmulSoftmax, ClusterRowsMatchesFloat64) {
   }
 }
 
+// The group_rows scheme (Hopper, rows) by name: groups of 1 to 40 CTAs (n up to 10240,
+// past the clusters' 16), B-resident (64-row tiles ping-ponged) and streaming, more row
+// tiles than groups (several exchanges per CTA), m and n off the tile sizes, a group
+// whose last CTA is mostly past n.
+TEST(MatmulSoftmax, GroupRowsMatchesFloat64) {
+  if (ft::device_arch() != 90) GTEST_SKIP() << "the group_rows scheme needs an sm_90 device";
+  const std::int64_t shapes[][3] = {
+      {300, 2048, 128}, {1000, 520, 64},  {4097, 256, 96},  {777, 1288, 320}, {129, 4096, 336},
+      {1100, 1000, 1000}, {96, 296, 8},   {2500, 4000, 392}, {300, 10240, 520}, {4100, 4096, 400},
+  };
+  const auto group = fk::SoftmaxScheme::group_rows;
+  const auto rows = fk::SoftmaxDim::rows;
+  for (const auto& s : shapes) {
+    check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, rows, fk::MatmulPath::automatic, group});
+    check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::bf16, rows, fk::MatmulPath::automatic, group});
+    check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::f32, rows, fk::MatmulPath::automatic, group});
+  }
+}
+
 TEST(MatmulSoftmax, SchemeThatCannotTakeTheProblemThrows) {
   ft::DeviceBuffer buf(1 << 20);
   ft::poison_nan(buf);
@@ -182,6 +201,13 @@ TEST(MatmulSoftmax, SchemeThatCannotTakeTheProblemThrows) {
   o.dim = fk::SoftmaxDim::rows;
   p.n = 4352;  // 17 column tiles: more than a cluster holds
   EXPECT_THROW(fk::matmul_softmax(p, o), fk::KernelError);
+  o.scheme = fk::SoftmaxScheme::group_rows;
+  p.n = 256 * 1024;  // 1024 column tiles: more than any GPU's SMs
+  EXPECT_THROW(fk::matmul_softmax(p, o), fk::KernelError);
+  p.n = 4352;
+  o.dim = fk::SoftmaxDim::cols;
+  EXPECT_THROW(fk::matmul_softmax(p, o), fk::KernelError);  // columns
+  o.dim = fk::SoftmaxDim::rows;
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const auto after = ft::download(buf, 16, fk::DType::f32);
   for (double v : after) EXPECT_TRUE(std::isnan(v)) << "nothing ran";

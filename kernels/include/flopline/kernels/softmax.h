@@ -31,6 +31,9 @@ enum class SoftmaxScheme {
   cluster_rows,  // Hopper (sm90 path), rows over at most 16 column tiles of 256 (n <= 4096,
                  // above 2048 where the device runs clusters of 16): one wgmma sweep, the
                  // CTAs of a cluster share a row's statistics, only the output is written
+  group_rows,  // Hopper (sm90 path), rows over at most one column tile of 256 per SM: as
+               // cluster_rows, but any tiles_n CTAs of a cooperative launch form a group
+               // and share the statistics through L2 (all SMs usable, no cluster limit)
   unfused,     // the matmul into scratch memory, then the standalone softmax
 };
 const char* softmax_scheme_name(SoftmaxScheme s);
