@@ -322,30 +322,26 @@ void matmul_softmax(const MatmulProblem& p, const MatmulSoftmaxOptions& options)
   }
   detail::OpRange range(matmul_softmax_cost(p.m, p.n, p.k, options.dim, p.in, p.out), options.range);
   const bool rows = options.dim == SoftmaxDim::rows;
+  // The fused schemes are templates on the output type (bf16 or fp32): run(OutT{}).
+  auto by_output = [&](auto run) {
+    if (p.out == DType::bf16) {
+      run(__nv_bfloat16{});
+    } else {
+      run(float{});
+    }
+  };
   switch (scheme) {
     case SoftmaxScheme::one_launch:
       one_launch(p, rows, options.stream);
       break;
     case SoftmaxScheme::cluster_rows:
-      if (p.out == DType::bf16) {
-        cluster_rows<__nv_bfloat16>(p, options.stream);
-      } else {
-        cluster_rows<float>(p, options.stream);
-      }
+      by_output([&](auto out) { cluster_rows<decltype(out)>(p, options.stream); });
       break;
     case SoftmaxScheme::group_rows:
-      if (p.out == DType::bf16) {
-        group_rows<__nv_bfloat16>(p, options.stream);
-      } else {
-        group_rows<float>(p, options.stream);
-      }
+      by_output([&](auto out) { group_rows<decltype(out)>(p, options.stream); });
       break;
     case SoftmaxScheme::sweeps:
-      if (p.out == DType::bf16) {
-        fused_sm90<__nv_bfloat16>(p, options.dim, options.stream);
-      } else {
-        fused_sm90<float>(p, options.dim, options.stream);
-      }
+      by_output([&](auto out) { fused_sm90<decltype(out)>(p, options.dim, options.stream); });
       break;
     default:
       unfused(p, options);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <string>
 
 #include "flopline/kernels/softmax.h"
@@ -138,6 +139,18 @@ TEST(MatmulSoftmax, OneLaunchMatchesFloat64) {
   }
 }
 
+// A row scheme by name on every shape, with tf32 -> fp32, bf16 -> bf16 and bf16 -> fp32.
+template <std::size_t N>
+void check_row_scheme(const std::int64_t (&shapes)[N][3], fk::SoftmaxScheme scheme) {
+  const auto rows = fk::SoftmaxDim::rows;
+  const auto path = fk::MatmulPath::automatic;
+  for (const auto& s : shapes) {
+    check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, rows, path, scheme});
+    check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::bf16, rows, path, scheme});
+    check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::f32, rows, path, scheme});
+  }
+}
+
 // The cluster_rows scheme (Hopper, rows) by name: 1 to 16 CTAs per cluster, B-resident
 // (k <= 160 tf32 / 320 bf16: 64-row tiles ping-ponged) and streaming (128-row tiles),
 // m and n off the tile sizes, CTAs with odd and even tile counts, a cluster whose last
@@ -148,13 +161,7 @@ TEST(MatmulSoftmax, ClusterRowsMatchesFloat64) {
       {300, 2048, 128}, {1000, 520, 64}, {4097, 256, 96}, {2100, 2048, 160}, {777, 1288, 320},
       {64, 1024, 40},   {129, 4096, 336}, {1100, 1000, 1000}, {96, 296, 8}, {8200, 1792, 32},
   };
-  const auto cluster = fk::SoftmaxScheme::cluster_rows;
-  const auto rows = fk::SoftmaxDim::rows;
-  for (const auto& s : shapes) {
-    check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, rows, fk::MatmulPath::automatic, cluster});
-    check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::bf16, rows, fk::MatmulPath::automatic, cluster});
-    check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::f32, rows, fk::MatmulPath::automatic, cluster});
-  }
+  check_row_scheme(shapes, fk::SoftmaxScheme::cluster_rows);
 }
 
 // The group_rows scheme (Hopper, rows) by name: groups of 1 to 40 CTAs (n up to 10240,
@@ -167,13 +174,7 @@ TEST(MatmulSoftmax, GroupRowsMatchesFloat64) {
       {300, 2048, 128}, {1000, 520, 64},  {4097, 256, 96},  {777, 1288, 320}, {129, 4096, 336},
       {1100, 1000, 1000}, {96, 296, 8},   {2500, 4000, 392}, {300, 10240, 520}, {4100, 4096, 400},
   };
-  const auto group = fk::SoftmaxScheme::group_rows;
-  const auto rows = fk::SoftmaxDim::rows;
-  for (const auto& s : shapes) {
-    check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, rows, fk::MatmulPath::automatic, group});
-    check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::bf16, rows, fk::MatmulPath::automatic, group});
-    check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::f32, rows, fk::MatmulPath::automatic, group});
-  }
+  check_row_scheme(shapes, fk::SoftmaxScheme::group_rows);
 }
 
 TEST(MatmulSoftmax, SchemeThatCannotTakeTheProblemThrows) {
