@@ -101,13 +101,22 @@ int cluster_rows_capacity(const MatmulProblem& p) {
   return p.out == DType::bf16 ? cluster_rows_capacity_for<__nv_bfloat16>(p) : cluster_rows_capacity_for<float>(p);
 }
 
+// What the fused sm90 schemes need, for their refusals.
+constexpr const char* kFusedSm90Needs =
+    "the sm90 path (an sm_90 device, 16-byte aligned rows, n a multiple of 4) and inputs tf32 -> fp32 or bf16 -> "
+    "fp32/bf16";
+
+// Why a one-sweep row scheme (cluster or group rows) cannot take the problem for reasons
+// they share, or "".
+std::string one_sweep_rows_refusal(const MatmulProblem& p, SoftmaxDim dim, MatmulPath path, int arch) {
+  if (dim != SoftmaxDim::rows) return "it computes softmax over rows only";
+  if (!fused_supported(p, path, arch)) return std::string("it needs ") + kFusedSm90Needs;
+  return "";
+}
+
 // Why the cluster_rows scheme cannot take the problem, or "" when it can.
 std::string cluster_rows_refusal(const MatmulProblem& p, SoftmaxDim dim, MatmulPath path, int arch) {
-  if (dim != SoftmaxDim::rows) return "it computes softmax over rows only";
-  if (!fused_supported(p, path, arch)) {
-    return "it needs the sm90 path (an sm_90 device, 16-byte aligned rows, n a multiple of 4) and inputs tf32 -> "
-           "fp32 or bf16 -> fp32/bf16";
-  }
+  if (std::string why = one_sweep_rows_refusal(p, dim, path, arch); !why.empty()) return why;
   const long tiles_n = (p.n + sm90::kBlockN - 1) / sm90::kBlockN;
   constexpr int kMax = sm90::ClusterRowsEpilogue<float>::kMaxClusterSize;
   if (tiles_n > kMax) {
@@ -119,11 +128,7 @@ std::string cluster_rows_refusal(const MatmulProblem& p, SoftmaxDim dim, MatmulP
 
 // Why the group_rows scheme cannot take the problem, or "" when it can.
 std::string group_rows_refusal(const MatmulProblem& p, SoftmaxDim dim, MatmulPath path, int arch) {
-  if (dim != SoftmaxDim::rows) return "it computes softmax over rows only";
-  if (!fused_supported(p, path, arch)) {
-    return "it needs the sm90 path (an sm_90 device, 16-byte aligned rows, n a multiple of 4) and inputs tf32 -> "
-           "fp32 or bf16 -> fp32/bf16";
-  }
+  if (std::string why = one_sweep_rows_refusal(p, dim, path, arch); !why.empty()) return why;
   const long tiles_n = (p.n + sm90::kBlockN - 1) / sm90::kBlockN;
   const int sms = detail::current_device_facts().sms;
   if (tiles_n > sms) {
@@ -316,9 +321,7 @@ void matmul_softmax(const MatmulProblem& p, const MatmulSoftmaxOptions& options)
     const std::string why = group_rows_refusal(p, options.dim, options.path, arch);
     if (!why.empty()) throw KernelError("matmul_softmax: the group_rows scheme cannot take this problem: " + why);
   } else if (scheme == SoftmaxScheme::sweeps && !fused_supported(p, options.path, arch)) {
-    throw KernelError(
-        "matmul_softmax: the sweeps scheme needs the sm90 path (an sm_90 device, 16-byte aligned rows, n a multiple "
-        "of 4) and inputs tf32 -> fp32 or bf16 -> fp32/bf16");
+    throw KernelError(std::string("matmul_softmax: the sweeps scheme needs ") + kFusedSm90Needs);
   }
   detail::OpRange range(matmul_softmax_cost(p.m, p.n, p.k, options.dim, p.in, p.out), options.range);
   const bool rows = options.dim == SoftmaxDim::rows;

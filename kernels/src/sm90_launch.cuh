@@ -34,23 +34,34 @@ void reserve_shared_memory(int bytes) {
   }
 }
 
-// A launch of `grid` CTAs of the sm90 core in clusters of `cluster_size` along x; the
-// configuration points at `attr`, which must outlive it.
-inline cudaLaunchConfig_t cluster_launch_config(long grid, int cluster_size, int smem_bytes, cudaStream_t stream,
-                                                cudaLaunchAttribute* attr) {
+// A launch of `grid` CTAs of the sm90 core with one attribute; the configuration points
+// at `attr`, which must outlive it.
+inline cudaLaunchConfig_t sm90_launch_config(long grid, int smem_bytes, cudaStream_t stream,
+                                             cudaLaunchAttribute* attr) {
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(static_cast<unsigned>(grid));
   config.blockDim = dim3(sm90::kThreads);
   config.dynamicSmemBytes = static_cast<std::size_t>(smem_bytes);
   config.stream = stream;
-  *attr = cudaLaunchAttribute{};
-  attr->id = cudaLaunchAttributeClusterDimension;
-  attr->val.clusterDim.x = static_cast<unsigned>(cluster_size);
-  attr->val.clusterDim.y = 1;
-  attr->val.clusterDim.z = 1;
   config.attrs = attr;
   config.numAttrs = 1;
   return config;
+}
+// Clusters of `cluster_size` CTAs along x.
+inline cudaLaunchAttribute cluster_attribute(int cluster_size) {
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = static_cast<unsigned>(cluster_size);
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  return attr;
+}
+// Every CTA resident at once, or the launch fails (groups wait on each other).
+inline cudaLaunchAttribute cooperative_attribute() {
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeCooperative;
+  attr.val.cooperative = 1;
+  return attr;
 }
 
 // Clusters of `cluster_size` CTAs of Kernel that the device keeps resident at once (0: it
@@ -67,8 +78,8 @@ int resident_clusters(int cluster_size, int smem_bytes) {
     static const cudaError_t allow = cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
     if (allow != cudaSuccess) return 0;
   }
-  cudaLaunchAttribute attr;
-  const cudaLaunchConfig_t config = cluster_launch_config(cluster_size, cluster_size, smem_bytes, nullptr, &attr);
+  cudaLaunchAttribute attr = cluster_attribute(cluster_size);
+  const cudaLaunchConfig_t config = sm90_launch_config(cluster_size, smem_bytes, nullptr, &attr);
   int clusters = 0;
   if (cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config) != cudaSuccess) {
     (void)cudaGetLastError();  // a refusal here is an answer (0), not a sticky error
@@ -161,34 +172,17 @@ void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_
     grid = std::min<long>(clusters, tiles_m) * tiles_n;
   }
   auto launch = [&](auto* kernel) {
-    if constexpr (clustered) {
-      cudaLaunchAttribute attr;
-      const cudaLaunchConfig_t config =
-          cluster_launch_config(grid, static_cast<int>(tiles_n), smem_bytes, stream, &attr);
+    if constexpr (clustered || grouped) {
+      // Clusters of a row of tiles; groups on a cooperative launch, which fails instead
+      // of running a grid whose groups could wait on CTAs that never become resident.
+      cudaLaunchAttribute attr = clustered ? cluster_attribute(static_cast<int>(tiles_n)) : cooperative_attribute();
+      const cudaLaunchConfig_t config = sm90_launch_config(grid, smem_bytes, stream, &attr);
       const cudaError_t e = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, static_cast<int>(p.m),
                                                static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
       if (e != cudaSuccess) {
         (void)cudaGetLastError();  // not left for the next launch's check
-        throw CudaError(std::string("sm90 matmul: cluster launch: ") + cudaGetErrorString(e));
-      }
-    } else if constexpr (grouped) {
-      // Cooperative: the launch fails instead of running a grid whose groups could wait
-      // on CTAs that never become resident.
-      cudaLaunchAttribute attr{};
-      attr.id = cudaLaunchAttributeCooperative;
-      attr.val.cooperative = 1;
-      cudaLaunchConfig_t config{};
-      config.gridDim = dim3(static_cast<unsigned>(grid));
-      config.blockDim = dim3(sm90::kThreads);
-      config.dynamicSmemBytes = static_cast<std::size_t>(smem_bytes);
-      config.stream = stream;
-      config.attrs = &attr;
-      config.numAttrs = 1;
-      const cudaError_t e = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, static_cast<int>(p.m),
-                                               static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
-      if (e != cudaSuccess) {
-        (void)cudaGetLastError();  // not left for the next launch's check
-        throw CudaError(std::string("sm90 matmul: cooperative launch: ") + cudaGetErrorString(e));
+        throw CudaError(std::string("sm90 matmul: ") + (clustered ? "cluster" : "cooperative") +
+                        " launch: " + cudaGetErrorString(e));
       }
     } else {
       kernel<<<static_cast<unsigned>(grid), sm90::kThreads, static_cast<std::size_t>(smem_bytes), stream>>>(

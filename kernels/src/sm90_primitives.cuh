@@ -143,8 +143,6 @@ __device__ __forceinline__ void cluster_store_async(std::uint32_t remote, float 
                "f"(a), "f"(b), "r"(remote_bar)
                : "memory");
 }
-// Two floats from this CTA's shared memory by shared address (a generic load through a
-// pointer the compiler cannot place in shared memory takes the long global path).
 // GPU-scope release increment and acquire load of a counter that CTAs use to publish
 // results to each other through global memory.
 __device__ __forceinline__ void red_add_release_gpu(unsigned* counter, unsigned v) {
@@ -155,7 +153,8 @@ __device__ __forceinline__ unsigned ld_acquire_gpu(const unsigned* counter) {
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(counter) : "memory");
   return v;
 }
-
+// Two floats from this CTA's shared memory by shared address (a generic load through a
+// pointer the compiler cannot place in shared memory takes the long global path).
 __device__ __forceinline__ float2 ld_shared_pair(std::uint32_t addr) {
   float2 v;
   asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(addr) : "memory");
