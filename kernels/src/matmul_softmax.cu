@@ -18,6 +18,7 @@
 #include <cuda_bf16.h>
 
 #include <optional>
+#include <type_traits>
 #include <string>
 
 #include "flopline/kernels/matmul.h"
@@ -31,6 +32,7 @@
 #include "softmax_finish.cuh"
 #include "softmax_group_rows.cuh"
 #include "softmax_one_launch.h"
+#include "softmax_swapped.cuh"
 
 namespace flopline::kernels {
 namespace {
@@ -167,9 +169,32 @@ void run_sweep(const MatmulProblem& p, const void* b_operand, cudaStream_t strea
   }
 }
 
+// tf32 columns with large k (the rescale scheme) on the swapped core, which needs no
+// transpose of B and keeps column statistics per 256-row tile (softmax_swapped.cuh).
+void swapped_cols(const MatmulProblem& p, cudaStream_t stream) {
+  namespace sw = sm90::swapped;
+  const int blocks = static_cast<int>((p.m + sw::kBlockM - 1) / sw::kBlockM);
+  const std::size_t count = static_cast<std::size_t>(blocks) * static_cast<std::size_t>(p.n);
+  Scratch partial(count * sizeof(float2), stream, "column block statistics");
+  Scratch final_stats(static_cast<std::size_t>(p.n) * sizeof(float2), stream, "column statistics");
+  Scratch scales(count * sizeof(float), stream, "column block factors");
+  detail::launch_sm90_swapped(p, stream, sw::SwappedColsEpilogue{static_cast<int>(p.m), static_cast<int>(p.n),
+                                                                  partial.as<float2>()});
+  detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), scales.as<float>(), p.m, p.n, false,
+                                blocks, stream);
+  detail::rescale_softmax(p.c, p.out, partial.as<float2>(), final_stats.as<float2>(), scales.as<float>(), p.m, p.n,
+                          false, blocks, 8, stream);  // 256-row blocks
+}
+
 template <class OutT>
 void fused_sm90(const MatmulProblem& p, SoftmaxDim dim, cudaStream_t stream) {
   const bool rows = dim == SoftmaxDim::rows;
+  if constexpr (std::is_same_v<OutT, float>) {
+    if (p.in == DType::tf32 && !rows && p.k > kRecomputeMaxK) {
+      swapped_cols(p, stream);
+      return;
+    }
+  }
   const int tiles_n = static_cast<int>((p.n + sm90::kBlockN - 1) / sm90::kBlockN);
   const int blocks16 = static_cast<int>((p.m + 15) / 16);
   const std::size_t partial_count = rows ? static_cast<std::size_t>(p.m) * tiles_n
@@ -206,8 +231,9 @@ void fused_sm90(const MatmulProblem& p, SoftmaxDim dim, cudaStream_t stream) {
     float* scales = rows ? nullptr : col_scales->as<float>();
     detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), scales, p.m, p.n, rows, blocks,
                                   stream);
+    // Statistics per 256-column block (rows) or 16-row block (columns: one warp's rows).
     detail::rescale_softmax(p.c, p.out, partial.as<float2>(), final_stats.as<float2>(), scales, p.m, p.n, rows, blocks,
-                            stream);
+                            rows ? 8 : 4, stream);
   }
 }
 

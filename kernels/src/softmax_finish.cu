@@ -9,9 +9,6 @@
 namespace flopline::kernels::detail {
 namespace {
 
-constexpr int kRowBlock = 256;  // columns per row-statistics block (sm90 tile width)
-constexpr int kColBlock = 16;   // rows per column-statistics block (one warp's rows)
-
 __device__ __forceinline__ float2 merge(float2 a, float2 b) {
   const float mx = fmaxf(a.x, b.x);
   if (mx == -INFINITY) return make_float2(mx, 0.0f);
@@ -91,24 +88,24 @@ __device__ __forceinline__ void store4(__nv_bfloat16* p, const Quad& q) {
   *reinterpret_cast<uint2*>(p) = raw;
 }
 
-// One block per row; rows: one scale per 256-column block of the row; cols: one scale
-// per column from the row's 16-row block, made by combine_cols_kernel.
+// One block per row; rows: one scale per 2^block_log2-column block of the row; cols: one
+// scale per column from the row's 2^block_log2-row block, made by combine_cols_kernel.
 template <class OutT, bool Rows>
 __global__ void rescale_kernel(OutT* __restrict__ out, const float2* __restrict__ partial,
                                const float2* __restrict__ final_stats, const float* __restrict__ col_scales, long n,
-                               int blocks) {
+                               int blocks, int block_log2) {
   const long i = blockIdx.x;
   OutT* row = out + i * n;
   const float2 fr = Rows ? final_stats[i] : make_float2(0.0f, 0.0f);
   for (long j = 4 * static_cast<long>(threadIdx.x); j < n; j += 4L * blockDim.x) {
     Quad q = load4(row + j);
     if (Rows) {
-      const float2 b = partial[i * blocks + j / kRowBlock];  // the 4 values share a block
+      const float2 b = partial[i * blocks + (j >> block_log2)];  // the 4 values share a block
       const float s = __expf(b.x - fr.x) * fr.y;
 #pragma unroll
       for (int e = 0; e < 4; ++e) q.v[e] *= s;
     } else {
-      const float4 s = *reinterpret_cast<const float4*>(col_scales + (i / kColBlock) * n + j);
+      const float4 s = *reinterpret_cast<const float4*>(col_scales + (i >> block_log2) * n + j);
       q.v[0] *= s.x;
       q.v[1] *= s.y;
       q.v[2] *= s.z;
@@ -133,17 +130,17 @@ void combine_softmax_stats(const float2* partial, float2* final_stats, float* co
 }
 
 void rescale_softmax(void* out, DType out_type, const float2* partial, const float2* final_stats,
-                     const float* col_scales, std::int64_t m, std::int64_t n, bool rows, int blocks,
+                     const float* col_scales, std::int64_t m, std::int64_t n, bool rows, int blocks, int block_log2,
                      cudaStream_t stream) {
   const unsigned grid = static_cast<unsigned>(m);
   if (out_type == DType::bf16) {
     auto* o = static_cast<__nv_bfloat16*>(out);
-    if (rows) rescale_kernel<__nv_bfloat16, true><<<grid, 256, 0, stream>>>(o, partial, final_stats, col_scales, n, blocks);
-    else rescale_kernel<__nv_bfloat16, false><<<grid, 256, 0, stream>>>(o, partial, final_stats, col_scales, n, blocks);
+    if (rows) rescale_kernel<__nv_bfloat16, true><<<grid, 256, 0, stream>>>(o, partial, final_stats, col_scales, n, blocks, block_log2);
+    else rescale_kernel<__nv_bfloat16, false><<<grid, 256, 0, stream>>>(o, partial, final_stats, col_scales, n, blocks, block_log2);
   } else {
     auto* o = static_cast<float*>(out);
-    if (rows) rescale_kernel<float, true><<<grid, 256, 0, stream>>>(o, partial, final_stats, col_scales, n, blocks);
-    else rescale_kernel<float, false><<<grid, 256, 0, stream>>>(o, partial, final_stats, col_scales, n, blocks);
+    if (rows) rescale_kernel<float, true><<<grid, 256, 0, stream>>>(o, partial, final_stats, col_scales, n, blocks, block_log2);
+    else rescale_kernel<float, false><<<grid, 256, 0, stream>>>(o, partial, final_stats, col_scales, n, blocks, block_log2);
   }
   throw_if_launch_failed("softmax rescale");
 }

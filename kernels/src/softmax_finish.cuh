@@ -18,10 +18,11 @@ void combine_softmax_stats(const float2* partial, float2* final_stats, float* co
                            std::int64_t n, bool rows, int blocks, cudaStream_t stream);
 
 // out[i][j] *= exp(block max - final max) / final sum, with the block of (i, j): rows:
-// column block j / 256 (from partial and final_stats); cols: row block i / 16 (the
-// factors col_scales that combine_softmax_stats wrote). out is fp32 or bf16.
+// column block j >> block_log2 (from partial and final_stats); cols: row block
+// i >> block_log2 (the factors col_scales that combine_softmax_stats wrote). out is fp32
+// or bf16.
 void rescale_softmax(void* out, DType out_type, const float2* partial, const float2* final_stats,
-                     const float* col_scales, std::int64_t m, std::int64_t n, bool rows, int blocks,
+                     const float* col_scales, std::int64_t m, std::int64_t n, bool rows, int blocks, int block_log2,
                      cudaStream_t stream);
 
 }  // namespace flopline::kernels::detail

@@ -1,0 +1,297 @@
+// The tf32 Hopper core without a transpose of B: it computes C^T = B^T A^T.
+//
+// tf32 wgmma reads its shared-memory operands K-major only, and B (k x n, row-major) is
+// N-major; the core of sm90_gemm.cuh therefore needs B^T made beforehand (37 us at
+// 4096^2, a tenth of the 4096^3 matmul). Swapping the operands avoids it: wgmma's A
+// operand may come from registers in any layout the threads build, so the consumers load
+// B^T's fragments straight from B's N-major tile in shared memory (LDS, then cvt.rna to
+// tf32), and A (m x k, row-major) is already the K-major operand wgmma wants as B.
+//
+// Tiles: 256 rows x 128 columns of C. wgmma's M (64 per consumer warpgroup) runs along
+// n, its N (256) along m: each consumer holds a 64 x 256 block of C^T, that is the
+// tile's 256 rows at its 64 columns. Per stage: A's 256 x 32 tile (the wgmma B operand,
+// 128-byte swizzle, shared by both consumers) and B's 32 x 128 tile as four 32 x 32
+// boxes. Four stages; the output is staged in shared memory (64 rows per round, four
+// rounds per tile: a bigger staging buffer would cost the fourth stage, and with three
+// the matmul ran at 94% of cuBLAS instead of 102-105%) and stored by TMA while the next
+// tile runs, as in the core of sm90_gemm.cuh (producer warpgroup 0, consumers 1-2).
+//
+// Which columns a thread holds (fragment_col): wgmma gives thread (warp, lane) fragment
+// rows r = 16 warp + lane/4 and r + 8. The row-to-column map is ours to choose (a
+// permutation of the block's 64 columns, undone by the epilogue): rows r and r + 8 hold
+// two adjacent columns, so one 8-byte load per k fills both, and the quads of a
+// half-warp read 16-byte chunks c and c ^ 4 of their box, which the 128-byte swizzle
+// (chunk ^ k % 8) spreads over all 32 banks for the four k rows it reads at once.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "sm90_gemm.cuh"
+
+namespace flopline::kernels::sm90::swapped {
+
+constexpr int kBlockM = 256;  // rows of C per tile: wgmma's N
+constexpr int kBlockN = 128;  // columns of C per tile: wgmma's M, 64 per consumer
+constexpr int kBlockK = 32;   // one 128-byte swizzle row of fp32
+constexpr int kBoxN = 32;     // B arrives in boxes of 32 k x 32 n
+constexpr int kBoxBytes = kBlockK * kBoxN * 4;
+constexpr int kABytes = kBlockM * 128;
+constexpr int kBBytes = kBlockK * kBlockN * 4;
+constexpr int kStageBytes = kABytes + kBBytes;
+constexpr int kStages = 4;
+// The output: per consumer, 64 rows x 64 fp32 columns per round (four rounds per tile),
+// as two TMA boxes of 64 rows x 32 columns.
+constexpr int kOutRounds = 4;
+constexpr int kOutRows = kBlockM / kOutRounds;
+constexpr int kRegsPerRound = kAccum / kOutRounds;
+constexpr int kOutBoxCols = 32;
+constexpr int kOutBoxBytes = kOutRows * 128;
+constexpr int kStagingPerConsumer = 2 * kOutBoxBytes;
+constexpr int kStagingOffset = kStages * kStageBytes;
+constexpr int kBarrierOffset = kStagingOffset + 2 * kStagingPerConsumer;
+constexpr int kSmemBytes = kBarrierOffset + 128 + 1024;  // barriers, alignment slack
+static_assert(kSmemBytes <= kMaxSmemPerCta, "the swapped core's shared memory exceeds sm_90's opt-in");
+constexpr int kNamedBarrier = 5;  // + consumer: a consumer's staging round
+
+// The column (within the consumer's 64, even) held by fragment row 16 warp + lane/4;
+// row + 8 holds the next one. See the header comment.
+__device__ __forceinline__ int fragment_col(int warp, int lane) {
+  const int g = lane >> 2, quad_pair = g & 3;
+  const int chunk = 2 * (warp & 1) + (g >> 2) + 4 * (quad_pair >> 1);
+  return kBoxN * (warp >> 1) + 4 * chunk + 2 * (quad_pair & 1);
+}
+// Accumulator register i of a consumer thread: row (of the tile's 256) and whether it is
+// the thread's second column (fragment_col + 1).
+__device__ __forceinline__ int accum_m(int i, int lane) { return (i >> 2) * 8 + (lane & 3) * 2 + (i & 1); }
+__device__ __forceinline__ int accum_second_col(int i) { return (i >> 1) & 1; }
+
+// The wgmma inputs of one k tile: B^T's fragments (per k step of 8) and A's shared-memory
+// descriptors. Two of these alternate, so that one k tile's fragments are loaded while
+// the previous k tile's wgmmas still read theirs.
+struct KTileInputs {
+  std::uint32_t a[4][4];
+  std::uint64_t desc[4];
+};
+#ifdef FLOPLINE_SM90A
+// A use of a set's fragment registers, placed after the wgmma.wait_group that retires
+// the wgmmas reading them. ptxas's register allocator ends a register at its last use,
+// which for a wgmma operand is the wgmma's issue, not its completion: it gave the next
+// k tile's fragments the registers still being read, and then serialized every wgmma
+// behind the previous one (warning C7513; 80% of cuBLAS at 4096^3). An empty asm
+// statement is no use to ptxas (it emits nothing); this is one: the fragments XORed into
+// a store under a predicate that is never true (`never`: k < 0), so ptxas keeps them
+// until here. Cost: a handful of LOP3s and a skipped store per k tile.
+__device__ __forceinline__ void keep_until_here(const KTileInputs& in, int never, std::uint32_t scratch) {
+  std::uint32_t x = 0;
+#pragma unroll
+  for (int s = 0; s < 4; ++s) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) x ^= in.a[s][j];
+  }
+  asm volatile(
+      "{\n"
+      ".reg .pred q;\n"
+      "setp.ne.b32 q, %1, 0;\n"
+      "@q st.shared.u32 [%2], %0;\n"
+      "}\n" ::"r"(x),
+      "r"(never), "r"(scratch)
+      : "memory");
+}
+__device__ __forceinline__ std::uint32_t round_tf32(float x) {
+  std::uint32_t r;
+  asm volatile("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+  return r;
+}
+#endif
+
+// A consumer's output staged for TMA: begin() takes the buffer (once the previous
+// round's stores have read it), put() writes two adjacent columns of one row, finish()
+// hands the round to TMA. Swizzled like the operands (chunk ^ row % 8).
+struct SwappedStaging {
+#ifdef FLOPLINE_SM90A
+  __device__ static std::uint32_t begin(unsigned char* staging, int consumer, int tid) {
+    if (tid == 0) bulk_wait_read<0>();
+    named_barrier_sync(kNamedBarrier + consumer, 128);
+    return smem_addr(staging + consumer * kStagingPerConsumer);
+  }
+  // Row r (of the round's kOutRows) at columns c, c + 1 (of the consumer's 64, c even).
+  __device__ static void put(std::uint32_t base, int r, int c, float a, float b) {
+    const int byte = (c % kOutBoxCols) * 4;
+    const std::uint32_t at = base + (c / kOutBoxCols) * kOutBoxBytes + r * 128 + (((byte >> 4) ^ (r & 7)) << 4) + (byte & 15);
+    asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(at), "f"(a), "f"(b) : "memory");
+  }
+  // row0, col0: the round's first row and the consumer's first column in C.
+  __device__ static void finish(const CUtensorMap* map_c, unsigned char* staging, int consumer, int tid, int row0,
+                                int col0) {
+    fence_proxy_async_shared();
+    named_barrier_sync(kNamedBarrier + consumer, 128);
+    if (tid == 0) {
+      unsigned char* buf = staging + consumer * kStagingPerConsumer;
+      tma_store_2d(map_c, buf, col0, row0);
+      tma_store_2d(map_c, buf + kOutBoxBytes, col0 + kOutBoxCols, row0);
+      bulk_commit();
+    }
+  }
+#endif
+};
+
+// What the epilogue gets besides the accumulator.
+struct SwappedContext {
+  unsigned char* staging;
+  const CUtensorMap* map_c;
+  int consumer;
+};
+
+// Every round of a consumer's 256 x 64 block of C, value(i) being what goes out for
+// accumulator register i (row accum_m(i), column fragment_col + accum_second_col(i)).
+// value() is called once per register, in ascending order.
+template <class Value>
+__device__ __forceinline__ void stage_block(const SwappedContext& ctx, int row0, int col0, int warp, int lane,
+                                            Value&& value) {
+#ifdef FLOPLINE_SM90A
+  const int tid = warp * 32 + lane;
+  const int col = fragment_col(warp, lane);
+#pragma unroll
+  for (int round = 0; round < kOutRounds; ++round) {
+    const std::uint32_t base = SwappedStaging::begin(ctx.staging, ctx.consumer, tid);
+#pragma unroll
+    for (int i = round * kRegsPerRound; i < (round + 1) * kRegsPerRound; i += 4) {
+      const int r = accum_m(i, lane) - round * kOutRows;
+      const float v0 = value(i), v1 = value(i + 1), v2 = value(i + 2), v3 = value(i + 3);
+      // Registers i, i+2: row r at columns col, col+1; i+1, i+3: row r+1.
+      SwappedStaging::put(base, r, col, v0, v2);
+      SwappedStaging::put(base, r + 1, col, v1, v3);
+    }
+    SwappedStaging::finish(ctx.map_c, ctx.staging, ctx.consumer, tid, row0 + round * kOutRows, col0);
+  }
+#endif
+}
+
+// Plain fp32 store of the accumulator.
+struct SwappedStoreEpilogue {
+  __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
+                             const SwappedContext& ctx) const {
+    stage_block(ctx, row0, col0, warp, lane, [&](int i) { return d[i]; });
+  }
+};
+
+// map_a: A (m x k) in boxes of 256 x 32; map_b: B (k x n) in boxes of 32 x 32; map_c: C
+// (m x n, fp32) in boxes of kOutRows x 32. Persistent CTAs walk the 256 x 128 tiles in groups
+// of kGroupM rows of tiles (tile_coords). Epilogue: `void operator()(const float (&d)[128],
+// int row0, int col0, int warp, int lane, const SwappedContext&)`, row0: the tile's first
+// row, col0: the consumer's first column.
+template <class Epilogue>
+__global__ void __launch_bounds__(kThreads, 1)
+    gemm_swapped_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                        const __grid_constant__ CUtensorMap map_c, int m, int n, int k, Epilogue epilogue) {
+#ifdef FLOPLINE_SM90A
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = reinterpret_cast<unsigned char*>(
+      (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~static_cast<std::uintptr_t>(1023));
+  unsigned char* staging = smem + kStagingOffset;
+  std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + kBarrierOffset);
+  std::uint64_t* empty = full + kStages;
+
+  const int warpgroup = static_cast<int>(threadIdx.x) / 128;
+  const int tid = static_cast<int>(threadIdx.x) % 128;
+  const int tiles_m = (m + kBlockM - 1) / kBlockM, tiles_n = (n + kBlockN - 1) / kBlockN;
+  const int tiles = tiles_m * tiles_n;
+  const int k_tiles = (k + kBlockK - 1) / kBlockK;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], 2);  // one arrival per consumer
+    }
+    fence_barrier_init();
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    regs_release<40>();
+    if (tid == 0) {
+      prefetch_tensor_map(&map_a);
+      prefetch_tensor_map(&map_b);
+      int it = 0;
+      for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
+        int tm = 0, tn = 0;
+        tile_coords(t, tiles_m, tiles_n, &tm, &tn);
+        for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+          const int s = it % kStages;
+          if (it >= kStages) mbar_wait(&empty[s], ((it / kStages) + 1) & 1);
+          unsigned char* stage = smem + s * kStageBytes;
+          mbar_expect_tx(&full[s], kStageBytes);
+          tma_load_2d(stage, &map_a, &full[s], kt * kBlockK, tm * kBlockM);
+#pragma unroll
+          for (int j = 0; j < kBlockN / kBoxN; ++j) {
+            tma_load_2d(stage + kABytes + j * kBoxBytes, &map_b, &full[s], tn * kBlockN + j * kBoxN, kt * kBlockK);
+          }
+        }
+      }
+    }
+  } else {
+    regs_claim<232>();
+    const int consumer = warpgroup - 1;
+    const int warp = tid / 32, lane = tid % 32;
+    // Where this thread's fragment pairs sit in a stage's B tile, for k = lane % 4 (and
+    // + 8, 16, 24: 1024 bytes on) and for k + 4.
+    const int col = fragment_col(warp, lane), q = lane & 3;
+    const int box = 2 * consumer + col / kBoxN;
+    const int chunk = (col % kBoxN) / 4, pair_byte = (col % 4) * 4;
+    const std::uint32_t off_k = kABytes + box * kBoxBytes + q * 128 + ((chunk ^ q) << 4) + pair_byte;
+    const std::uint32_t off_k4 = kABytes + box * kBoxBytes + (q + 4) * 128 + ((chunk ^ (q + 4)) << 4) + pair_byte;
+    const SwappedContext ctx{staging, &map_c, consumer};
+    int it = 0;
+    for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
+      int tm = 0, tn = 0;
+      tile_coords(t, tiles_m, tiles_n, &tm, &tn);
+      float d[kAccum];
+#pragma unroll
+      for (int i = 0; i < kAccum; ++i) d[i] = 0.0f;
+      // Two sets of inputs: one k tile's wgmmas may still read theirs while the next k
+      // tile's are loaded.
+      KTileInputs ia, ib;
+      auto k_step = [&](KTileInputs& in, KTileInputs& other, int kt) {
+        const int s = it % kStages;
+        mbar_wait(&full[s], (it / kStages) & 1);
+        const std::uint32_t stage = smem_addr(smem + s * kStageBytes);
+#pragma unroll
+        for (int ks = 0; ks < 4; ++ks) {
+          const float2 lo = ld_shared_pair(stage + off_k + ks * 1024);
+          const float2 hi = ld_shared_pair(stage + off_k4 + ks * 1024);
+          in.a[ks][0] = round_tf32(lo.x);
+          in.a[ks][1] = round_tf32(lo.y);
+          in.a[ks][2] = round_tf32(hi.x);
+          in.a[ks][3] = round_tf32(hi.y);
+          in.desc[ks] = desc_k_major_sw128(stage + ks * 32);
+        }
+        wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < 4; ++ks) wgmma_m64n256k8_tf32_rs(d, in.a[ks], in.desc[ks], 1);
+        wgmma_commit();
+        // The previous k tile's group is done once at most this one is pending: its
+        // stage goes back to the producer and its fragment buffer may be reloaded.
+        wgmma_wait<1>();
+        fence_registers(d);
+        keep_until_here(other, k < 0, stage);
+        if (kt > 0 && tid == 0) mbar_arrive(&empty[(it - 1) % kStages]);
+        ++it;
+      };
+      for (int kt = 0; kt < k_tiles; kt += 2) {
+        k_step(ia, ib, kt);
+        if (kt + 1 < k_tiles) k_step(ib, ia, kt + 1);
+      }
+      wgmma_wait<0>();
+      fence_registers(d);
+      if (tid == 0) mbar_arrive(&empty[(it - 1) % kStages]);
+      epilogue(d, tm * kBlockM, tn * kBlockN + consumer * 64, warp, lane, ctx);
+    }
+    // The last stores must have read the staging memory before the CTA goes.
+    if (tid == 0) bulk_wait<0>();
+  }
+#endif
+}
+
+}  // namespace flopline::kernels::sm90::swapped

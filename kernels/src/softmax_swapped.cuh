@@ -1,0 +1,83 @@
+// Softmax epilogues of the swapped tf32 core (sm90_gemm_swapped.cuh), for the rescale
+// scheme: the one sweep writes exp(s - block max) and the blocks' (max, sum of exp);
+// combine_softmax_stats and rescale_softmax (softmax_finish.cuh) finish.
+//
+// The swapped core hands each consumer thread two columns of C (fragment_col and the
+// next) at 64 rows each, and the quad of lanes sharing lane / 4 holds the same two
+// columns at all 256 rows of the tile. Column statistics over a tile are therefore
+// in-thread work plus two shuffles, where the core of sm90_gemm.cuh spreads a column
+// over 8 lanes and 8 warps and keeps statistics per 16 rows.
+#pragma once
+
+#include <cmath>
+
+#include "fast_exp.cuh"
+#include "sm90_gemm_swapped.cuh"
+
+namespace flopline::kernels::sm90::swapped {
+
+// Softmax over columns (dim 0): per 256-row tile, each column's (max, sum of exp(s -
+// max)) into partial[tile row][n], and exp(s - max) into C.
+struct SwappedColsEpilogue {
+  int m, n;
+  float2* partial;  // [ceil(m / 256)][n]
+
+  __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
+                             const SwappedContext& ctx) const {
+    // Only the last row of tiles reaches past m: the others skip the per-row checks.
+    if (row0 + kBlockM <= m) {
+      run<false>(d, row0, col0, warp, lane, ctx);
+    } else {
+      run<true>(d, row0, col0, warp, lane, ctx);
+    }
+  }
+
+  template <bool kCheckRows>
+  __device__ void run(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
+                      const SwappedContext& ctx) const {
+    using fast::exp2_ftz;
+    using fast::kLog2e;
+    auto inside = [&](int i) { return !kCheckRows || row0 + accum_m(i, lane) < m; };
+    // Four independent chains per column (a single chain of 64 dependent fmaxf would
+    // leave the warps waiting on latency), then the quad.
+    float mx4[2][4];
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) mx4[c][j] = -INFINITY;
+    }
+#pragma unroll
+    for (int i = 0; i < kAccum; ++i) {
+      if (inside(i)) mx4[accum_second_col(i)][(i >> 2) & 3] = fmaxf(mx4[accum_second_col(i)][(i >> 2) & 3], d[i]);
+    }
+    float mx_log2e[2], mx[2];
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      float v = fmaxf(fmaxf(mx4[c][0], mx4[c][1]), fmaxf(mx4[c][2], mx4[c][3]));
+      v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 1));
+      mx[c] = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 2));
+      // Every tile has a row inside m, so mx is finite for the columns that matter.
+      mx_log2e[c] = mx[c] * kLog2e;
+    }
+    float sum4[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
+    stage_block(ctx, row0, col0, warp, lane, [&](int i) {
+      const int c = accum_second_col(i);
+      const float x = exp2_ftz(fmaf(d[i], kLog2e, -mx_log2e[c]));
+      if (inside(i)) sum4[c][(i >> 2) & 3] += x;
+      return x;
+    });
+    const int col = col0 + fragment_col(warp, lane);
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      float sum = (sum4[c][0] + sum4[c][1]) + (sum4[c][2] + sum4[c][3]);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      // n is a multiple of 4 and col even: col + 1 is inside whenever col is.
+      if ((lane & 3) == 0 && col < n) {
+        partial[static_cast<std::int64_t>(row0 / kBlockM) * n + col + c] = make_float2(mx[c], sum);
+      }
+    }
+  }
+};
+
+}  // namespace flopline::kernels::sm90::swapped
