@@ -14,7 +14,8 @@ void launch_matmul_sm90(const MatmulProblem& p, cudaStream_t stream) {
   const bool out32 = p.out == DType::f32;
   switch (p.in) {
     case DType::tf32:
-      launch_sm90_swapped(p, stream, sm90::swapped::SwappedStoreEpilogue{});
+      launch_sm90_swapped<sm90::swapped::Tf32Swapped>(p, stream,
+                                                      sm90::swapped::SwappedStoreEpilogue<sm90::swapped::Tf32Swapped>{});
       return;
     case DType::bf16:
       if (out32) {

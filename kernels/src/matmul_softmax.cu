@@ -169,8 +169,10 @@ void run_sweep(const MatmulProblem& p, const void* b_operand, cudaStream_t strea
   }
 }
 
-// tf32 columns with large k (the rescale scheme) on the swapped core, which needs no
-// transpose of B and keeps column statistics per 256-row tile (softmax_swapped.cuh).
+// Columns with large k (the rescale scheme) and fp32 output on the swapped core, which
+// keeps column statistics per 256-row tile in-thread (softmax_swapped.cuh) instead of per
+// 16 rows across lanes, and for tf32 needs no transpose of B.
+template <class Ops>
 void swapped_cols(const MatmulProblem& p, cudaStream_t stream) {
   namespace sw = sm90::swapped;
   const int blocks = static_cast<int>((p.m + sw::kBlockM - 1) / sw::kBlockM);
@@ -178,8 +180,8 @@ void swapped_cols(const MatmulProblem& p, cudaStream_t stream) {
   Scratch partial(count * sizeof(float2), stream, "column block statistics");
   Scratch final_stats(static_cast<std::size_t>(p.n) * sizeof(float2), stream, "column statistics");
   Scratch scales(count * sizeof(float), stream, "column block factors");
-  detail::launch_sm90_swapped(p, stream, sw::SwappedColsEpilogue{static_cast<int>(p.m), static_cast<int>(p.n),
-                                                                  partial.as<float2>()});
+  detail::launch_sm90_swapped<Ops>(p, stream, sw::SwappedColsEpilogue<Ops>{static_cast<int>(p.m),
+                                                                          static_cast<int>(p.n), partial.as<float2>()});
   detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), scales.as<float>(), p.m, p.n, false,
                                 blocks, stream);
   detail::rescale_softmax(p.c, p.out, partial.as<float2>(), final_stats.as<float2>(), scales.as<float>(), p.m, p.n,
@@ -190,8 +192,12 @@ template <class OutT>
 void fused_sm90(const MatmulProblem& p, SoftmaxDim dim, cudaStream_t stream) {
   const bool rows = dim == SoftmaxDim::rows;
   if constexpr (std::is_same_v<OutT, float>) {
-    if (p.in == DType::tf32 && !rows && p.k > kRecomputeMaxK) {
-      swapped_cols(p, stream);
+    if (!rows && p.k > kRecomputeMaxK) {
+      if (p.in == DType::tf32) {
+        swapped_cols<sm90::swapped::Tf32Swapped>(p, stream);
+      } else {
+        swapped_cols<sm90::swapped::Bf16Swapped>(p, stream);
+      }
       return;
     }
   }

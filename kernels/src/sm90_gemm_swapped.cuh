@@ -1,44 +1,46 @@
-// The tf32 Hopper core without a transpose of B: it computes C^T = B^T A^T.
+// The Hopper core that computes C^T = B^T A^T: for tf32 without a transpose of B, and for
+// bf16 with column statistics that stay inside a thread.
 //
 // tf32 wgmma reads its shared-memory operands K-major only, and B (k x n, row-major) is
 // N-major; the core of sm90_gemm.cuh therefore needs B^T made beforehand (37 us at
 // 4096^2, a tenth of the 4096^3 matmul). Swapping the operands avoids it: wgmma's A
 // operand may come from registers in any layout the threads build, so the consumers load
 // B^T's fragments straight from B's N-major tile in shared memory (LDS, then cvt.rna to
-// tf32), and A (m x k, row-major) is already the K-major operand wgmma wants as B.
+// tf32: Tf32Swapped), and A (m x k, row-major) is already the K-major operand wgmma wants
+// as B. 16-bit wgmma reads an N-major A operand from shared memory itself (Bf16Swapped).
 //
 // Tiles: 256 rows x 128 columns of C. wgmma's M (64 per consumer warpgroup) runs along
 // n, its N (256) along m: each consumer holds a 64 x 256 block of C^T, that is the
-// tile's 256 rows at its 64 columns. Per stage: A's 256 x 32 tile (the wgmma B operand,
-// 128-byte swizzle, shared by both consumers) and B's 32 x 128 tile as four 32 x 32
-// boxes. Four stages; the output is staged in shared memory (64 rows per round, four
-// rounds per tile: a bigger staging buffer would cost the fourth stage, and with three
-// the matmul ran at 94% of cuBLAS instead of 102-105%) and stored by TMA while the next
-// tile runs, as in the core of sm90_gemm.cuh (producer warpgroup 0, consumers 1-2).
+// tile's 256 rows at its 64 columns, and the quad of lanes sharing lane / 4 holds two of
+// those columns at all 256 rows (what makes column statistics cheap, softmax_swapped.cuh).
+// Per stage: A's 256-row tile (the wgmma B operand, 128-byte swizzle, shared by both
+// consumers) and B's tile of 128 columns, 16 KB each way. Four stages; the output is
+// staged in shared memory (64 rows per round, four rounds per tile: a bigger staging
+// buffer would cost the fourth stage, and with three the tf32 matmul ran at 94% of
+// cuBLAS instead of 102-105%) and stored by TMA while the next tile runs, as in the core
+// of sm90_gemm.cuh (producer warpgroup 0, consumers 1-2).
 //
-// Which columns a thread holds (fragment_col): wgmma gives thread (warp, lane) fragment
-// rows r = 16 warp + lane/4 and r + 8. The row-to-column map is ours to choose (a
-// permutation of the block's 64 columns, undone by the epilogue): rows r and r + 8 hold
-// two adjacent columns, so one 8-byte load per k fills both, and the quads of a
-// half-warp read 16-byte chunks c and c ^ 4 of their box, which the 128-byte swizzle
-// (chunk ^ k % 8) spreads over all 32 banks for the four k rows it reads at once.
+// Which columns a thread holds (Ops::column): wgmma gives thread (warp, lane) rows
+// r = 16 warp + lane/4 and r + 8 of C^T. bf16: those are columns r and r + 8. tf32: the
+// row-to-column map is ours to choose (a permutation of the block's 64 columns): rows r
+// and r + 8 hold two adjacent columns, so one 8-byte load per k fills both, and the
+// quads of a half-warp read 16-byte chunks c and c ^ 4 of their box, which the 128-byte
+// swizzle (chunk ^ k % 8) spreads over all 32 banks for the four k rows it reads at once.
 #pragma once
 
 #include <cuda.h>
 
 #include <cstdint>
 
+#include "flopline/kernels/types.h"
 #include "sm90_gemm.cuh"
 
 namespace flopline::kernels::sm90::swapped {
 
 constexpr int kBlockM = 256;  // rows of C per tile: wgmma's N
 constexpr int kBlockN = 128;  // columns of C per tile: wgmma's M, 64 per consumer
-constexpr int kBlockK = 32;   // one 128-byte swizzle row of fp32
-constexpr int kBoxN = 32;     // B arrives in boxes of 32 k x 32 n
-constexpr int kBoxBytes = kBlockK * kBoxN * 4;
-constexpr int kABytes = kBlockM * 128;
-constexpr int kBBytes = kBlockK * kBlockN * 4;
+constexpr int kABytes = kBlockM * 128;  // 256 rows of 128 bytes of k
+constexpr int kBBytes = 128 * kBlockN;  // 128 bytes of n (a box) per k row, times k rows
 constexpr int kStageBytes = kABytes + kBBytes;
 constexpr int kStages = 4;
 // The output: per consumer, 64 rows x 64 fp32 columns per round (four rounds per tile),
@@ -55,25 +57,47 @@ constexpr int kSmemBytes = kBarrierOffset + 128 + 1024;  // barriers, alignment 
 static_assert(kSmemBytes <= kMaxSmemPerCta, "the swapped core's shared memory exceeds sm_90's opt-in");
 constexpr int kNamedBarrier = 5;  // + consumer: a consumer's staging round
 
-// The column (within the consumer's 64, even) held by fragment row 16 warp + lane/4;
+// tf32: the column (within the consumer's 64, even) held by fragment row 16 warp + lane/4;
 // row + 8 holds the next one. See the header comment.
 __device__ __forceinline__ int fragment_col(int warp, int lane) {
   const int g = lane >> 2, quad_pair = g & 3;
   const int chunk = 2 * (warp & 1) + (g >> 2) + 4 * (quad_pair >> 1);
-  return kBoxN * (warp >> 1) + 4 * chunk + 2 * (quad_pair & 1);
+  return 32 * (warp >> 1) + 4 * chunk + 2 * (quad_pair & 1);  // 32 columns per tf32 box
 }
 // Accumulator register i of a consumer thread: row (of the tile's 256) and whether it is
-// the thread's second column (fragment_col + 1).
+// the thread's second column (Ops::column(warp, lane, 1)).
 __device__ __forceinline__ int accum_m(int i, int lane) { return (i >> 2) * 8 + (lane & 3) * 2 + (i & 1); }
 __device__ __forceinline__ int accum_second_col(int i) { return (i >> 1) & 1; }
 
-// The wgmma inputs of one k tile: B^T's fragments (per k step of 8) and A's shared-memory
-// descriptors. Two of these alternate, so that one k tile's fragments are loaded while
-// the previous k tile's wgmmas still read theirs.
+// The stage's pipeline state as a consumer sees it: stage `it` (counted since the start)
+// is in shared memory once full[it % kStages] completes its phase; the consumers give it
+// back on empty[].
+struct ConsumerPipe {
+  unsigned char* smem;
+  std::uint64_t* full;
+  std::uint64_t* empty;
+  int it;
+
+#ifdef FLOPLINE_SM90A
+  __device__ std::uint32_t wait_full() {
+    const int s = it % kStages;
+    mbar_wait(&full[s], (it / kStages) & 1);
+    return smem_addr(smem + s * kStageBytes);
+  }
+  __device__ void release_previous(int tid) {
+    if (tid == 0) mbar_arrive(&empty[(it - 1) % kStages]);
+  }
+#endif
+};
+
+// The wgmma inputs of one tf32 k tile: B^T's fragments (per k step of 8) and A's
+// shared-memory descriptors. Two of these alternate, so that one k tile's fragments are
+// loaded while the previous k tile's wgmmas still read theirs.
 struct KTileInputs {
   std::uint32_t a[4][4];
   std::uint64_t desc[4];
 };
+
 #ifdef FLOPLINE_SM90A
 // A use of a set's fragment registers, placed after the wgmma.wait_group that retires
 // the wgmmas reading them. ptxas's register allocator ends a register at its last use,
@@ -106,9 +130,96 @@ __device__ __forceinline__ std::uint32_t round_tf32(float x) {
 }
 #endif
 
+// tf32: B^T's fragments from registers (wgmma's RS form), loaded from B's tile by the
+// consumers. B arrives as four boxes of 32 k x 32 n.
+struct Tf32Swapped {
+  static constexpr DType kType = DType::tf32;
+  static constexpr int kElemBytes = 4, kBlockK = 32, kBoxN = 32;
+  static constexpr bool kAdjacentCols = true;
+  __device__ static int column(int warp, int lane, int second) { return fragment_col(warp, lane) + second; }
+
+  // The k loop of one tile into d; `never` is false at run time (keep_until_here).
+  __device__ static void k_loop(float (&d)[kAccum], ConsumerPipe& pipe, int k_tiles, int consumer, int warp, int lane,
+                                int never) {
+#ifdef FLOPLINE_SM90A
+    const int tid = warp * 32 + lane;
+    // Where this thread's fragment pairs sit in a stage's B tile, for k = lane % 4 (and
+    // + 8, 16, 24: 1024 bytes on) and for k + 4.
+    const int col = fragment_col(warp, lane), q = lane & 3;
+    const int box = 2 * consumer + col / kBoxN;
+    const int chunk = (col % kBoxN) / 4, pair_byte = (col % 4) * 4;
+    constexpr int kBoxBytes = kBlockK * 128;
+    const std::uint32_t off_k = kABytes + box * kBoxBytes + q * 128 + ((chunk ^ q) << 4) + pair_byte;
+    const std::uint32_t off_k4 = kABytes + box * kBoxBytes + (q + 4) * 128 + ((chunk ^ (q + 4)) << 4) + pair_byte;
+    KTileInputs ia, ib;
+    auto k_step = [&](KTileInputs& in, KTileInputs& other, int kt) {
+      const std::uint32_t stage = pipe.wait_full();
+#pragma unroll
+      for (int ks = 0; ks < 4; ++ks) {
+        const float2 lo = ld_shared_pair(stage + off_k + ks * 1024);
+        const float2 hi = ld_shared_pair(stage + off_k4 + ks * 1024);
+        in.a[ks][0] = round_tf32(lo.x);
+        in.a[ks][1] = round_tf32(lo.y);
+        in.a[ks][2] = round_tf32(hi.x);
+        in.a[ks][3] = round_tf32(hi.y);
+        in.desc[ks] = desc_k_major_sw128(stage + ks * 32);
+      }
+      wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < 4; ++ks) wgmma_m64n256k8_tf32_rs(d, in.a[ks], in.desc[ks], 1);
+      wgmma_commit();
+      // The previous k tile's group is done once at most this one is pending: its
+      // stage goes back to the producer and its fragment buffer may be reloaded.
+      wgmma_wait<1>();
+      fence_registers(d);
+      keep_until_here(other, never, stage);
+      if (kt > 0) pipe.release_previous(tid);
+      ++pipe.it;
+    };
+    for (int kt = 0; kt < k_tiles; kt += 2) {
+      k_step(ia, ib, kt);
+      if (kt + 1 < k_tiles) k_step(ib, ia, kt + 1);
+    }
+#endif
+  }
+};
+
+// bf16: both operands from shared memory, B^T read N-major by wgmma's transpose of A. B
+// arrives as two boxes of 64 k x 64 n, one per consumer.
+struct Bf16Swapped {
+  static constexpr DType kType = DType::bf16;
+  static constexpr int kElemBytes = 2, kBlockK = 64, kBoxN = 64;
+  static constexpr bool kAdjacentCols = false;
+  __device__ static int column(int warp, int lane, int second) { return 16 * warp + (lane >> 2) + 8 * second; }
+
+  __device__ static void k_loop(float (&d)[kAccum], ConsumerPipe& pipe, int k_tiles, int consumer, int warp, int lane,
+                                int /*never*/) {
+#ifdef FLOPLINE_SM90A
+    const int tid = warp * 32 + lane;
+    constexpr int kBoxBytes = kBlockK * 128;
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      const std::uint32_t stage = pipe.wait_full();
+      const std::uint32_t bt = stage + kABytes + consumer * kBoxBytes;
+      wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < kBlockK / 16; ++ks) {
+        // B^T: 16 k rows of 128 bytes per step; its 64 n are one 64-element block.
+        wgmma_m64n256k16_bf16_at(d, desc_mn_major_sw128(bt + ks * 16 * 128, kBoxBytes),
+                                 desc_k_major_sw128(stage + ks * 32), 1);
+      }
+      wgmma_commit();
+      wgmma_wait<1>();
+      fence_registers(d);
+      if (kt > 0) pipe.release_previous(tid);
+      ++pipe.it;
+    }
+#endif
+  }
+};
+
 // A consumer's output staged for TMA: begin() takes the buffer (once the previous
-// round's stores have read it), put() writes two adjacent columns of one row, finish()
-// hands the round to TMA. Swizzled like the operands (chunk ^ row % 8).
+// round's stores have read it), put() writes values of one row, finish() hands the round
+// to TMA. Swizzled like the operands (chunk ^ row % 8).
 struct SwappedStaging {
 #ifdef FLOPLINE_SM90A
   __device__ static std::uint32_t begin(unsigned char* staging, int consumer, int tid) {
@@ -116,11 +227,20 @@ struct SwappedStaging {
     named_barrier_sync(kNamedBarrier + consumer, 128);
     return smem_addr(staging + consumer * kStagingPerConsumer);
   }
-  // Row r (of the round's kOutRows) at columns c, c + 1 (of the consumer's 64, c even).
-  __device__ static void put(std::uint32_t base, int r, int c, float a, float b) {
+  // Where column c (of the consumer's 64) of row r (of the round's kOutRows) goes.
+  __device__ static std::uint32_t at(std::uint32_t base, int r, int c) {
     const int byte = (c % kOutBoxCols) * 4;
-    const std::uint32_t at = base + (c / kOutBoxCols) * kOutBoxBytes + r * 128 + (((byte >> 4) ^ (r & 7)) << 4) + (byte & 15);
-    asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(at), "f"(a), "f"(b) : "memory");
+    return base + (c / kOutBoxCols) * kOutBoxBytes + r * 128 + (((byte >> 4) ^ (r & 7)) << 4) + (byte & 15);
+  }
+  // Row r at columns c0 and c1: adjacent (c1 = c0 + 1, c0 even) or not.
+  template <bool kAdjacent>
+  __device__ static void put(std::uint32_t base, int r, int c0, int c1, float a, float b) {
+    if constexpr (kAdjacent) {
+      asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(at(base, r, c0)), "f"(a), "f"(b) : "memory");
+    } else {
+      asm volatile("st.shared.f32 [%0], %1;" ::"r"(at(base, r, c0)), "f"(a) : "memory");
+      asm volatile("st.shared.f32 [%0], %1;" ::"r"(at(base, r, c1)), "f"(b) : "memory");
+    }
   }
   // row0, col0: the round's first row and the consumer's first column in C.
   __device__ static void finish(const CUtensorMap* map_c, unsigned char* staging, int consumer, int tid, int row0,
@@ -145,14 +265,14 @@ struct SwappedContext {
 };
 
 // Every round of a consumer's 256 x 64 block of C, value(i) being what goes out for
-// accumulator register i (row accum_m(i), column fragment_col + accum_second_col(i)).
-// value() is called once per register, in ascending order.
-template <class Value>
+// accumulator register i (row accum_m(i), column Ops::column(warp, lane,
+// accum_second_col(i))). value() is called once per register, in ascending order.
+template <class Ops, class Value>
 __device__ __forceinline__ void stage_block(const SwappedContext& ctx, int row0, int col0, int warp, int lane,
                                             Value&& value) {
 #ifdef FLOPLINE_SM90A
   const int tid = warp * 32 + lane;
-  const int col = fragment_col(warp, lane);
+  const int c0 = Ops::column(warp, lane, 0), c1 = Ops::column(warp, lane, 1);
 #pragma unroll
   for (int round = 0; round < kOutRounds; ++round) {
     const std::uint32_t base = SwappedStaging::begin(ctx.staging, ctx.consumer, tid);
@@ -160,9 +280,9 @@ __device__ __forceinline__ void stage_block(const SwappedContext& ctx, int row0,
     for (int i = round * kRegsPerRound; i < (round + 1) * kRegsPerRound; i += 4) {
       const int r = accum_m(i, lane) - round * kOutRows;
       const float v0 = value(i), v1 = value(i + 1), v2 = value(i + 2), v3 = value(i + 3);
-      // Registers i, i+2: row r at columns col, col+1; i+1, i+3: row r+1.
-      SwappedStaging::put(base, r, col, v0, v2);
-      SwappedStaging::put(base, r + 1, col, v1, v3);
+      // Registers i, i+2: row r at columns c0, c1; i+1, i+3: row r+1.
+      SwappedStaging::put<Ops::kAdjacentCols>(base, r, c0, c1, v0, v2);
+      SwappedStaging::put<Ops::kAdjacentCols>(base, r + 1, c0, c1, v1, v3);
     }
     SwappedStaging::finish(ctx.map_c, ctx.staging, ctx.consumer, tid, row0 + round * kOutRows, col0);
   }
@@ -170,19 +290,21 @@ __device__ __forceinline__ void stage_block(const SwappedContext& ctx, int row0,
 }
 
 // Plain fp32 store of the accumulator.
+template <class Ops>
 struct SwappedStoreEpilogue {
   __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
                              const SwappedContext& ctx) const {
-    stage_block(ctx, row0, col0, warp, lane, [&](int i) { return d[i]; });
+    stage_block<Ops>(ctx, row0, col0, warp, lane, [&](int i) { return d[i]; });
   }
 };
 
-// map_a: A (m x k) in boxes of 256 x 32; map_b: B (k x n) in boxes of 32 x 32; map_c: C
-// (m x n, fp32) in boxes of kOutRows x 32. Persistent CTAs walk the 256 x 128 tiles in groups
-// of kGroupM rows of tiles (tile_coords). Epilogue: `void operator()(const float (&d)[128],
-// int row0, int col0, int warp, int lane, const SwappedContext&)`, row0: the tile's first
-// row, col0: the consumer's first column.
-template <class Epilogue>
+// map_a: A (m x k) in boxes of 256 x Ops::kBlockK; map_b: B (k x n) in boxes of
+// Ops::kBlockK x Ops::kBoxN; map_c: C (m x n, fp32) in boxes of kOutRows x 32. Persistent
+// CTAs walk the 256 x 128 tiles in groups of kGroupM rows of tiles (tile_coords).
+// Epilogue: `void operator()(const float (&d)[128], int row0, int col0, int warp, int
+// lane, const SwappedContext&)`, row0: the tile's first row, col0: the consumer's first
+// column.
+template <class Ops, class Epilogue>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_swapped_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                         const __grid_constant__ CUtensorMap map_c, int m, int n, int k, Epilogue epilogue) {
@@ -198,7 +320,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int tid = static_cast<int>(threadIdx.x) % 128;
   const int tiles_m = (m + kBlockM - 1) / kBlockM, tiles_n = (n + kBlockN - 1) / kBlockN;
   const int tiles = tiles_m * tiles_n;
-  const int k_tiles = (k + kBlockK - 1) / kBlockK;
+  const int k_tiles = (k + Ops::kBlockK - 1) / Ops::kBlockK;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
@@ -214,6 +336,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (tid == 0) {
       prefetch_tensor_map(&map_a);
       prefetch_tensor_map(&map_b);
+      constexpr int kBoxBytes = Ops::kBlockK * 128;
       int it = 0;
       for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
         int tm = 0, tn = 0;
@@ -223,10 +346,11 @@ __global__ void __launch_bounds__(kThreads, 1)
           if (it >= kStages) mbar_wait(&empty[s], ((it / kStages) + 1) & 1);
           unsigned char* stage = smem + s * kStageBytes;
           mbar_expect_tx(&full[s], kStageBytes);
-          tma_load_2d(stage, &map_a, &full[s], kt * kBlockK, tm * kBlockM);
+          tma_load_2d(stage, &map_a, &full[s], kt * Ops::kBlockK, tm * kBlockM);
 #pragma unroll
-          for (int j = 0; j < kBlockN / kBoxN; ++j) {
-            tma_load_2d(stage + kABytes + j * kBoxBytes, &map_b, &full[s], tn * kBlockN + j * kBoxN, kt * kBlockK);
+          for (int j = 0; j < kBlockN / Ops::kBoxN; ++j) {
+            tma_load_2d(stage + kABytes + j * kBoxBytes, &map_b, &full[s], tn * kBlockN + j * Ops::kBoxN,
+                        kt * Ops::kBlockK);
           }
         }
       }
@@ -235,57 +359,18 @@ __global__ void __launch_bounds__(kThreads, 1)
     regs_claim<232>();
     const int consumer = warpgroup - 1;
     const int warp = tid / 32, lane = tid % 32;
-    // Where this thread's fragment pairs sit in a stage's B tile, for k = lane % 4 (and
-    // + 8, 16, 24: 1024 bytes on) and for k + 4.
-    const int col = fragment_col(warp, lane), q = lane & 3;
-    const int box = 2 * consumer + col / kBoxN;
-    const int chunk = (col % kBoxN) / 4, pair_byte = (col % 4) * 4;
-    const std::uint32_t off_k = kABytes + box * kBoxBytes + q * 128 + ((chunk ^ q) << 4) + pair_byte;
-    const std::uint32_t off_k4 = kABytes + box * kBoxBytes + (q + 4) * 128 + ((chunk ^ (q + 4)) << 4) + pair_byte;
     const SwappedContext ctx{staging, &map_c, consumer};
-    int it = 0;
+    ConsumerPipe pipe{smem, full, empty, 0};
     for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
       int tm = 0, tn = 0;
       tile_coords(t, tiles_m, tiles_n, &tm, &tn);
       float d[kAccum];
 #pragma unroll
       for (int i = 0; i < kAccum; ++i) d[i] = 0.0f;
-      // Two sets of inputs: one k tile's wgmmas may still read theirs while the next k
-      // tile's are loaded.
-      KTileInputs ia, ib;
-      auto k_step = [&](KTileInputs& in, KTileInputs& other, int kt) {
-        const int s = it % kStages;
-        mbar_wait(&full[s], (it / kStages) & 1);
-        const std::uint32_t stage = smem_addr(smem + s * kStageBytes);
-#pragma unroll
-        for (int ks = 0; ks < 4; ++ks) {
-          const float2 lo = ld_shared_pair(stage + off_k + ks * 1024);
-          const float2 hi = ld_shared_pair(stage + off_k4 + ks * 1024);
-          in.a[ks][0] = round_tf32(lo.x);
-          in.a[ks][1] = round_tf32(lo.y);
-          in.a[ks][2] = round_tf32(hi.x);
-          in.a[ks][3] = round_tf32(hi.y);
-          in.desc[ks] = desc_k_major_sw128(stage + ks * 32);
-        }
-        wgmma_fence();
-#pragma unroll
-        for (int ks = 0; ks < 4; ++ks) wgmma_m64n256k8_tf32_rs(d, in.a[ks], in.desc[ks], 1);
-        wgmma_commit();
-        // The previous k tile's group is done once at most this one is pending: its
-        // stage goes back to the producer and its fragment buffer may be reloaded.
-        wgmma_wait<1>();
-        fence_registers(d);
-        keep_until_here(other, k < 0, stage);
-        if (kt > 0 && tid == 0) mbar_arrive(&empty[(it - 1) % kStages]);
-        ++it;
-      };
-      for (int kt = 0; kt < k_tiles; kt += 2) {
-        k_step(ia, ib, kt);
-        if (kt + 1 < k_tiles) k_step(ib, ia, kt + 1);
-      }
+      Ops::k_loop(d, pipe, k_tiles, consumer, warp, lane, k < 0);
       wgmma_wait<0>();
       fence_registers(d);
-      if (tid == 0) mbar_arrive(&empty[(it - 1) % kStages]);
+      pipe.release_previous(tid);  // this tile's last stage
       epilogue(d, tm * kBlockM, tn * kBlockN + consumer * 64, warp, lane, ctx);
     }
     // The last stores must have read the staging memory before the CTA goes.

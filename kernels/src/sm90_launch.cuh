@@ -209,20 +209,22 @@ void launch_sm90_tf32(const MatmulProblem& p, cudaStream_t stream, const Epilogu
   launch_sm90_core<sm90::Tf32Operands>(p, bt.as<float>(), stream, epilogue);
 }
 
-// tf32 without the transpose: the swapped core (sm90_gemm_swapped.cuh) reads B as it is
-// and computes C^T = B^T A^T; C (fp32) is stored by TMA from the staged output.
-template <class Epilogue>
+// The swapped core (sm90_gemm_swapped.cuh): C^T = B^T A^T with B read as it is (tf32:
+// no transpose of B; Ops: Tf32Swapped or Bf16Swapped); C (fp32) is stored by TMA from
+// the staged output.
+template <class Ops, class Epilogue>
 void launch_sm90_swapped(const MatmulProblem& p, cudaStream_t stream, const Epilogue& epilogue) {
   namespace sw = sm90::swapped;
-  const CUtensorMap map_a = make_tensor_map_2d(p.a, p.m, p.k, DType::tf32, sw::kBlockM, sw::kBlockK);
-  const CUtensorMap map_b = make_tensor_map_2d(p.b, p.k, p.n, DType::tf32, sw::kBlockK, sw::kBoxN);
+  const CUtensorMap map_a = make_tensor_map_2d(p.a, p.m, p.k, Ops::kType, sw::kBlockM, Ops::kBlockK);
+  const CUtensorMap map_b = make_tensor_map_2d(p.b, p.k, p.n, Ops::kType, Ops::kBlockK, Ops::kBoxN);
   const CUtensorMap map_c = make_tensor_map_2d(p.c, p.m, p.n, DType::f32, sw::kOutRows, sw::kOutBoxCols);
   const long tiles = ((p.m + sw::kBlockM - 1) / sw::kBlockM) * ((p.n + sw::kBlockN - 1) / sw::kBlockN);
   const long grid = std::min<long>(tiles, current_device_facts().sms);
-  reserve_shared_memory<sw::gemm_swapped_kernel<Epilogue>>(sw::kSmemBytes);
-  sw::gemm_swapped_kernel<Epilogue><<<static_cast<unsigned>(grid), sm90::kThreads, sw::kSmemBytes, stream>>>(
+  constexpr auto kernel = &sw::gemm_swapped_kernel<Ops, Epilogue>;
+  reserve_shared_memory<kernel>(sw::kSmemBytes);
+  kernel<<<static_cast<unsigned>(grid), sm90::kThreads, sw::kSmemBytes, stream>>>(
       map_a, map_b, map_c, static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
-  throw_if_launch_failed("sm90 matmul (tf32, swapped)");
+  throw_if_launch_failed("sm90 matmul (swapped)");
 }
 
 }  // namespace flopline::kernels::detail

@@ -2,8 +2,8 @@
 // scheme: the one sweep writes exp(s - block max) and the blocks' (max, sum of exp);
 // combine_softmax_stats and rescale_softmax (softmax_finish.cuh) finish.
 //
-// The swapped core hands each consumer thread two columns of C (fragment_col and the
-// next) at 64 rows each, and the quad of lanes sharing lane / 4 holds the same two
+// The swapped core hands each consumer thread two columns of C (Ops::column) at 64 rows
+// each, and the quad of lanes sharing lane / 4 holds the same two
 // columns at all 256 rows of the tile. Column statistics over a tile are therefore
 // in-thread work plus two shuffles, where the core of sm90_gemm.cuh spreads a column
 // over 8 lanes and 8 warps and keeps statistics per 16 rows.
@@ -17,7 +17,8 @@
 namespace flopline::kernels::sm90::swapped {
 
 // Softmax over columns (dim 0): per 256-row tile, each column's (max, sum of exp(s -
-// max)) into partial[tile row][n], and exp(s - max) into C.
+// max)) into partial[tile row][n], and exp(s - max) into C (fp32).
+template <class Ops>
 struct SwappedColsEpilogue {
   int m, n;
   float2* partial;  // [ceil(m / 256)][n]
@@ -60,21 +61,20 @@ struct SwappedColsEpilogue {
       mx_log2e[c] = mx[c] * kLog2e;
     }
     float sum4[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
-    stage_block(ctx, row0, col0, warp, lane, [&](int i) {
+    stage_block<Ops>(ctx, row0, col0, warp, lane, [&](int i) {
       const int c = accum_second_col(i);
       const float x = exp2_ftz(fmaf(d[i], kLog2e, -mx_log2e[c]));
       if (inside(i)) sum4[c][(i >> 2) & 3] += x;
       return x;
     });
-    const int col = col0 + fragment_col(warp, lane);
 #pragma unroll
     for (int c = 0; c < 2; ++c) {
       float sum = (sum4[c][0] + sum4[c][1]) + (sum4[c][2] + sum4[c][3]);
       sum += __shfl_xor_sync(0xffffffffu, sum, 1);
       sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-      // n is a multiple of 4 and col even: col + 1 is inside whenever col is.
+      const int col = col0 + Ops::column(warp, lane, c);
       if ((lane & 3) == 0 && col < n) {
-        partial[static_cast<std::int64_t>(row0 / kBlockM) * n + col + c] = make_float2(mx[c], sum);
+        partial[static_cast<std::int64_t>(row0 / kBlockM) * n + col] = make_float2(mx[c], sum);
       }
     }
   }

@@ -70,6 +70,7 @@ print("#include <cstdint>\n")
 print("namespace flopline::kernels::sm90 {\n")
 print(op("wgmma_m64n256k16_bf16_bt", "bf16", 16, ["0", "1"]))  # A K-major, B N-major (transposed)
 print(op("wgmma_m64n256k16_f16_bt", "f16", 16, ["0", "1"]))
+print(op("wgmma_m64n256k16_bf16_at", "bf16", 16, ["1", "0"]))  # A N-major (transposed): the swapped core
 print(op("wgmma_m64n256k8_tf32", "tf32", 8, []))  # both K-major (tf32 has no transpose)
 print(op_rs("wgmma_m64n256k8_tf32_rs", "tf32", 8))  # the swapped tf32 core (sm90_gemm_swapped.cuh)
 print("}  // namespace flopline::kernels::sm90")
