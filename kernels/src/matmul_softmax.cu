@@ -169,9 +169,10 @@ void run_sweep(const MatmulProblem& p, const void* b_operand, cudaStream_t strea
   }
 }
 
-// Columns with large k (the rescale scheme) and fp32 output on the swapped core, which
-// keeps column statistics per 256-row tile in-thread (softmax_swapped.cuh) instead of per
-// 16 rows across lanes, and for tf32 needs no transpose of B.
+// Columns with fp32 output on the swapped core, which keeps column statistics per 256-row
+// tile in-thread (softmax_swapped.cuh) instead of per 16 rows across lanes, and for tf32
+// needs no transpose of B. The same two schemes as fused_sm90: recompute for k <=
+// kRecomputeMaxK, rescale above.
 template <class Ops>
 void swapped_cols(const MatmulProblem& p, cudaStream_t stream) {
   namespace sw = sm90::swapped;
@@ -179,9 +180,20 @@ void swapped_cols(const MatmulProblem& p, cudaStream_t stream) {
   const std::size_t count = static_cast<std::size_t>(blocks) * static_cast<std::size_t>(p.n);
   Scratch partial(count * sizeof(float2), stream, "column block statistics");
   Scratch final_stats(static_cast<std::size_t>(p.n) * sizeof(float2), stream, "column statistics");
+  const int m = static_cast<int>(p.m), n = static_cast<int>(p.n);
+  using sm90::SoftmaxPass;
+  if (p.k <= kRecomputeMaxK) {
+    detail::launch_sm90_swapped<Ops>(
+        p, stream, sw::SwappedColsEpilogue<Ops, SoftmaxPass::stats>{m, n, partial.as<float2>(), nullptr});
+    detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), nullptr, p.m, p.n, false, blocks,
+                                  stream);
+    detail::launch_sm90_swapped<Ops>(
+        p, stream, sw::SwappedColsEpilogue<Ops, SoftmaxPass::normalize>{m, n, nullptr, final_stats.as<float2>()});
+    return;
+  }
   Scratch scales(count * sizeof(float), stream, "column block factors");
-  detail::launch_sm90_swapped<Ops>(p, stream, sw::SwappedColsEpilogue<Ops>{static_cast<int>(p.m),
-                                                                          static_cast<int>(p.n), partial.as<float2>()});
+  detail::launch_sm90_swapped<Ops>(
+      p, stream, sw::SwappedColsEpilogue<Ops, SoftmaxPass::stats_store_exp>{m, n, partial.as<float2>(), nullptr});
   detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), scales.as<float>(), p.m, p.n, false,
                                 blocks, stream);
   detail::rescale_softmax(p.c, p.out, partial.as<float2>(), final_stats.as<float2>(), scales.as<float>(), p.m, p.n,
@@ -192,7 +204,7 @@ template <class OutT>
 void fused_sm90(const MatmulProblem& p, SoftmaxDim dim, cudaStream_t stream) {
   const bool rows = dim == SoftmaxDim::rows;
   if constexpr (std::is_same_v<OutT, float>) {
-    if (!rows && p.k > kRecomputeMaxK) {
+    if (!rows) {
       if (p.in == DType::tf32) {
         swapped_cols<sm90::swapped::Tf32Swapped>(p, stream);
       } else {

@@ -123,6 +123,21 @@ TEST(MatmulSoftmax, SweepsWithStagedOutput) {
   }
 }
 
+// Columns with fp32 output run on the swapped core (C^T = B^T A^T, 256x128 tiles,
+// statistics per 256-row tile): recompute (k <= 320: a statistics sweep, then the
+// normalizing one) and rescale, with more tiles than CTAs (18 x 8 = 144), m and n off
+// the tile sizes, k off the k tile, and a single partial row tile (m = 40).
+TEST(MatmulSoftmax, SweepsColumnsOnTheSwappedCore) {
+  if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
+  const std::int64_t shapes[][3] = {{4500, 1000, 96}, {4500, 1000, 360}, {40, 520, 200}, {40, 520, 1000}};
+  for (const auto& s : shapes) {
+    for (auto in : {fk::DType::tf32, fk::DType::bf16}) {
+      check({s[0], s[1], s[2], in, fk::DType::f32, fk::SoftmaxDim::cols, fk::MatmulPath::automatic,
+             fk::SoftmaxScheme::sweeps});
+    }
+  }
+}
+
 // The one-launch scheme by name at every shape (all fit the resident CTAs), with the
 // statistics in the output buffer, and in scratch memory when the output pointer is only
 // 4-byte aligned or the output is smaller than the statistics (1x1).
