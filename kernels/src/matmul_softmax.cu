@@ -13,6 +13,9 @@
 //    over the m x n output.
 //  - rescale: the single sweep writes exp(s - block max) and block statistics; a light
 //    pass rescales the output in place. One matmul, one extra read+write of the output.
+// Columns with fp32 output run both schemes on the swapped core (C^T = B^T A^T,
+// softmax_swapped.cuh), where a column's statistics over a 256-row tile stay in a quad
+// of lanes and tf32 needs no transpose of B (swapped_cols).
 // Elsewhere (other devices, shapes TMA cannot take, fp32 inputs) it runs the matmul into
 // scratch memory and the standalone softmax: correct, not fused.
 #include <cuda_bf16.h>

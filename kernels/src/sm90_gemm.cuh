@@ -19,6 +19,8 @@
 //
 // A is m x k row-major (K-major). B is k x n row-major (N-major) for 16-bit types, read
 // with wgmma's transpose; tf32 has no transpose, so B arrives pre-transposed (n x k).
+// (The tf32 matmul and the column softmax take the swapped core instead,
+// sm90_gemm_swapped.cuh, which reads B as it is.)
 // TMA zero-fills outside the matrices, so partial tiles in m, n and k need no special
 // path; the epilogue masks rows >= m and columns >= n.
 #pragma once
