@@ -21,8 +21,8 @@
 #include <cuda_bf16.h>
 
 #include <optional>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 
 #include "flopline/kernels/matmul.h"
 #include "flopline/kernels/softmax.h"
