@@ -6,16 +6,16 @@
 // each row's statistics in distributed shared memory (softmax_cluster_rows.cuh, see
 // cluster_rows_pays), or a group of any tiles_n CTAs of a cooperative launch shares them
 // through L2 (softmax_group_rows.cuh, see group_rows_pays). Otherwise the softmax goes
-// into the matmul's epilogue (softmax_epilogue.cuh) with one of two schemes, chosen by k:
+// into the matmul's epilogue (rows: softmax_epilogue.cuh; columns: on the swapped core,
+// C^T = B^T A^T, softmax_swapped.cuh, where a column's statistics over a 256-row tile
+// stay in a quad of lanes and tf32 needs no transpose of B) with one of two schemes,
+// chosen by k:
 //  - recompute (k <= kRecomputeMaxK): sweep 1 keeps only block statistics, sweep 2
 //    recomputes the scores and writes the normalized output. The matmul runs twice but
 //    the scores never touch memory: for small k the matmul is cheap next to a pass
 //    over the m x n output.
 //  - rescale: the single sweep writes exp(s - block max) and block statistics; a light
 //    pass rescales the output in place. One matmul, one extra read+write of the output.
-// Columns with fp32 output run both schemes on the swapped core (C^T = B^T A^T,
-// softmax_swapped.cuh), where a column's statistics over a 256-row tile stay in a quad
-// of lanes and tf32 needs no transpose of B (swapped_cols).
 // Elsewhere (other devices, shapes TMA cannot take, fp32 inputs) it runs the matmul into
 // scratch memory and the standalone softmax: correct, not fused.
 #include <cuda_bf16.h>
@@ -162,7 +162,7 @@ void group_rows(const MatmulProblem& p, cudaStream_t stream) {
 }
 
 // One sweep of the matmul with the softmax epilogue; b_operand is B, or for tf32 the
-// B^T that wgmma reads (made once by fused_sm90 for both sweeps of the recompute scheme).
+// B^T that wgmma reads (made once by swept_rows for both sweeps of the recompute scheme).
 template <class Epilogue>
 void run_sweep(const MatmulProblem& p, const void* b_operand, cudaStream_t stream, const Epilogue& epilogue) {
   if (p.in == DType::tf32) {
@@ -172,11 +172,11 @@ void run_sweep(const MatmulProblem& p, const void* b_operand, cudaStream_t strea
   }
 }
 
-// Columns with fp32 output on the swapped core, which keeps column statistics per 256-row
-// tile in-thread (softmax_swapped.cuh) instead of per 16 rows across lanes, and for tf32
-// needs no transpose of B. The same two schemes as fused_sm90: recompute for k <=
-// kRecomputeMaxK, rescale above.
-template <class Ops>
+// Columns on the swapped core, which keeps column statistics per 256-row tile in-thread
+// (softmax_swapped.cuh) instead of per 16 rows across lanes, and for tf32 needs no
+// transpose of B. The same two schemes as swept_rows: recompute for k <=
+// kRecomputeMaxK, rescale above. OutT: float, or __nv_bfloat16 with Bf16Swapped.
+template <class Ops, class OutT>
 void swapped_cols(const MatmulProblem& p, cudaStream_t stream) {
   namespace sw = sm90::swapped;
   const int blocks = static_cast<int>((p.m + sw::kBlockM - 1) / sw::kBlockM);
@@ -187,44 +187,30 @@ void swapped_cols(const MatmulProblem& p, cudaStream_t stream) {
   using sm90::SoftmaxPass;
   if (p.k <= kRecomputeMaxK) {
     detail::launch_sm90_swapped<Ops>(
-        p, stream, sw::SwappedColsEpilogue<Ops, SoftmaxPass::stats>{m, n, partial.as<float2>(), nullptr});
+        p, stream, sw::SwappedColsEpilogue<Ops, OutT, SoftmaxPass::stats>{m, n, partial.as<float2>(), nullptr});
     detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), nullptr, p.m, p.n, false, blocks,
                                   stream);
     detail::launch_sm90_swapped<Ops>(
-        p, stream, sw::SwappedColsEpilogue<Ops, SoftmaxPass::normalize>{m, n, nullptr, final_stats.as<float2>()});
+        p, stream, sw::SwappedColsEpilogue<Ops, OutT, SoftmaxPass::normalize>{m, n, nullptr, final_stats.as<float2>()});
     return;
   }
   Scratch scales(count * sizeof(float), stream, "column block factors");
   detail::launch_sm90_swapped<Ops>(
-      p, stream, sw::SwappedColsEpilogue<Ops, SoftmaxPass::stats_store_exp>{m, n, partial.as<float2>(), nullptr});
+      p, stream, sw::SwappedColsEpilogue<Ops, OutT, SoftmaxPass::stats_store_exp>{m, n, partial.as<float2>(), nullptr});
   detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), scales.as<float>(), p.m, p.n, false,
                                 blocks, stream);
   detail::rescale_softmax(p.c, p.out, partial.as<float2>(), final_stats.as<float2>(), scales.as<float>(), p.m, p.n,
                           false, blocks, 8, stream);  // 256-row blocks
 }
 
+// Row softmax in two sweeps of the transposing core (softmax_epilogue.cuh).
 template <class OutT>
-void fused_sm90(const MatmulProblem& p, SoftmaxDim dim, cudaStream_t stream) {
-  const bool rows = dim == SoftmaxDim::rows;
-  if constexpr (std::is_same_v<OutT, float>) {
-    if (!rows) {
-      if (p.in == DType::tf32) {
-        swapped_cols<sm90::swapped::Tf32Swapped>(p, stream);
-      } else {
-        swapped_cols<sm90::swapped::Bf16Swapped>(p, stream);
-      }
-      return;
-    }
-  }
+void swept_rows(const MatmulProblem& p, cudaStream_t stream) {
   const int tiles_n = static_cast<int>((p.n + sm90::kBlockN - 1) / sm90::kBlockN);
-  const int blocks16 = static_cast<int>((p.m + 15) / 16);
-  const std::size_t partial_count = rows ? static_cast<std::size_t>(p.m) * tiles_n
-                                         : static_cast<std::size_t>(blocks16) * static_cast<std::size_t>(p.n);
-  Scratch partial(partial_count * sizeof(float2), stream, "block statistics");
-  Scratch final_stats(static_cast<std::size_t>(rows ? p.m : p.n) * sizeof(float2), stream, "statistics");
-  sm90::SoftmaxEpilogue<OutT> e{static_cast<OutT*>(p.c), static_cast<int>(p.m), static_cast<int>(p.n), rows,
+  Scratch partial(static_cast<std::size_t>(p.m) * tiles_n * sizeof(float2), stream, "block statistics");
+  Scratch final_stats(static_cast<std::size_t>(p.m) * sizeof(float2), stream, "statistics");
+  sm90::SoftmaxEpilogue<OutT> e{static_cast<OutT*>(p.c), static_cast<int>(p.m), static_cast<int>(p.n),
                                 sm90::SoftmaxPass::stats, partial.as<float2>(), final_stats.as<float2>(), tiles_n};
-  const int blocks = rows ? tiles_n : blocks16;
   // tf32 wgmma reads B K-major: transpose (and round) it once, for every sweep.
   std::optional<Scratch> bt;
   const void* b_operand = p.b;
@@ -235,10 +221,10 @@ void fused_sm90(const MatmulProblem& p, SoftmaxDim dim, cudaStream_t stream) {
   }
   if (p.k <= kRecomputeMaxK) {
     run_sweep(p, b_operand, stream, e);
-    if (rows && tiles_n <= kEpilogueCombineMaxTiles) {
+    if (tiles_n <= kEpilogueCombineMaxTiles) {
       e.final_stats = nullptr;  // the second sweep combines each row's few partials itself
     } else {
-      detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), nullptr, p.m, p.n, rows, blocks,
+      detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), nullptr, p.m, p.n, true, tiles_n,
                                     stream);
     }
     e.pass = sm90::SoftmaxPass::normalize;
@@ -246,16 +232,28 @@ void fused_sm90(const MatmulProblem& p, SoftmaxDim dim, cudaStream_t stream) {
   } else {
     e.pass = sm90::SoftmaxPass::stats_store_exp;
     run_sweep(p, b_operand, stream, e);
-    // Columns: the combine also writes each 16-row block's factor per column.
-    std::optional<Scratch> col_scales;
-    if (!rows) col_scales.emplace(partial_count * sizeof(float), stream, "column block factors");
-    float* scales = rows ? nullptr : col_scales->as<float>();
-    detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), scales, p.m, p.n, rows, blocks,
+    detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), nullptr, p.m, p.n, true, tiles_n,
                                   stream);
-    // Statistics per 256-column block (rows) or 16-row block (columns: one warp's rows).
-    detail::rescale_softmax(p.c, p.out, partial.as<float2>(), final_stats.as<float2>(), scales, p.m, p.n, rows, blocks,
-                            rows ? 8 : 4, stream);
+    detail::rescale_softmax(p.c, p.out, partial.as<float2>(), final_stats.as<float2>(), nullptr, p.m, p.n, true,
+                            tiles_n, 8, stream);  // 256-column blocks
   }
+}
+
+// The sweeps scheme: rows on the transposing core, columns on the swapped core.
+template <class OutT>
+void fused_sm90(const MatmulProblem& p, SoftmaxDim dim, cudaStream_t stream) {
+  if (dim == SoftmaxDim::rows) {
+    swept_rows<OutT>(p, stream);
+    return;
+  }
+  // tf32 comes with fp32 output only (fused_supported).
+  if constexpr (std::is_same_v<OutT, float>) {
+    if (p.in == DType::tf32) {
+      swapped_cols<sm90::swapped::Tf32Swapped, float>(p, stream);
+      return;
+    }
+  }
+  swapped_cols<sm90::swapped::Bf16Swapped, OutT>(p, stream);
 }
 
 // Where the cluster_rows scheme (which the caller checked can run) beats the sweeps and

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cuda.h>
+#include <cuda_bf16.h>
 
 #include <cstdint>
 
@@ -43,12 +44,11 @@ constexpr int kABytes = kBlockM * 128;  // 256 rows of 128 bytes of k
 constexpr int kBBytes = 128 * kBlockN;  // 128 bytes of n (a box) per k row, times k rows
 constexpr int kStageBytes = kABytes + kBBytes;
 constexpr int kStages = 4;
-// The output: per consumer, 64 rows x 64 fp32 columns per round (four rounds per tile),
-// as two TMA boxes of 64 rows x 32 columns.
+// The output: per consumer, 64 rows x 64 columns per round (four rounds per tile), as
+// TMA boxes of 64 rows x 128 bytes (two of 32 fp32 columns, or one of 64 bf16 columns).
 constexpr int kOutRounds = 4;
 constexpr int kOutRows = kBlockM / kOutRounds;
 constexpr int kRegsPerRound = kAccum / kOutRounds;
-constexpr int kOutBoxCols = 32;
 constexpr int kOutBoxBytes = kOutRows * 128;
 constexpr int kStagingPerConsumer = 2 * kOutBoxBytes;
 constexpr int kStagingOffset = kStages * kStageBytes;
@@ -217,10 +217,13 @@ struct Bf16Swapped {
   }
 };
 
-// A consumer's output staged for TMA: begin() takes the buffer (once the previous
-// round's stores have read it), put() writes values of one row, finish() hands the round
-// to TMA. Swizzled like the operands (chunk ^ row % 8).
+// A consumer's output (OutT: float or __nv_bfloat16) staged for TMA: begin() takes the
+// buffer (once the previous round's stores have read it), put() writes values of one
+// row, finish() hands the round to TMA. Swizzled like the operands (chunk ^ row % 8).
+template <class OutT>
 struct SwappedStaging {
+  static constexpr int kBoxCols = 128 / static_cast<int>(sizeof(OutT));
+  static constexpr int kBoxes = 64 / kBoxCols;  // per round of a consumer's 64 columns
 #ifdef FLOPLINE_SM90A
   __device__ static std::uint32_t begin(unsigned char* staging, int consumer, int tid) {
     if (tid == 0) bulk_wait_read<0>();
@@ -229,13 +232,20 @@ struct SwappedStaging {
   }
   // Where column c (of the consumer's 64) of row r (of the round's kOutRows) goes.
   __device__ static std::uint32_t at(std::uint32_t base, int r, int c) {
-    const int byte = (c % kOutBoxCols) * 4;
-    return base + (c / kOutBoxCols) * kOutBoxBytes + r * 128 + (((byte >> 4) ^ (r & 7)) << 4) + (byte & 15);
+    const int byte = (c % kBoxCols) * static_cast<int>(sizeof(OutT));
+    return base + (c / kBoxCols) * kOutBoxBytes + r * 128 + (((byte >> 4) ^ (r & 7)) << 4) + (byte & 15);
   }
-  // Row r at columns c0 and c1: adjacent (c1 = c0 + 1, c0 even) or not.
+  // Row r at columns c0 and c1: adjacent (c1 = c0 + 1, c0 even; fp32 only) or not.
   template <bool kAdjacent>
   __device__ static void put(std::uint32_t base, int r, int c0, int c1, float a, float b) {
-    if constexpr (kAdjacent) {
+    if constexpr (sizeof(OutT) == 2) {
+      static_assert(!kAdjacent, "16-bit output takes the bf16 operands' column map");
+      // A warp's 8 lanes of one row write 8 consecutive columns: one 16-byte chunk per
+      // row, four rows in four bank groups.
+      const __nv_bfloat16 x = __float2bfloat16_rn(a), y = __float2bfloat16_rn(b);
+      asm volatile("st.shared.b16 [%0], %1;" ::"r"(at(base, r, c0)), "h"(__bfloat16_as_ushort(x)) : "memory");
+      asm volatile("st.shared.b16 [%0], %1;" ::"r"(at(base, r, c1)), "h"(__bfloat16_as_ushort(y)) : "memory");
+    } else if constexpr (kAdjacent) {
       asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(at(base, r, c0)), "f"(a), "f"(b) : "memory");
     } else {
       asm volatile("st.shared.f32 [%0], %1;" ::"r"(at(base, r, c0)), "f"(a) : "memory");
@@ -249,8 +259,8 @@ struct SwappedStaging {
     named_barrier_sync(kNamedBarrier + consumer, 128);
     if (tid == 0) {
       unsigned char* buf = staging + consumer * kStagingPerConsumer;
-      tma_store_2d(map_c, buf, col0, row0);
-      tma_store_2d(map_c, buf + kOutBoxBytes, col0 + kOutBoxCols, row0);
+#pragma unroll
+      for (int b = 0; b < kBoxes; ++b) tma_store_2d(map_c, buf + b * kOutBoxBytes, col0 + b * kBoxCols, row0);
       bulk_commit();
     }
   }
@@ -264,27 +274,28 @@ struct SwappedContext {
   int consumer;
 };
 
-// Every round of a consumer's 256 x 64 block of C, value(i) being what goes out for
-// accumulator register i (row accum_m(i), column Ops::column(warp, lane,
+// Every round of a consumer's 256 x 64 block of C (OutT), value(i) being what goes out
+// for accumulator register i (row accum_m(i), column Ops::column(warp, lane,
 // accum_second_col(i))). value() is called once per register, in ascending order.
-template <class Ops, class Value>
+template <class Ops, class OutT, class Value>
 __device__ __forceinline__ void stage_block(const SwappedContext& ctx, int row0, int col0, int warp, int lane,
                                             Value&& value) {
 #ifdef FLOPLINE_SM90A
+  using Staging = SwappedStaging<OutT>;
   const int tid = warp * 32 + lane;
   const int c0 = Ops::column(warp, lane, 0), c1 = Ops::column(warp, lane, 1);
 #pragma unroll
   for (int round = 0; round < kOutRounds; ++round) {
-    const std::uint32_t base = SwappedStaging::begin(ctx.staging, ctx.consumer, tid);
+    const std::uint32_t base = Staging::begin(ctx.staging, ctx.consumer, tid);
 #pragma unroll
     for (int i = round * kRegsPerRound; i < (round + 1) * kRegsPerRound; i += 4) {
       const int r = accum_m(i, lane) - round * kOutRows;
       const float v0 = value(i), v1 = value(i + 1), v2 = value(i + 2), v3 = value(i + 3);
       // Registers i, i+2: row r at columns c0, c1; i+1, i+3: row r+1.
-      SwappedStaging::put<Ops::kAdjacentCols>(base, r, c0, c1, v0, v2);
-      SwappedStaging::put<Ops::kAdjacentCols>(base, r + 1, c0, c1, v1, v3);
+      Staging::template put<Ops::kAdjacentCols>(base, r, c0, c1, v0, v2);
+      Staging::template put<Ops::kAdjacentCols>(base, r + 1, c0, c1, v1, v3);
     }
-    SwappedStaging::finish(ctx.map_c, ctx.staging, ctx.consumer, tid, row0 + round * kOutRows, col0);
+    Staging::finish(ctx.map_c, ctx.staging, ctx.consumer, tid, row0 + round * kOutRows, col0);
   }
 #endif
 }
@@ -294,16 +305,16 @@ template <class Ops>
 struct SwappedStoreEpilogue {
   __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
                              const SwappedContext& ctx) const {
-    stage_block<Ops>(ctx, row0, col0, warp, lane, [&](int i) { return d[i]; });
+    stage_block<Ops, float>(ctx, row0, col0, warp, lane, [&](int i) { return d[i]; });
   }
 };
 
 // map_a: A (m x k) in boxes of 256 x Ops::kBlockK; map_b: B (k x n) in boxes of
-// Ops::kBlockK x Ops::kBoxN; map_c: C (m x n, fp32) in boxes of kOutRows x 32. Persistent
+// Ops::kBlockK x Ops::kBoxN; map_c: C (m x n) in boxes of kOutRows x 128 bytes. Persistent
 // CTAs walk the 256 x 128 tiles in groups of kGroupM rows of tiles (tile_coords).
 // Epilogue: `void operator()(const float (&d)[128], int row0, int col0, int warp, int
 // lane, const SwappedContext&)`, row0: the tile's first row, col0: the consumer's first
-// column.
+// column. map_c's element type and box are the epilogue's (SwappedStaging<OutT>).
 template <class Ops, class Epilogue>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_swapped_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,

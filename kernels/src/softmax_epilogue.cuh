@@ -1,8 +1,10 @@
-// The fused matmul+softmax epilogue of the sm90 core: with the 64x256 block of scores
-// still in registers it computes softmax statistics (per row over the block's 256
-// columns, or per column over each warp's 16 rows), and either stores exp(s - block max)
-// for a later rescale, or, when the final per-row/column statistics are known (second
-// sweep), the normalized softmax itself. The score matrix is never written as such.
+// The fused row-softmax epilogue of the sm90 core's sweeps: with the 64x256 block of
+// scores still in registers it computes softmax statistics per row over the block's 256
+// columns, and either stores exp(s - block max) for a later rescale, or, when the final
+// per-row statistics are known (second sweep), the normalized softmax itself. The score
+// matrix is never written as such. (Column softmax runs on the swapped core,
+// softmax_swapped.cuh, where a column's statistics stay in a quad of lanes; this core
+// spread a column over 8 lanes and 8 warps.)
 #pragma once
 
 #include <cuda_bf16.h>
@@ -50,11 +52,10 @@ template <class OutT>
 struct SoftmaxEpilogue {
   OutT* out;
   int m, n;
-  bool rows;           // softmax over each row (dim -1) or over each column (dim 0)
   SoftmaxPass pass;
-  float2* partial;     // rows: [m][tiles_n]; cols: [ceil(m/16)][n]: (block max, sum of exp)
-  const float2* final_stats;  // rows: [m]; cols: [n]: (max, 1/sum), for normalize; for
-                              // rows, null: combine the row's tiles_n partials here instead
+  float2* partial;            // [m][tiles_n]: (block max, sum of exp)
+  const float2* final_stats;  // [m]: (max, 1/sum), for normalize; null: combine the row's
+                              // tiles_n partials here instead
   int tiles_n;
 
   // The output is staged for TMA stores on streaming runs (sm90_epilogue_store.cuh): a
@@ -62,8 +63,8 @@ struct SoftmaxEpilogue {
   // registers 0-63, then 64-127), so every loop that writes output walks the registers
   // in ascending order when staging fp32, and next_round() sends the first round out
   // when it reaches the second. (Computing the fp32 output into the accumulator
-  // registers and staging it afterwards spilled 272-292 bytes in by_cols: all 128
-  // registers stayed live through its loop.)
+  // registers and staging it afterwards spilled 272-292 bytes in the column loop this
+  // epilogue had: all 128 registers stayed live through it.)
   using Staged = StagedOutput<OutT>;
   static constexpr int kBoxCols = Staged::kBoxCols;
   static constexpr int kStagingBytes = Staged::kBytes;
@@ -118,19 +119,10 @@ struct SoftmaxEpilogue {
   __device__ void run(const float (&d)[kAccum], int row0, int col0, int warp, int lane, Sink& sink) const {
     // Most blocks lie wholly inside n: their loops run without per-pair column checks
     // (each check cost a branch around every pair of scores).
-    const bool inside = col0 + kBlockN <= n;
-    if (rows) {
-      if (inside) {
-        by_rows<false, kToStage>(d, row0, col0, warp, lane, sink);
-      } else {
-        by_rows<true, kToStage>(d, row0, col0, warp, lane, sink);
-      }
+    if (col0 + kBlockN <= n) {
+      by_rows<false, kToStage>(d, row0, col0, warp, lane, sink);
     } else {
-      if (inside) {
-        by_cols<false, kToStage>(d, row0, col0, warp, lane, sink);
-      } else {
-        by_cols<true, kToStage>(d, row0, col0, warp, lane, sink);
-      }
+      by_rows<true, kToStage>(d, row0, col0, warp, lane, sink);
     }
   }
 
@@ -223,96 +215,6 @@ struct SoftmaxEpilogue {
     float sum = 0.0f;
     for (int t = 0; t < tiles_n; ++t) sum += p[t].y * exp_shifted(p[t].x, mx * kLog2e);
     return make_float2(mx, 1.0f / sum);
-  }
-
-  // Per column over the warp's 16 rows: each thread has rows r and r+8; the 8 threads
-  // with the same lane%4 share columns.
-  template <bool kCheckCols, bool kToStage>
-  __device__ void by_cols(const float (&d)[kAccum], int row0, int col0, int warp, int lane, Sink& sink) const {
-    if (pass == SoftmaxPass::normalize) {
-      normalize_cols<kCheckCols, kToStage>(d, row0, col0, warp, lane, sink);
-      return;
-    }
-    const int r = row0 + warp * 16 + (lane >> 2);
-    const bool in0 = r < m, in1 = r + 8 < m;
-    const int block16 = (row0 + warp * 16) / 16;
-    // A warp whose 16 rows all lie past m has no statistics to give; its block16 is past
-    // the ceil(m/16) blocks of `partial`.
-    const bool warp_in = row0 + warp * 16 < m;
-#pragma unroll
-    for (int i = 0; i < kAccum; i += 4) {
-      next_round_at<kToStage>(i, sink);
-      const int col = col0 + accum_col(i, lane);  // and col + 1; rows r (d[i], d[i+1]), r+8 (d[i+2], d[i+3])
-      const bool col_in = !kCheckCols || col < n;
-      float x[4];
-      float2 st[2];
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const float v0 = d[i + e], v1 = d[i + 2 + e];
-        float mx = fmaxf(in0 ? v0 : -INFINITY, in1 ? v1 : -INFINITY);
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 4));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 8));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 16));
-        const float mx_log2e = mx * kLog2e;  // -inf only for a warp past m, whose x are not used
-        x[e] = in0 ? exp_shifted(v0, mx_log2e) : 0.0f;
-        x[2 + e] = in1 ? exp_shifted(v1, mx_log2e) : 0.0f;
-        float sum = x[e] + x[2 + e];
-        sum += __shfl_xor_sync(0xffffffffu, sum, 4);
-        sum += __shfl_xor_sync(0xffffffffu, sum, 8);
-        sum += __shfl_xor_sync(0xffffffffu, sum, 16);
-        st[e] = make_float2(mx, sum);
-      }
-      if (col_in) {
-        if (pass == SoftmaxPass::stats_store_exp) {
-          if (in0) write<kToStage>(sink, r, col, x[0], x[1]);
-          if (in1) write<kToStage>(sink, r + 8, col, x[2], x[3]);
-        }
-        if (lane < 4 && warp_in) {
-          float2* dst = partial + static_cast<std::int64_t>(block16) * n + col;
-          dst[0] = st[0];
-          dst[1] = st[1];
-        }
-      }
-      // ptxas spilled 8-64 bytes in every kernel with this loop (against the consumers'
-      // 232 registers) without a warp barrier here, after the last pair's stores; one
-      // after the loop did not help; one per pair works too but keeps the pairs' shuffle
-      // chains from overlapping.
-      if (i == kAccum - 4) __syncwarp();
-    }
-  }
-
-  // The second sweep over columns: exp(s - M) / S with each column's final (M, 1/S).
-  // The statistics are loaded 8 column pairs at a time, ahead of their use: loaded one
-  // pair at a time between the stores (which the compiler cannot move them past), each
-  // load's L2 latency stalled the warp, and that made this sweep twice the first.
-  template <bool kCheckCols, bool kToStage>
-  __device__ void normalize_cols(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
-                                 Sink& sink) const {
-    const int r = row0 + warp * 16 + (lane >> 2);
-    const bool in0 = r < m, in1 = r + 8 < m;
-    constexpr int kBatch = 8;  // column pairs per batch of loads
-#pragma unroll
-    for (int i0 = 0; i0 < kAccum; i0 += 4 * kBatch) {
-      float2 f[2 * kBatch];
-#pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
-        const int col = col0 + accum_col(i0 + 4 * u, lane);
-        const bool col_in = !kCheckCols || col < n;
-        f[2 * u] = col_in ? final_stats[col] : make_float2(0.0f, 0.0f);
-        f[2 * u + 1] = col_in ? final_stats[col + 1] : make_float2(0.0f, 0.0f);
-      }
-#pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
-        const int i = i0 + 4 * u;
-        next_round_at<kToStage>(i, sink);
-        const int col = col0 + accum_col(i, lane);
-        if (kCheckCols && col >= n) continue;
-        const float2 f0 = f[2 * u], f1 = f[2 * u + 1];
-        const float m0 = f0.x * kLog2e, m1 = f1.x * kLog2e;
-        if (in0) write<kToStage>(sink, r, col, exp_shifted(d[i], m0) * f0.y, exp_shifted(d[i + 1], m1) * f1.y);
-        if (in1) write<kToStage>(sink, r + 8, col, exp_shifted(d[i + 2], m0) * f0.y, exp_shifted(d[i + 3], m1) * f1.y);
-      }
-    }
   }
 };
 

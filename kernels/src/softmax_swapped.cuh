@@ -19,12 +19,13 @@
 
 namespace flopline::kernels::sm90::swapped {
 
-// Softmax over columns (dim 0), fp32 output. kPass stats / stats_store_exp: per 256-row
+// Softmax over columns (dim 0), output OutT (float; __nv_bfloat16 with the bf16 operands,
+// whose column map the 16-bit staging takes). kPass stats / stats_store_exp: per 256-row
 // tile, each column's (max, sum of exp(s - max)) into partial[tile row][n], and for
 // stats_store_exp exp(s - max) into C. normalize: exp(s - M) / S into C with each
 // column's final (M, 1/S). The pass is a template argument: with the three in one
 // function ptxas spilled 76-92 bytes.
-template <class Ops, SoftmaxPass kPass>
+template <class Ops, class OutT, SoftmaxPass kPass>
 struct SwappedColsEpilogue {
   int m, n;
   float2* partial;            // [ceil(m / 256)][n]
@@ -79,7 +80,7 @@ struct SwappedColsEpilogue {
       return x;
     };
     if constexpr (kPass == SoftmaxPass::stats_store_exp) {
-      stage_block<Ops>(ctx, row0, col0, warp, lane, exp_and_sum);
+      stage_block<Ops, OutT>(ctx, row0, col0, warp, lane, exp_and_sum);
     } else {
 #pragma unroll
       for (int i = 0; i < kAccum; ++i) exp_and_sum(i);
@@ -110,7 +111,7 @@ struct SwappedColsEpilogue {
       mx_log2e[c] = f.x * kLog2e;
       inv_sum[c] = f.y;
     }
-    stage_block<Ops>(ctx, row0, col0, warp, lane, [&](int i) {
+    stage_block<Ops, OutT>(ctx, row0, col0, warp, lane, [&](int i) {
       const int c = accum_second_col(i);
       return exp2_ftz(fmaf(d[i], kLog2e, -mx_log2e[c])) * inv_sum[c];
     });

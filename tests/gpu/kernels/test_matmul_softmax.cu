@@ -123,16 +123,19 @@ TEST(MatmulSoftmax, SweepsWithStagedOutput) {
   }
 }
 
-// Columns with fp32 output run on the swapped core (C^T = B^T A^T, 256x128 tiles,
-// statistics per 256-row tile): recompute (k <= 320: a statistics sweep, then the
-// normalizing one) and rescale, with more tiles than CTAs (18 x 8 = 144), m and n off
-// the tile sizes, k off the k tile, and a single partial row tile (m = 40).
+// Columns run on the swapped core (C^T = B^T A^T, 256x128 tiles, statistics per 256-row
+// tile): recompute (k <= 320: a statistics sweep, then the normalizing one) and
+// rescale, fp32 and bf16 output (16-bit staging), with more tiles than CTAs (18 x 8 =
+// 144), m and n off the tile sizes, k off the k tile, and a single partial row tile
+// (m = 40).
 TEST(MatmulSoftmax, SweepsColumnsOnTheSwappedCore) {
   if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
   const std::int64_t shapes[][3] = {{4500, 1000, 96}, {4500, 1000, 360}, {40, 520, 200}, {40, 520, 1000}};
+  const fk::DType pairs[][2] = {
+      {fk::DType::tf32, fk::DType::f32}, {fk::DType::bf16, fk::DType::f32}, {fk::DType::bf16, fk::DType::bf16}};
   for (const auto& s : shapes) {
-    for (auto in : {fk::DType::tf32, fk::DType::bf16}) {
-      check({s[0], s[1], s[2], in, fk::DType::f32, fk::SoftmaxDim::cols, fk::MatmulPath::automatic,
+    for (const auto& t : pairs) {
+      check({s[0], s[1], s[2], t[0], t[1], fk::SoftmaxDim::cols, fk::MatmulPath::automatic,
              fk::SoftmaxScheme::sweeps});
     }
   }
