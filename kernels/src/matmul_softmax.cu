@@ -36,6 +36,7 @@
 #include "softmax_group_rows.cuh"
 #include "softmax_one_launch.h"
 #include "softmax_swapped.cuh"
+#include "softmax_swapped_rows.cuh"
 
 namespace flopline::kernels {
 namespace {
@@ -239,10 +240,35 @@ void swept_rows(const MatmulProblem& p, cudaStream_t stream) {
   }
 }
 
-// The sweeps scheme: rows on the transposing core, columns on the swapped core.
+// tf32 rows with k > kRecomputeMaxK (the rescale scheme) on the swapped core, which needs
+// no B^T: one sweep writes exp(s - tile max) and per-128-column-tile statistics
+// (softmax_swapped_rows.cuh), then the combine and the rescale.
+void swapped_rows_tf32(const MatmulProblem& p, cudaStream_t stream) {
+  namespace sw = sm90::swapped;
+  const int tiles_n = static_cast<int>((p.n + sw::kBlockN - 1) / sw::kBlockN);
+  Scratch partial(static_cast<std::size_t>(p.m) * tiles_n * sizeof(float2), stream, "block statistics");
+  Scratch final_stats(static_cast<std::size_t>(p.m) * sizeof(float2), stream, "statistics");
+  detail::launch_sm90_swapped<sw::Tf32Swapped>(
+      p, stream,
+      sw::SwappedRowsEpilogue<sw::Tf32Swapped>{static_cast<int>(p.m), static_cast<int>(p.n), tiles_n,
+                                               partial.as<float2>()});
+  detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), nullptr, p.m, p.n, true, tiles_n,
+                                stream);
+  detail::rescale_softmax(p.c, p.out, partial.as<float2>(), final_stats.as<float2>(), nullptr, p.m, p.n, true,
+                          tiles_n, 7, stream);  // 128-column blocks
+}
+
+// The sweeps scheme: rows on the transposing core (tf32 rescale on the swapped core),
+// columns on the swapped core.
 template <class OutT>
 void fused_sm90(const MatmulProblem& p, SoftmaxDim dim, cudaStream_t stream) {
   if (dim == SoftmaxDim::rows) {
+    if constexpr (std::is_same_v<OutT, float>) {
+      if (p.in == DType::tf32 && p.k > kRecomputeMaxK) {
+        swapped_rows_tf32(p, stream);
+        return;
+      }
+    }
     swept_rows<OutT>(p, stream);
     return;
   }
@@ -273,13 +299,20 @@ bool cluster_rows_pays(const MatmulProblem& p) {
 }
 
 // Where the group_rows scheme (which the caller checked can run) beats the sweeps, on
-// streaming runs that cluster rows does not take, as measured on an H200 (2026-11-21,
-// docs/KERNELS.md): rows of at most 16 column tiles, 2048^3 8-15%, 4096x2048x512 13-18%,
+// streaming runs that cluster rows does not take. Against the transposing core's sweeps
+// (bf16; tf32 with k <= kRecomputeMaxK), measured on an H200 (2026-11-21,
+// docs/KERNELS.md, before tf32's rescale moved to the swapped core): rows of at most 16 column tiles, 2048^3 8-15%, 4096x2048x512 13-18%,
 // 8192x2048x2048 5-13%, 4096^3 1-2% faster; bf16 output only up to 8 column tiles (at
 // 4096^3 the sweeps' staged 16-bit output is 4% faster). Slower: 32 column tiles
 // (8192x8192x1024: 4 groups of 32 exchange 16 times each, 25-30% slower).
+// tf32 with k > kRecomputeMaxK, where the sweeps scheme is the swapped core's rescale sweep
+// (no B^T), measured on an H100 (2026-11-24): group rows still wins at n = 2048 from
+// m = 4096 (4096x2048x512 0.063 against 0.075 ms, 8192x2048x2048 0.230 against 0.265);
+// the sweep wins at 2048^3 (0.074-0.080 against 0.079-0.085: one wave, where group rows'
+// B^T is a bigger share) and at 4096^3 (0.420-0.426 against 0.472-0.478).
 bool group_rows_pays(const MatmulProblem& p) {
   const long tiles_n = (p.n + sm90::kBlockN - 1) / sm90::kBlockN;
+  if (p.in == DType::tf32 && p.k > kRecomputeMaxK) return tiles_n <= 8 && p.m > 2048;
   return tiles_n <= (p.out == DType::bf16 ? 8 : 16);
 }
 

@@ -53,7 +53,11 @@ constexpr int kOutBoxBytes = kOutRows * 128;
 constexpr int kStagingPerConsumer = 2 * kOutBoxBytes;
 constexpr int kStagingOffset = kStages * kStageBytes;
 constexpr int kBarrierOffset = kStagingOffset + 2 * kStagingPerConsumer;
-constexpr int kSmemBytes = kBarrierOffset + 128 + 1024;  // barriers, alignment slack
+// 256 words for an epilogue's per-row work across both consumers (softmax_swapped_rows.cuh),
+// zero at the start.
+constexpr int kRowScratchOffset = kBarrierOffset + 128;
+constexpr int kRowScratchWords = kBlockM;
+constexpr int kSmemBytes = kRowScratchOffset + 4 * kRowScratchWords + 1024;  // alignment slack
 static_assert(kSmemBytes <= kMaxSmemPerCta, "the swapped core's shared memory exceeds sm_90's opt-in");
 constexpr int kNamedBarrier = 5;  // + consumer: a consumer's staging round
 
@@ -272,6 +276,7 @@ struct SwappedContext {
   unsigned char* staging;
   const CUtensorMap* map_c;
   int consumer;
+  unsigned* row_scratch;  // kRowScratchWords, shared by both consumers
 };
 
 // Every round of a consumer's 256 x 64 block of C (OutT), value(i) being what goes out
@@ -326,6 +331,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   unsigned char* staging = smem + kStagingOffset;
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + kBarrierOffset);
   std::uint64_t* empty = full + kStages;
+  unsigned* row_scratch = reinterpret_cast<unsigned*>(smem + kRowScratchOffset);
 
   const int warpgroup = static_cast<int>(threadIdx.x) / 128;
   const int tid = static_cast<int>(threadIdx.x) % 128;
@@ -340,6 +346,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     fence_barrier_init();
   }
+  for (int i = static_cast<int>(threadIdx.x); i < kRowScratchWords; i += kThreads) row_scratch[i] = 0u;
   __syncthreads();
 
   if (warpgroup == 0) {
@@ -373,7 +380,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     regs_claim<240>();
     const int consumer = warpgroup - 1;
     const int warp = tid / 32, lane = tid % 32;
-    const SwappedContext ctx{staging, &map_c, consumer};
+    const SwappedContext ctx{staging, &map_c, consumer, row_scratch};
     ConsumerPipe pipe{smem, full, empty, 0};
     for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
       int tm = 0, tn = 0;

@@ -4,6 +4,7 @@
 // multiples.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <string>
@@ -139,6 +140,59 @@ TEST(MatmulSoftmax, SweepsColumnsOnTheSwappedCore) {
              fk::SoftmaxScheme::sweeps});
     }
   }
+}
+
+// tf32 rows with k > 320 run the rescale sweep on the swapped core (statistics per row
+// and 128-column tile, gathered across lanes, warps and both consumers in shared
+// memory): columns past n in the last column tile (n = 1000, 136, 520), a single partial
+// row tile (m = 40), more tiles than CTAs (18 x 8), k off the k tile.
+TEST(MatmulSoftmax, SweepsRowsOnTheSwappedCore) {
+  if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
+  const std::int64_t shapes[][3] = {{4500, 1000, 360}, {40, 520, 1000}, {300, 136, 2000}, {2048, 4096, 512}};
+  for (const auto& s : shapes) {
+    check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, fk::SoftmaxDim::rows, fk::MatmulPath::automatic,
+           fk::SoftmaxScheme::sweeps});
+  }
+}
+
+// Scores of +-100 and more (exp overflows fp32 past 88): each tile's shift must be its
+// rows' true maximum. tf32's input rounding moves such scores by more than the 1e-3
+// budget allows against float64, so the sweeps are compared with the unfused scheme on
+// the same inputs, whose matmul is the same swapped-core kernel (the same scores).
+TEST(MatmulSoftmax, SweepsRowsOnTheSwappedCoreWithLargeScores) {
+  if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
+  const std::int64_t m = 1000, n = 1000, k = 520;
+  const double r = 6.0 * std::pow(3.0 / static_cast<double>(k), 0.25);  // scores' spread ~21
+  ft::DeviceBuffer a, b, fused(m * n * 4), unfused(m * n * 4);
+  ft::random_device_values(a, m * k, fk::DType::tf32, -r, r);
+  ft::random_device_values(b, k * n, fk::DType::tf32, -r, r);
+  ft::poison_nan(fused);
+  ft::poison_nan(unfused);
+  fk::MatmulProblem p;
+  p.a = a.get();
+  p.b = b.get();
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.in = fk::DType::tf32;
+  p.out = fk::DType::f32;
+  fk::MatmulSoftmaxOptions o;
+  o.scheme = fk::SoftmaxScheme::sweeps;
+  p.c = fused.get();
+  fk::matmul_softmax(p, o);
+  o.scheme = fk::SoftmaxScheme::unfused;
+  p.c = unfused.get();
+  fk::matmul_softmax(p, o);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const auto got = ft::download(fused, m * n, fk::DType::f32);
+  const auto ref = ft::download(unfused, m * n, fk::DType::f32);
+  double largest = 0;
+  for (double v : ref) {
+    ASSERT_TRUE(std::isfinite(v));
+    largest = std::max(largest, v);
+  }
+  EXPECT_GT(largest, 0.5) << "the scores should be large enough to make rows nearly one-hot";
+  EXPECT_LT(ft::relative_error(got, ref), 1e-5) << "seed " << ft::last_seed();
 }
 
 // The one-launch scheme by name at every shape (all fit the resident CTAs), with the

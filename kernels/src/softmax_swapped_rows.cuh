@@ -1,0 +1,161 @@
+// Row softmax epilogue of the swapped core (sm90_gemm_swapped.cuh) for the rescale
+// scheme of matmul_softmax.cu: one sweep writes exp(s - tile max) and each row's
+// (tile max, sum of exp) per 128-column tile; combine_softmax_stats and rescale_softmax
+// finish. It lets tf32 rows run without the transpose of B that the core of
+// sm90_gemm.cuh needs (37-45 us at 4096^2).
+//
+// On the swapped core a row of C is spread thin: the 8 lanes sharing lane % 4 hold the
+// same 64 rows at 2 columns each, and a tile's 128 columns lie across those 8 lanes, the
+// 4 warps of a consumer and both consumers. Per tile, then: each thread's per-row max over
+// its 2 columns; a reduce-scatter over the 8 lanes (56 shuffles leave each lane 8 rows'
+// maxima over the warp's 16 columns); atomicMax on order-preserving keys into a 256-entry
+// array in shared memory (8 warps per row); the exp values go out through the staged
+// stores with the tile max read back per row pair; the sums go the same way (a
+// reduce-scatter per output round, atomicAdd). A few hundred shuffles and atomics per
+// tile: at 4096^3 a tile's k loop takes about 90 us, the statistics about 1.
+//
+// The array (SwappedContext::row_scratch, 1 KB: what shared memory has left beside the
+// four stages and the staging) holds the maxima and then the sums, so five barriers of
+// both consumers order its uses per tile. It is zero between tiles (key 0 is below every
+// float's key).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "fast_exp.cuh"
+#include "sm90_gemm_swapped.cuh"
+
+namespace flopline::kernels::sm90::swapped {
+
+constexpr int kRowsBarrier = kNamedBarrier + 2;  // both consumers (256 threads)
+
+// Order-preserving keys for floats: unsigned comparison of keys is float comparison.
+__device__ __forceinline__ unsigned float_key(float x) {
+  const unsigned b = __float_as_uint(x);
+  return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+}
+__device__ __forceinline__ float key_float(unsigned k) {
+  return __uint_as_float((k & 0x80000000u) ? (k ^ 0x80000000u) : ~k);
+}
+
+// One halving of a reduce-scatter: the lanes with `bit` set keep entries [Half, 2 Half),
+// the others [0, Half), each reduced with its partner's copy, into v[0 .. Half).
+template <int Half, class Op>
+__device__ __forceinline__ void reduce_half(float* v, int lane, int bit, Op op) {
+  const bool upper = (lane >> bit) & 1;
+#pragma unroll
+  for (int k = 0; k < Half; ++k) {
+    const float keep = upper ? v[k + Half] : v[k];
+    const float send = upper ? v[k] : v[k + Half];
+    v[k] = op(keep, __shfl_xor_sync(0xffffffffu, send, 1 << bit));
+  }
+}
+
+// Reduce-scatter of N values per lane over the 8 lanes that share lane % 4 (lane bits 2-4):
+// afterwards v[0 .. N/8) hold the reduction of original entries k + (N/8) * (lane >> 2).
+// (Each halving's trip count is a template argument: as a loop over the halvings, nvcc
+// left the inner loop rolled and the array in local memory.)
+template <int N, class Op>
+__device__ __forceinline__ void reduce_scatter8(float (&v)[N], int lane, Op op) {
+  reduce_half<N / 2>(v, lane, 4, op);
+  reduce_half<N / 4>(v, lane, 3, op);
+  reduce_half<N / 8>(v, lane, 2, op);
+}
+
+// Softmax over rows (dim -1), fp32 output, rescale sweep: exp(s - tile max) into C and
+// partial[row][tile column] = (tile max, sum of exp) for the row's 128 columns of the tile.
+template <class Ops>
+struct SwappedRowsEpilogue {
+  int m, n;
+  int tiles_n;      // ceil(n / 128)
+  float2* partial;  // [m][tiles_n]
+
+  __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
+                             const SwappedContext& ctx) const {
+    // Only the last column of tiles reaches past n.
+    if (col0 - ctx.consumer * 64 + kBlockN <= n) {
+      run<false>(d, row0, col0, warp, lane, ctx);
+    } else {
+      run<true>(d, row0, col0, warp, lane, ctx);
+    }
+  }
+
+  template <bool kCheckCols>
+  __device__ void run(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
+                      const SwappedContext& ctx) const {
+#ifdef FLOPLINE_SM90A
+    using fast::exp2_ftz;
+    using fast::kLog2e;
+    unsigned* keys = ctx.row_scratch;
+    float* sums = reinterpret_cast<float*>(ctx.row_scratch);
+    const int t = ctx.consumer * 128 + warp * 32 + lane;  // this thread's row for the array's own work
+    const int q = lane & 3, g = lane >> 2;
+    // Columns past n (zeros from TMA's fill) take no part in a row's statistics.
+    const bool in0 = !kCheckCols || col0 + Ops::column(warp, lane, 0) < n;
+    const bool in1 = !kCheckCols || col0 + Ops::column(warp, lane, 1) < n;
+    // Register i = 4j + e holds row 8j + 2q + (e & 1) at the thread's column e >> 1: entry
+    // k = 2j + b of a per-row array is row 8(k >> 1) + 2q + (k & 1).
+    auto row_of = [&](int k) { return 8 * (k >> 1) + 2 * q + (k & 1); };
+
+    // The previous tile's last use of the array (its sums, then the reset) is done.
+    named_barrier_sync(kRowsBarrier, 256);
+    {
+      float mx[64];
+#pragma unroll
+      for (int k = 0; k < 64; ++k) {
+        const int i = 4 * (k >> 1) + (k & 1);
+        mx[k] = fmaxf(in0 ? d[i] : -INFINITY, in1 ? d[i + 2] : -INFINITY);
+      }
+      reduce_scatter8(mx, lane, [](float a, float b) { return fmaxf(a, b); });
+#pragma unroll
+      for (int k = 0; k < 8; ++k) atomicMax(&keys[row_of(k + 8 * g)], float_key(mx[k]));
+    }
+    named_barrier_sync(kRowsBarrier, 256);
+    const unsigned own_key = keys[t];  // for this thread's partial write at the end
+
+    // exp(s - tile max) out through the staging; the row max is read per row pair (the
+    // pair's keys are adjacent) when the first of the pair's four registers comes up.
+    float sum[16] = {};  // the current round's per-row sums (entries 16 round .. +16)
+    float red[8];   // after each round's reduce-scatter: rows of entries 16 r + 2g + {0, 1}
+    float mx_log2e[2] = {0.0f, 0.0f};
+    stage_block<Ops, float>(ctx, row0, col0, warp, lane, [&](int i) {
+      const int j = i >> 2, e = i & 3;
+      if (e == 0) {
+        const uint2 kk = *reinterpret_cast<const uint2*>(&keys[8 * j + 2 * q]);
+        mx_log2e[0] = key_float(kk.x) * kLog2e;
+        mx_log2e[1] = key_float(kk.y) * kLog2e;
+      }
+      const bool in = (e >> 1) ? in1 : in0;
+      const float x = in ? exp2_ftz(fmaf(d[i], kLog2e, -mx_log2e[e & 1])) : 0.0f;
+      const int k = (2 * j + (e & 1)) % 16;
+      sum[k] = (e >> 1) ? sum[k] + x : x;
+      if (i % kRegsPerRound == kRegsPerRound - 1) {  // the round's last register
+        reduce_scatter8(sum, lane, [](float a, float b) { return a + b; });
+        const int r = i / kRegsPerRound;
+        red[2 * r] = sum[0];
+        red[2 * r + 1] = sum[1];
+      }
+      return x;
+    });
+
+    // Every thread has read its maxima: the array takes the sums.
+    named_barrier_sync(kRowsBarrier, 256);
+    sums[t] = 0.0f;
+    named_barrier_sync(kRowsBarrier, 256);
+#pragma unroll
+    for (int r = 0; r < kOutRounds; ++r) {
+      atomicAdd(&sums[row_of(16 * r + 2 * g)], red[2 * r]);
+      atomicAdd(&sums[row_of(16 * r + 2 * g + 1)], red[2 * r + 1]);
+    }
+    named_barrier_sync(kRowsBarrier, 256);
+    const float own_sum = sums[t];
+    keys[t] = 0u;  // the next tile's first barrier orders this before its atomicMax
+    if (row0 + t < m) {
+      partial[static_cast<std::int64_t>(row0 + t) * tiles_n + (col0 >> 7)] = make_float2(key_float(own_key), own_sum);
+    }
+#endif
+  }
+};
+
+}  // namespace flopline::kernels::sm90::swapped
