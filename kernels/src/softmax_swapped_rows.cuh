@@ -8,11 +8,11 @@
 // same 64 rows at 2 columns each, and a tile's 128 columns lie across those 8 lanes, the
 // 4 warps of a consumer and both consumers. Per tile, then: each thread's per-row max over
 // its 2 columns; a reduce-scatter over the 8 lanes (56 shuffles leave each lane 8 rows'
-// maxima over the warp's 16 columns); atomicMax on order-preserving keys into a 256-entry
+// maxima over the warp's 16 columns); a shared-memory max on order-preserving keys into a 256-entry
 // array in shared memory (8 warps per row); the exp values go out through the staged
-// stores with the tile max read back per row pair; the sums go the same way (a
-// reduce-scatter per output round, atomicAdd). A few hundred shuffles and atomics per
-// tile: at 4096^3 a tile's k loop takes about 90 us, the statistics about 1.
+// stores with the tile maxima read back a round (16 rows) at a time; the sums go the same
+// way (a reduce-scatter per output round, then integer adds in fixed point). A few hundred
+// shuffles and 16 shared-memory reductions per thread and tile.
 //
 // The array (SwappedContext::row_scratch, 1 KB: what shared memory has left beside the
 // four stages and the staging) holds the maxima and then the sums, so five barriers of
@@ -38,6 +38,29 @@ __device__ __forceinline__ unsigned float_key(float x) {
 __device__ __forceinline__ float key_float(unsigned k) {
   return __uint_as_float((k & 0x80000000u) ? (k ^ 0x80000000u) : ~k);
 }
+
+// max that returns NaN when either input is NaN (fmaxf drops a NaN): a row with a NaN
+// score gets a NaN tile max, so its softmax comes out NaN, as PyTorch's does.
+__device__ __forceinline__ float max_nan(float a, float b) {
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+
+// Shared-memory reductions by address: through a generic pointer nvcc emitted generic
+// atomics with a shared-or-global branch, and a float atomicAdd on shared memory is a
+// compare-and-swap loop on sm_90 (ATOMS.CAST.SPIN), which 8 warps per row serialized:
+// the sums are added as fixed-point integers instead (kSumScale).
+__device__ __forceinline__ void red_shared_max(std::uint32_t addr, unsigned v) {
+  asm volatile("red.shared.max.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
+__device__ __forceinline__ void red_shared_add(std::uint32_t addr, unsigned v) {
+  asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
+// Each exp(s - tile max) is at most 1, so a row's sum over a tile's 128 columns is at
+// most 128: 2^24 per unit keeps it below 2^31, and rounding each of the 8 warps' parts
+// costs at most 8 * 2^-25 against a sum of at least 1 (the max's own term).
+constexpr float kSumScale = 16777216.0f;  // 2^24
 
 // One halving of a reduce-scatter: the lanes with `bit` set keep entries [Half, 2 Half),
 // the others [0, Half), each reduced with its partner's copy, into v[0 .. Half).
@@ -87,8 +110,8 @@ struct SwappedRowsEpilogue {
 #ifdef FLOPLINE_SM90A
     using fast::exp2_ftz;
     using fast::kLog2e;
-    unsigned* keys = ctx.row_scratch;
-    float* sums = reinterpret_cast<float*>(ctx.row_scratch);
+    const unsigned* keys = ctx.row_scratch;  // tile maxima, then fixed-point sums
+    const std::uint32_t keys_at = smem_addr(ctx.row_scratch);
     const int t = ctx.consumer * 128 + warp * 32 + lane;  // this thread's row for the array's own work
     const int q = lane & 3, g = lane >> 2;
     // Columns past n (zeros from TMA's fill) take no part in a row's statistics.
@@ -105,29 +128,42 @@ struct SwappedRowsEpilogue {
 #pragma unroll
       for (int k = 0; k < 64; ++k) {
         const int i = 4 * (k >> 1) + (k & 1);
-        mx[k] = fmaxf(in0 ? d[i] : -INFINITY, in1 ? d[i + 2] : -INFINITY);
+        mx[k] = max_nan(in0 ? d[i] : -INFINITY, in1 ? d[i + 2] : -INFINITY);
       }
-      reduce_scatter8(mx, lane, [](float a, float b) { return fmaxf(a, b); });
+      reduce_scatter8(mx, lane, [](float a, float b) { return max_nan(a, b); });
 #pragma unroll
-      for (int k = 0; k < 8; ++k) atomicMax(&keys[row_of(k + 8 * g)], float_key(mx[k]));
+      for (int k = 0; k < 8; ++k) red_shared_max(keys_at + 4 * row_of(k + 8 * g), float_key(mx[k]));
     }
     named_barrier_sync(kRowsBarrier, 256);
     const unsigned own_key = keys[t];  // for this thread's partial write at the end
 
-    // exp(s - tile max) out through the staging; the row max is read per row pair (the
-    // pair's keys are adjacent) when the first of the pair's four registers comes up.
+    // exp(s - tile max) out through the staging, with the tile maxima of each round's 16
+    // rows read at its start (a row pair's keys are adjacent: one 8-byte load).
     float sum[16] = {};  // the current round's per-row sums (entries 16 round .. +16)
     float red[8];   // after each round's reduce-scatter: rows of entries 16 r + 2g + {0, 1}
+    uint2 round_keys[8];
     float mx_log2e[2] = {0.0f, 0.0f};
     stage_block<Ops, float>(ctx, row0, col0, warp, lane, [&](int i) {
       const int j = i >> 2, e = i & 3;
-      if (e == 0) {
-        const uint2 kk = *reinterpret_cast<const uint2*>(&keys[8 * j + 2 * q]);
-        mx_log2e[0] = key_float(kk.x) * kLog2e;
-        mx_log2e[1] = key_float(kk.y) * kLog2e;
+#ifndef FLOPLINE_ROWS_KEYS_PER_GROUP  // the A/B of docs/KERNELS.md
+      // The round's 8 row pairs' keys, loaded together at its first register: loaded one
+      // pair at a time, each load would wait behind the staging stores before it (their
+      // asm keeps the compiler from hoisting loads) and stall the warp on its latency.
+      if (i % kRegsPerRound == 0) {
+#pragma unroll
+        for (int u = 0; u < 8; ++u) round_keys[u] = *reinterpret_cast<const uint2*>(&keys[8 * (j + u) + 2 * q]);
       }
+#endif
+      if (e == 0) {
+#ifdef FLOPLINE_ROWS_KEYS_PER_GROUP
+        round_keys[j % 8] = *reinterpret_cast<const uint2*>(&keys[8 * j + 2 * q]);
+#endif
+        mx_log2e[0] = key_float(round_keys[j % 8].x) * kLog2e;
+        mx_log2e[1] = key_float(round_keys[j % 8].y) * kLog2e;
+      }
+      const float shift = mx_log2e[e & 1];
       const bool in = (e >> 1) ? in1 : in0;
-      const float x = in ? exp2_ftz(fmaf(d[i], kLog2e, -mx_log2e[e & 1])) : 0.0f;
+      const float x = in ? exp2_ftz(fmaf(d[i], kLog2e, -shift)) : 0.0f;
       const int k = (2 * j + (e & 1)) % 16;
       sum[k] = (e >> 1) ? sum[k] + x : x;
       if (i % kRegsPerRound == kRegsPerRound - 1) {  // the round's last register
@@ -141,16 +177,19 @@ struct SwappedRowsEpilogue {
 
     // Every thread has read its maxima: the array takes the sums.
     named_barrier_sync(kRowsBarrier, 256);
-    sums[t] = 0.0f;
+    st_shared_u32(keys_at + 4 * t, 0u);
     named_barrier_sync(kRowsBarrier, 256);
 #pragma unroll
     for (int r = 0; r < kOutRounds; ++r) {
-      atomicAdd(&sums[row_of(16 * r + 2 * g)], red[2 * r]);
-      atomicAdd(&sums[row_of(16 * r + 2 * g + 1)], red[2 * r + 1]);
+#pragma unroll
+      for (int b = 0; b < 2; ++b) {
+        // A NaN part (a NaN row) adds 0: the row's NaN tile max already makes it NaN.
+        red_shared_add(keys_at + 4 * row_of(16 * r + 2 * g + b), __float2uint_rn(red[2 * r + b] * kSumScale));
+      }
     }
     named_barrier_sync(kRowsBarrier, 256);
-    const float own_sum = sums[t];
-    keys[t] = 0u;  // the next tile's first barrier orders this before its atomicMax
+    const float own_sum = static_cast<float>(keys[t]) * (1.0f / kSumScale);
+    st_shared_u32(keys_at + 4 * t, 0u);  // the next tile's first barrier orders this before its maxima
     if (row0 + t < m) {
       partial[static_cast<std::int64_t>(row0 + t) * tiles_n + (col0 >> 7)] = make_float2(key_float(own_key), own_sum);
     }

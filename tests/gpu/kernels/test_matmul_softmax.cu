@@ -195,6 +195,50 @@ TEST(MatmulSoftmax, SweepsRowsOnTheSwappedCoreWithLargeScores) {
   EXPECT_LT(ft::relative_error(got, ref), 1e-5) << "seed " << ft::last_seed();
 }
 
+// A NaN in row 5 of A makes every score of row 5 NaN: that row of the softmax is NaN
+// (as PyTorch's is) and the other rows are untouched and sum to 1. The swapped core's row
+// sweep adds its sums in fixed point (where a NaN would turn into 0); its NaN-propagating
+// tile max carries the NaN instead.
+TEST(MatmulSoftmax, SweepsRowsOnTheSwappedCoreKeepNaNRows) {
+  if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
+  const std::int64_t m = 300, n = 520, k = 400, nan_row = 5;
+  ft::DeviceBuffer a, b, out(m * n * 4);
+  ft::random_device_values(a, m * k, fk::DType::tf32, -0.3, 0.3);
+  ft::random_device_values(b, k * n, fk::DType::tf32, -0.3, 0.3);
+  const float nan = std::nanf("");
+  ASSERT_EQ(cudaMemcpy(static_cast<float*>(a.get()) + nan_row * k + 7, &nan, 4, cudaMemcpyHostToDevice), cudaSuccess);
+  ft::poison_nan(out);
+  fk::MatmulProblem p;
+  p.a = a.get();
+  p.b = b.get();
+  p.c = out.get();
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.in = fk::DType::tf32;
+  p.out = fk::DType::f32;
+  fk::MatmulSoftmaxOptions o;
+  o.scheme = fk::SoftmaxScheme::sweeps;
+  fk::matmul_softmax(p, o);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const auto got = ft::download(out, m * n, fk::DType::f32);
+  for (std::int64_t r = 0; r < m; ++r) {
+    double sum = 0;
+    int nans = 0;
+    for (std::int64_t c = 0; c < n; ++c) {
+      const double v = got[static_cast<std::size_t>(r * n + c)];
+      nans += std::isnan(v) ? 1 : 0;
+      sum += v;
+    }
+    if (r == nan_row) {
+      EXPECT_EQ(nans, n) << "row " << r;
+    } else {
+      ASSERT_EQ(nans, 0) << "row " << r;
+      ASSERT_NEAR(sum, 1.0, 1e-4) << "row " << r;
+    }
+  }
+}
+
 // The one-launch scheme by name at every shape (all fit the resident CTAs), with the
 // statistics in the output buffer, and in scratch memory when the output pointer is only
 // 4-byte aligned or the output is smaller than the statistics (1x1).
