@@ -4,6 +4,8 @@
 # SASS, then the benchmarks against cuBLAS and the copy bandwidth; a short table last.
 #   Build here:  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLOPLINE_BUILD_VIEWER=OFF
 #                cmake --build build-gpu --target gpu_kernel_tests bench_matmul bench_softmax bench_elementwise
+#   Carry:       scripts/gpu_pack.sh (the executables and libflopline.so: build-gpu is
+#                over the carry limit), then run with FLOPLINE_GPU_BUILD=build-gpu-run
 #   Run there:   scripts/gpu_kernels.sh [--quick] [--big] [--no-tests]
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -16,12 +18,14 @@ for a in "$@"; do
     --quick) quick="--quick" ;;
     --big) big="--big" ;;
     --no-tests) tests=0 ;;
-    -h|--help) sed -n 2,8p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,10p "$0"; exit 0 ;;
     *) echo "gpu_kernels.sh: unknown argument $a" >&2; exit 2 ;;
   esac
 done
 export PATH="/usr/local/cuda/bin:$PATH"
 [ -e /usr/local/cuda/lib64/libcublas.so.13 ] && export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The build's rpath names the machine it was built on: find libflopline.so beside it.
+export LD_LIBRARY_PATH="$build/profiler${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/machine.txt"
 
 if [ "$tests" = 1 ]; then
@@ -53,6 +57,11 @@ for b in bench_matmul bench_softmax bench_elementwise; do
   [ "$b" = bench_matmul ] && extra="$quick $big"
   timeout 300 "$exe" $extra 2>&1 | tee -a "$OUT/bench.txt"
 done
+# The fused softmax with bf16 output at the issue's anchor shapes.
+if [ -x "$build/bench/kernels/bench_softmax" ]; then
+  timeout 300 "$build/bench/kernels/bench_softmax" $quick --out bf16 --shape 4096 4096 4096 --shape 8192 8192 1024 \
+    --shape 16384 2048 128 --shape 16384 1024 64 2>&1 | tee -a "$OUT/bench.txt"
+fi
 
 echo
 echo "== summary"

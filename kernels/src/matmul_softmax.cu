@@ -240,18 +240,20 @@ void swept_rows(const MatmulProblem& p, cudaStream_t stream) {
   }
 }
 
-// tf32 rows with k > kRecomputeMaxK (the rescale scheme) on the swapped core, which needs
-// no B^T: one sweep writes exp(s - tile max) and per-128-column-tile statistics
-// (softmax_swapped_rows.cuh), then the combine and the rescale.
-void swapped_rows_tf32(const MatmulProblem& p, cudaStream_t stream) {
+// Rows with fp32 output and k > kRecomputeMaxK (the rescale scheme) on the swapped core:
+// for tf32 it needs no B^T. One sweep writes exp(s - tile max) and per-128-column-tile
+// statistics (softmax_swapped_rows.cuh), then the combine and the rescale. Taken for tf32
+// only: bf16 -> fp32 rows on it measured the same as the transposing core at 4096^3 and
+// 3-4% slower at 8192x8192x1024 and 8192x2048x2048 (H100, 2026-11-24), and bf16 has no
+// transpose to save.
+template <class Ops>
+void swapped_rows(const MatmulProblem& p, cudaStream_t stream) {
   namespace sw = sm90::swapped;
   const int tiles_n = static_cast<int>((p.n + sw::kBlockN - 1) / sw::kBlockN);
   Scratch partial(static_cast<std::size_t>(p.m) * tiles_n * sizeof(float2), stream, "block statistics");
   Scratch final_stats(static_cast<std::size_t>(p.m) * sizeof(float2), stream, "statistics");
-  detail::launch_sm90_swapped<sw::Tf32Swapped>(
-      p, stream,
-      sw::SwappedRowsEpilogue<sw::Tf32Swapped>{static_cast<int>(p.m), static_cast<int>(p.n), tiles_n,
-                                               partial.as<float2>()});
+  detail::launch_sm90_swapped<Ops>(
+      p, stream, sw::SwappedRowsEpilogue<Ops>{static_cast<int>(p.m), static_cast<int>(p.n), tiles_n, partial.as<float2>()});
   detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), nullptr, p.m, p.n, true, tiles_n,
                                 stream);
   detail::rescale_softmax(p.c, p.out, partial.as<float2>(), final_stats.as<float2>(), nullptr, p.m, p.n, true,
@@ -265,7 +267,7 @@ void fused_sm90(const MatmulProblem& p, SoftmaxDim dim, cudaStream_t stream) {
   if (dim == SoftmaxDim::rows) {
     if constexpr (std::is_same_v<OutT, float>) {
       if (p.in == DType::tf32 && p.k > kRecomputeMaxK) {
-        swapped_rows_tf32(p, stream);
+        swapped_rows<sm90::swapped::Tf32Swapped>(p, stream);
         return;
       }
     }

@@ -91,16 +91,13 @@ __device__ __forceinline__ void store4(__nv_bfloat16* p, const Quad& q) {
 // One block per row; rows: one scale per 2^block_log2-column block of the row; cols: one
 // scale per column from the row's 2^block_log2-row block, made by combine_cols_kernel.
 // Blocks take the rows from the last up: the sweep before wrote the bottom rows last, so
-// those are the ones most likely still in L2.
+// those are the ones most likely still in L2 (against top-down: the same to 1% on an H100,
+// docs/KERNELS.md; kept as the order with the better odds).
 template <class OutT, bool Rows>
 __global__ void rescale_kernel(OutT* __restrict__ out, const float2* __restrict__ partial,
                                const float2* __restrict__ final_stats, const float* __restrict__ col_scales, long n,
                                int blocks, int block_log2) {
-#ifdef FLOPLINE_RESCALE_TOP_DOWN  // the A/B of docs/KERNELS.md
-  const long i = blockIdx.x;
-#else
   const long i = static_cast<long>(gridDim.x) - 1 - blockIdx.x;
-#endif
   OutT* row = out + i * n;
   const float2 fr = Rows ? final_stats[i] : make_float2(0.0f, 0.0f);
   for (long j = 4 * static_cast<long>(threadIdx.x); j < n; j += 4L * blockDim.x) {

@@ -145,19 +145,14 @@ struct SwappedRowsEpilogue {
     float mx_log2e[2] = {0.0f, 0.0f};
     stage_block<Ops, float>(ctx, row0, col0, warp, lane, [&](int i) {
       const int j = i >> 2, e = i & 3;
-#ifndef FLOPLINE_ROWS_KEYS_PER_GROUP  // the A/B of docs/KERNELS.md
-      // The round's 8 row pairs' keys, loaded together at its first register: loaded one
-      // pair at a time, each load would wait behind the staging stores before it (their
-      // asm keeps the compiler from hoisting loads) and stall the warp on its latency.
+      // The round's 8 row pairs' keys, loaded together at its first register (the staging
+      // stores' asm keeps the compiler from hoisting loads; one pair at a time measured
+      // the same, within 1 us at 4096^3).
       if (i % kRegsPerRound == 0) {
 #pragma unroll
         for (int u = 0; u < 8; ++u) round_keys[u] = *reinterpret_cast<const uint2*>(&keys[8 * (j + u) + 2 * q]);
       }
-#endif
       if (e == 0) {
-#ifdef FLOPLINE_ROWS_KEYS_PER_GROUP
-        round_keys[j % 8] = *reinterpret_cast<const uint2*>(&keys[8 * j + 2 * q]);
-#endif
         mx_log2e[0] = key_float(round_keys[j % 8].x) * kLog2e;
         mx_log2e[1] = key_float(round_keys[j % 8].y) * kLog2e;
       }
