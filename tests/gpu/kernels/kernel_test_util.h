@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "flopline/kernels/matmul.h"
 #include "flopline/kernels/types.h"
 
 namespace flopline::kernels::testing {
@@ -65,5 +66,20 @@ std::vector<double> reference_softmax(const std::vector<double>& s, std::int64_t
 
 // 10*major+minor of the current device.
 int device_arch();
+
+// The problem C (m x n) = A (m x k) x B (k x n) on device buffers, types in -> out.
+inline MatmulProblem problem(const DeviceBuffer& a, const DeviceBuffer& b, void* c, std::int64_t m, std::int64_t n,
+                             std::int64_t k, DType in, DType out) {
+  MatmulProblem p;
+  p.a = a.get();
+  p.b = b.get();
+  p.c = c;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.in = in;
+  p.out = out;
+  return p;
+}
 
 }  // namespace flopline::kernels::testing

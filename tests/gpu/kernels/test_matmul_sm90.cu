@@ -21,15 +21,7 @@ void check_sm90(std::int64_t m, std::int64_t n, std::int64_t k, fk::DType in, fk
   const auto hb = ft::random_device_values(b, k * n, in);
   ft::DeviceBuffer c(static_cast<std::size_t>(m * n) * fk::dtype_bytes(out));
   ft::poison_nan(c);
-  fk::MatmulProblem p;
-  p.a = a.get();
-  p.b = b.get();
-  p.c = c.get();
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.in = in;
-  p.out = out;
+  const fk::MatmulProblem p = ft::problem(a, b, c.get(), m, n, k, in, out);
   fk::MatmulOptions o;
   o.path = fk::MatmulPath::sm90;
   fk::matmul(p, o);

@@ -49,15 +49,8 @@ void check(const Case& c) {
   const std::size_t elem = fk::dtype_bytes(c.out);
   ft::DeviceBuffer out((static_cast<std::size_t>(c.m * c.n) + c.out_offset) * elem);
   ft::poison_nan(out);
-  fk::MatmulProblem p;
-  p.a = a.get();
-  p.b = b.get();
-  p.c = static_cast<char*>(out.get()) + c.out_offset * elem;
-  p.m = c.m;
-  p.n = c.n;
-  p.k = c.k;
-  p.in = c.in;
-  p.out = c.out;
+  const fk::MatmulProblem p =
+      ft::problem(a, b, static_cast<char*>(out.get()) + c.out_offset * elem, c.m, c.n, c.k, c.in, c.out);
   fk::MatmulSoftmaxOptions o;
   o.dim = c.dim;
   o.path = c.path;
@@ -168,17 +161,9 @@ TEST(MatmulSoftmax, SweepsRowsOnTheSwappedCoreWithLargeScores) {
   ft::random_device_values(b, k * n, fk::DType::tf32, -r, r);
   ft::poison_nan(fused);
   ft::poison_nan(unfused);
-  fk::MatmulProblem p;
-  p.a = a.get();
-  p.b = b.get();
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.in = fk::DType::tf32;
-  p.out = fk::DType::f32;
+  fk::MatmulProblem p = ft::problem(a, b, fused.get(), m, n, k, fk::DType::tf32, fk::DType::f32);
   fk::MatmulSoftmaxOptions o;
   o.scheme = fk::SoftmaxScheme::sweeps;
-  p.c = fused.get();
   fk::matmul_softmax(p, o);
   o.scheme = fk::SoftmaxScheme::unfused;
   p.c = unfused.get();
@@ -208,18 +193,9 @@ TEST(MatmulSoftmax, SweepsRowsOnTheSwappedCoreKeepNaNRows) {
   const float nan = std::nanf("");
   ASSERT_EQ(cudaMemcpy(static_cast<float*>(a.get()) + nan_row * k + 7, &nan, 4, cudaMemcpyHostToDevice), cudaSuccess);
   ft::poison_nan(out);
-  fk::MatmulProblem p;
-  p.a = a.get();
-  p.b = b.get();
-  p.c = out.get();
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.in = fk::DType::tf32;
-  p.out = fk::DType::f32;
   fk::MatmulSoftmaxOptions o;
   o.scheme = fk::SoftmaxScheme::sweeps;
-  fk::matmul_softmax(p, o);
+  fk::matmul_softmax(ft::problem(a, b, out.get(), m, n, k, fk::DType::tf32, fk::DType::f32), o);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const auto got = ft::download(out, m * n, fk::DType::f32);
   for (std::int64_t r = 0; r < m; ++r) {
