@@ -253,7 +253,7 @@ void swapped_rows(const MatmulProblem& p, cudaStream_t stream) {
   Scratch partial(static_cast<std::size_t>(p.m) * tiles_n * sizeof(float2), stream, "block statistics");
   Scratch final_stats(static_cast<std::size_t>(p.m) * sizeof(float2), stream, "statistics");
   detail::launch_sm90_swapped<Ops>(
-      p, stream, sw::SwappedRowsEpilogue<Ops>{static_cast<int>(p.m), static_cast<int>(p.n), tiles_n, partial.as<float2>()});
+      p, stream, sw::SwappedRowsEpilogue<Ops>{static_cast<int>(p.m), static_cast<int>(p.n), partial.as<float2>()});
   detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), nullptr, p.m, p.n, true, tiles_n,
                                 stream);
   detail::rescale_softmax(p.c, p.out, partial.as<float2>(), final_stats.as<float2>(), nullptr, p.m, p.n, true,
@@ -303,7 +303,8 @@ bool cluster_rows_pays(const MatmulProblem& p) {
 // Where the group_rows scheme (which the caller checked can run) beats the sweeps, on
 // streaming runs that cluster rows does not take. Against the transposing core's sweeps
 // (bf16; tf32 with k <= kRecomputeMaxK), measured on an H200 (2026-11-21,
-// docs/KERNELS.md, before tf32's rescale moved to the swapped core): rows of at most 16 column tiles, 2048^3 8-15%, 4096x2048x512 13-18%,
+// docs/KERNELS.md, before tf32's rescale moved to the swapped core): rows of at most 16
+// column tiles, 2048^3 8-15%, 4096x2048x512 13-18%,
 // 8192x2048x2048 5-13%, 4096^3 1-2% faster; bf16 output only up to 8 column tiles (at
 // 4096^3 the sweeps' staged 16-bit output is 4% faster). Slower: 32 column tiles
 // (8192x8192x1024: 4 groups of 32 exchange 16 times each, 25-30% slower).

@@ -91,8 +91,7 @@ __device__ __forceinline__ void reduce_scatter8(float (&v)[N], int lane, Op op) 
 template <class Ops>
 struct SwappedRowsEpilogue {
   int m, n;
-  int tiles_n;      // ceil(n / 128)
-  float2* partial;  // [m][tiles_n]
+  float2* partial;  // [m][ceil(n / 128)]
 
   __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
                              const SwappedContext& ctx) const {
@@ -186,7 +185,9 @@ struct SwappedRowsEpilogue {
     const float own_sum = static_cast<float>(keys[t]) * (1.0f / kSumScale);
     st_shared_u32(keys_at + 4 * t, 0u);  // the next tile's first barrier orders this before its maxima
     if (row0 + t < m) {
-      partial[static_cast<std::int64_t>(row0 + t) * tiles_n + (col0 >> 7)] = make_float2(key_float(own_key), own_sum);
+      const int tiles_n = (n + kBlockN - 1) / kBlockN;
+      partial[static_cast<std::int64_t>(row0 + t) * tiles_n + col0 / kBlockN] =
+          make_float2(key_float(own_key), own_sum);
     }
 #endif
   }
