@@ -35,6 +35,7 @@
 #include "softmax_finish.cuh"
 #include "softmax_group_rows.cuh"
 #include "softmax_one_launch.h"
+#include "softmax_rescale_in_launch.cuh"
 #include "softmax_swapped.cuh"
 #include "softmax_swapped_rows.cuh"
 
@@ -47,6 +48,22 @@ constexpr std::int64_t kRecomputeMaxK = 320;
 // Rows over at most this many 256-column tiles (n <= 4096) are combined in the second
 // sweep's epilogue (each thread reads its row's partials) instead of by a separate kernel.
 constexpr int kEpilogueCombineMaxTiles = 16;
+// bf16 -> fp32 rows rescale inside the sweep's launch (softmax_rescale_in_launch.cuh)
+// from this k up: a tile's k loop then outlasts the scaling of a tile (128 KB read and
+// written by 3 warps, about 25 us on an H100). At k = 1024 (8192x8192x1024) the scaling
+// fell behind the tensor cores and the launch took 0.49-0.50 ms against 0.46 for the
+// separate passes; at k = 2048 8192x8192x2048 0.61-0.62 against 0.63-0.64 and
+// 4096x4096x2048 0.150-0.156 against 0.161-0.163; at k = 4096 (4096^3) 0.227-0.233
+// against 0.246-0.250 (H100, docs/KERNELS.md). bf16 output halves the passes' traffic
+// and they stay ahead (8192x8192x1024: 0.32 against 0.40).
+constexpr std::int64_t kRescaleInLaunchMinK = 2048;
+
+// Whether bf16 rows past the recompute range rescale in the sweep's launch.
+bool rescales_in_launch(const MatmulProblem& p) {
+  const int tiles_n = static_cast<int>((p.n + sm90::kBlockN - 1) / sm90::kBlockN);
+  return p.in == DType::bf16 && p.out == DType::f32 && p.k >= kRescaleInLaunchMinK &&
+         sm90::RescaleInLaunchEpilogue<float>::fits(tiles_n);
+}
 
 // The one-launch scheme up to m*n*k = 2^28 (512^3, 4096x256x256): there its single
 // launch and 64x64 tiles beat the sweeps' 3-4 launches and 128x256 tiles, too few to fill
@@ -204,6 +221,20 @@ void swapped_cols(const MatmulProblem& p, cudaStream_t stream) {
                           false, blocks, 8, stream);  // 256-row blocks
 }
 
+// The rescale scheme's sweep with the rescale inside the same launch
+// (softmax_rescale_in_launch.cuh): bf16 operands (B as it is), k past the B-resident
+// range. `stats` carries the output, the shape and the statistics buffer.
+void rescale_in_launch(const MatmulProblem& p, cudaStream_t stream, const sm90::SoftmaxEpilogue<float>& stats) {
+  const std::size_t tiles_m = static_cast<std::size_t>((p.m + sm90::kBlockM - 1) / sm90::kBlockM);
+  Scratch written(tiles_m * sizeof(unsigned), stream, "row block counts");
+  const cudaError_t zeroed = cudaMemsetAsync(written.as<unsigned>(), 0, tiles_m * sizeof(unsigned), stream);
+  if (zeroed != cudaSuccess) throw CudaError(std::string("rows rescaled in launch: clearing the counts: ") + cudaGetErrorString(zeroed));
+  sm90::RescaleInLaunchEpilogue<float> e{stats, written.as<unsigned>()};
+  e.pass = sm90::SoftmaxPass::stats_store_exp;
+  e.final_stats = nullptr;
+  detail::launch_sm90_core<sm90::Bf16Operands>(p, p.b, stream, e);
+}
+
 // Row softmax in two sweeps of the transposing core (softmax_epilogue.cuh).
 template <class OutT>
 void swept_rows(const MatmulProblem& p, cudaStream_t stream) {
@@ -230,6 +261,8 @@ void swept_rows(const MatmulProblem& p, cudaStream_t stream) {
     }
     e.pass = sm90::SoftmaxPass::normalize;
     run_sweep(p, b_operand, stream, e);
+  } else if (rescales_in_launch(p)) {  // fp32 output only
+    if constexpr (std::is_same_v<OutT, float>) rescale_in_launch(p, stream, e);
   } else {
     e.pass = sm90::SoftmaxPass::stats_store_exp;
     run_sweep(p, b_operand, stream, e);
@@ -316,6 +349,9 @@ bool cluster_rows_pays(const MatmulProblem& p) {
 bool group_rows_pays(const MatmulProblem& p) {
   const long tiles_n = (p.n + sm90::kBlockN - 1) / sm90::kBlockN;
   if (p.in == DType::tf32 && p.k > kRecomputeMaxK) return tiles_n <= 8 && p.m > 2048;
+  // Past 8 column tiles the in-launch rescale is faster (4096^3: 0.231-0.233 ms against
+  // 0.245-0.258 for group rows, H100).
+  if (rescales_in_launch(p)) return tiles_n <= 8;
   return tiles_n <= (p.out == DType::bf16 ? 8 : 16);
 }
 

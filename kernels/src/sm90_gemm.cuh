@@ -176,6 +176,27 @@ constexpr int kPipelineStages = kStagesOutput<E> ? kStages - 1 : kStages;
 template <class Ops, class E>
 constexpr int kStagingOffset = kPipelineStages<E> * Tile<Ops>::kStageBytes + 1024;
 
+// An epilogue with `static constexpr bool kRescalesInLaunch = true`
+// (softmax_rescale_in_launch.cuh) scales its own output in place during the launch, on
+// streaming staged runs of a cooperative launch: the producer warpgroup's warps 1-3 call
+// `rescale_tile(tm, tn, smem, tid)` for each of the CTA's tiles in the consumers'
+// order, with kRescaleSmemBytes of shared memory after the staging; each consumer's
+// thread 0 calls `tile_written(tm)` once the stores of its half of a tile are complete.
+// That wait is placed at k tile kCountAtKTile of the consumer's next tile (or its last k
+// tile, or after the last tile): about 6 us of bf16 k loop after the stores were issued,
+// when they have drained, where a wait at the end of the epilogue would idle the tensor
+// cores.
+template <class E, class = void>
+struct RescalesInLaunch : std::false_type {};
+template <class E>
+struct RescalesInLaunch<E, std::void_t<decltype(E::kRescalesInLaunch)>> : std::bool_constant<E::kRescalesInLaunch> {};
+template <class E, class = void>
+struct RescaleSmemBytes : std::integral_constant<int, 0> {};
+template <class E>
+struct RescaleSmemBytes<E, std::void_t<decltype(E::kRescaleSmemBytes)>>
+    : std::integral_constant<int, E::kRescaleSmemBytes> {};
+constexpr int kCountAtKTile = 8;
+
 // Epilogue: `void operator()(float (&d)[128], int row0, int col0, int warp, int lane)`
 // (clustered or staged: one more argument, the EpilogueContext) called by every consumer thread
 // after its accumulator is final; row0/col0 are the global coordinates of the
@@ -202,6 +223,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   std::uint64_t* empty = full + kPipe;
   std::uint64_t* b_full = empty + kPipe;
   constexpr bool kClustered = IsClustered<Epilogue>::value;
+  constexpr bool kRescales = RescalesInLaunch<Epilogue>::value && kStaged;
+  // Registers per thread after the split (12 warps x 168 at entry): the producer
+  // warpgroup's TMA loop needs few; rescaling warps need 80 to keep 8 loads per thread
+  // in flight without spilling, and the consumers' epilogue still fits in 208 (ptxas -v).
+  constexpr int kProducerRegs = kRescales ? 80 : 40, kConsumerRegs = kRescales ? 208 : 232;
+  static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= kThreads * 168, "more registers than the CTA has");
   unsigned char* epilogue_smem = kStaged ? smem + kStagingOffset<Ops, Epilogue>
                                          : smem + kPipe * T::kStageBytes + T::kBarrierBytes;
 
@@ -239,7 +266,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // The pipeline runs on across tiles (`it` counts stages used since the start), so the
   // producer loads the next tile while the consumers run the epilogue of this one.
   if (warpgroup == 0) {
-    regs_release<40>();
+    regs_release<kProducerRegs>();
     if (tid_in_group == 0) {
       prefetch_tensor_map(&map_a);
       prefetch_tensor_map(&map_b);
@@ -260,15 +287,37 @@ __global__ void __launch_bounds__(kThreads, 1)
           if constexpr (!kBResident) load_b(sa + T::kABytes, &full[s], kt, tn);
         }
       }
+    } else if (kRescales && tid_in_group >= 32) {
+      if constexpr (kRescales) {
+        unsigned char* rescale_smem = epilogue_smem + StagingBytes<Epilogue>::value;
+        for (int t = walk.first(); t < walk.count(); t += walk.step()) {
+          int tm = 0, tn = 0;
+          walk.coords(t, &tm, &tn);
+          epilogue.rescale_tile(tm, tn, rescale_smem, tid_in_group - 32);
+        }
+      }
     }
   } else {
-    regs_claim<232>();
+    regs_claim<kConsumerRegs>();
     const int consumer = warpgroup - 1;
     const int warp = tid_in_group / 32, lane = tid_in_group % 32;
     if constexpr (kBResident) mbar_wait(b_full, 0);
+    // kRescales: the row block of this consumer's last tile, until it is counted
+    // written (-1: none).
+    int uncounted_tm = -1;
+    const int count_at = min(k_tiles - 1, kCountAtKTile);
     // The k loop of one tile: stages it, it+1, ... of the pipeline into d.
     auto k_loop = [&](float (&d)[kAccum], int& it) {
       for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+        if constexpr (kRescales) {
+          if (kt == count_at && uncounted_tm >= 0) {
+            if (tid_in_group == 0) {
+              bulk_wait<0>();
+              epilogue.tile_written(uncounted_tm);
+            }
+            uncounted_tm = -1;
+          }
+        }
         const int s = it % kPipe;
         mbar_wait(&full[s], (it / kPipe) & 1);
         const std::uint32_t sa = smem_addr(smem + s * kStageStride) + (kBResident ? 0 : consumer * 64 * 128);
@@ -322,11 +371,15 @@ __global__ void __launch_bounds__(kThreads, 1)
       } else {
         epilogue(d, row0, tn * kBlockN, warp, lane);
       }
+      if constexpr (kRescales) uncounted_tm = tm;
       if (kBResident) it += k_tiles;  // the other consumer's tile
     }
     // The staged output's last stores must be done before the CTA (and its shared
     // memory) goes.
     if (kStaged && tid_in_group == 0) bulk_wait<0>();
+    if constexpr (kRescales) {
+      if (tid_in_group == 0 && uncounted_tm >= 0) epilogue.tile_written(uncounted_tm);
+    }
   }
   if constexpr (kClustered) {
     // No CTA leaves while a peer may still address its shared memory.

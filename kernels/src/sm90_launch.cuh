@@ -97,7 +97,10 @@ int sm90_smem_bytes(long tiles_n, bool resident) {
   if constexpr (sm90::IsClustered<Epilogue>::value) {
     return sm90::Tile<Ops>::kSmemBytes + static_cast<int>(Epilogue::smem_bytes(static_cast<int>(tiles_n)));
   } else if constexpr (sm90::kStagesOutput<Epilogue>) {
-    if (!resident) return sm90::kStagingOffset<Ops, Epilogue> + Epilogue::kStagingBytes + 1024;  // + alignment slack
+    if (!resident) {
+      return sm90::kStagingOffset<Ops, Epilogue> + Epilogue::kStagingBytes + sm90::RescaleSmemBytes<Epilogue>::value +
+             1024;  // + alignment slack
+    }
     return sm90::Tile<Ops>::kSmemBytes;
   } else {
     return sm90::Tile<Ops>::kSmemBytes;
@@ -158,6 +161,10 @@ void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_
   // tile, as many CTAs as give each at least two 64-row tiles (one per consumer).
   long grid = tiles_m * tiles_n < sms ? tiles_m * tiles_n : sms;
   constexpr bool grouped = sm90::IsGrouped<Epilogue>::value;
+  // An epilogue that rescales in the launch needs the streaming schedule (the kernel
+  // would leave its output unscaled on a B-resident run) and all CTAs resident.
+  constexpr bool rescales = sm90::RescalesInLaunch<Epilogue>::value;
+  if (rescales && resident) throw KernelError("sm90 matmul: the in-launch rescale needs k past the B-resident range");
   if (resident || grouped) grid = std::min<long>(sms / tiles_n, tiles_m) * tiles_n;
   if (grouped && grid == 0) {
     throw KernelError("sm90 matmul: " + std::to_string(tiles_n) + " column tiles, more than the device's " +
@@ -173,9 +180,10 @@ void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_
     grid = std::min<long>(clusters, tiles_m) * tiles_n;
   }
   auto launch = [&](auto* kernel) {
-    if constexpr (clustered || grouped) {
-      // Clusters of a row of tiles; groups on a cooperative launch, which fails instead
-      // of running a grid whose groups could wait on CTAs that never become resident.
+    if constexpr (clustered || grouped || rescales) {
+      // Clusters of a row of tiles; groups and in-launch rescales on a cooperative
+      // launch, which fails instead of running a grid whose CTAs could wait on CTAs that
+      // never become resident.
       cudaLaunchAttribute attr = clustered ? cluster_attribute(static_cast<int>(tiles_n)) : cooperative_attribute();
       const cudaLaunchConfig_t config = sm90_launch_config(grid, smem_bytes, stream, &attr);
       const cudaError_t e = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, static_cast<int>(p.m),

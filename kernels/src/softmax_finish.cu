@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "matmul_launch.h"
+#include "softmax_quad.cuh"
 
 namespace flopline::kernels::detail {
 namespace {
@@ -63,31 +64,6 @@ __global__ void combine_cols_kernel(const float2* __restrict__ partial, float2* 
   }
 }
 
-// Four adjacent values at a time (n is a multiple of 4 on the fused path).
-struct Quad {
-  float v[4];
-};
-__device__ __forceinline__ Quad load4(const float* p) {
-  const float4 x = *reinterpret_cast<const float4*>(p);
-  return Quad{{x.x, x.y, x.z, x.w}};
-}
-__device__ __forceinline__ void store4(float* p, const Quad& q) {
-  *reinterpret_cast<float4*>(p) = make_float4(q.v[0], q.v[1], q.v[2], q.v[3]);
-}
-__device__ __forceinline__ Quad load4(const __nv_bfloat16* p) {
-  const uint2 raw = *reinterpret_cast<const uint2*>(p);
-  const float2 a = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&raw.x));
-  const float2 b = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&raw.y));
-  return Quad{{a.x, a.y, b.x, b.y}};
-}
-__device__ __forceinline__ void store4(__nv_bfloat16* p, const Quad& q) {
-  const __nv_bfloat162 a = __floats2bfloat162_rn(q.v[0], q.v[1]), b = __floats2bfloat162_rn(q.v[2], q.v[3]);
-  uint2 raw;
-  raw.x = *reinterpret_cast<const unsigned*>(&a);
-  raw.y = *reinterpret_cast<const unsigned*>(&b);
-  *reinterpret_cast<uint2*>(p) = raw;
-}
-
 // One block per row; rows: one scale per 2^block_log2-column block of the row; cols: one
 // scale per column from the row's 2^block_log2-row block, made by combine_cols_kernel.
 // Blocks take the rows from the last up: the sweep before wrote the bottom rows last, so
@@ -104,9 +80,7 @@ __global__ void rescale_kernel(OutT* __restrict__ out, const float2* __restrict_
     Quad q = load4(row + j);
     if (Rows) {
       const float2 b = partial[i * blocks + (j >> block_log2)];  // the 4 values share a block
-      const float s = __expf(b.x - fr.x) * fr.y;
-#pragma unroll
-      for (int e = 0; e < 4; ++e) q.v[e] *= s;
+      scale4(q, __expf(b.x - fr.x) * fr.y);
     } else {
       const float4 s = *reinterpret_cast<const float4*>(col_scales + (i >> block_log2) * n + j);
       q.v[0] *= s.x;

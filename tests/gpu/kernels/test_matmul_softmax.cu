@@ -149,35 +149,39 @@ TEST(MatmulSoftmax, SweepsRowsOnTheSwappedCore) {
 }
 
 // Scores of +-100 and more (exp overflows fp32 past 88): each tile's shift must be its
-// rows' true maximum. tf32's input rounding moves such scores by more than the 1e-3
-// budget allows against float64, so the sweeps are compared with the unfused scheme on
-// the same inputs, whose matmul is the same swapped-core kernel (the same scores).
-TEST(MatmulSoftmax, SweepsRowsOnTheSwappedCoreWithLargeScores) {
+// rows' true maximum. Input rounding moves such scores by more than the tf32 and bf16
+// budgets allow against float64, so the sweeps are compared with the unfused scheme on
+// the same inputs, whose matmul is the same core (the same scores): tf32 on the swapped
+// core, bf16 with the rescale in the sweep's launch.
+TEST(MatmulSoftmax, SweepsRowsWithLargeScores) {
   if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
   const std::int64_t m = 1000, n = 1000, k = 520;
   const double r = 6.0 * std::pow(3.0 / static_cast<double>(k), 0.25);  // scores' spread ~21
-  ft::DeviceBuffer a, b, fused(m * n * 4), unfused(m * n * 4);
-  ft::random_device_values(a, m * k, fk::DType::tf32, -r, r);
-  ft::random_device_values(b, k * n, fk::DType::tf32, -r, r);
-  ft::poison_nan(fused);
-  ft::poison_nan(unfused);
-  fk::MatmulProblem p = ft::problem(a, b, fused.get(), m, n, k, fk::DType::tf32, fk::DType::f32);
-  fk::MatmulSoftmaxOptions o;
-  o.scheme = fk::SoftmaxScheme::sweeps;
-  fk::matmul_softmax(p, o);
-  o.scheme = fk::SoftmaxScheme::unfused;
-  p.c = unfused.get();
-  fk::matmul_softmax(p, o);
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  const auto got = ft::download(fused, m * n, fk::DType::f32);
-  const auto ref = ft::download(unfused, m * n, fk::DType::f32);
-  double largest = 0;
-  for (double v : ref) {
-    ASSERT_TRUE(std::isfinite(v));
-    largest = std::max(largest, v);
+  for (auto in : {fk::DType::tf32, fk::DType::bf16}) {
+    SCOPED_TRACE(fk::dtype_name(in));
+    ft::DeviceBuffer a, b, fused(m * n * 4), unfused(m * n * 4);
+    ft::random_device_values(a, m * k, in, -r, r);
+    ft::random_device_values(b, k * n, in, -r, r);
+    ft::poison_nan(fused);
+    ft::poison_nan(unfused);
+    fk::MatmulProblem p = ft::problem(a, b, fused.get(), m, n, k, in, fk::DType::f32);
+    fk::MatmulSoftmaxOptions o;
+    o.scheme = fk::SoftmaxScheme::sweeps;
+    fk::matmul_softmax(p, o);
+    o.scheme = fk::SoftmaxScheme::unfused;
+    p.c = unfused.get();
+    fk::matmul_softmax(p, o);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const auto got = ft::download(fused, m * n, fk::DType::f32);
+    const auto ref = ft::download(unfused, m * n, fk::DType::f32);
+    double largest = 0;
+    for (double v : ref) {
+      ASSERT_TRUE(std::isfinite(v));
+      largest = std::max(largest, v);
+    }
+    EXPECT_GT(largest, 0.5) << "the scores should be large enough to make rows nearly one-hot";
+    EXPECT_LT(ft::relative_error(got, ref), 1e-5) << "seed " << ft::last_seed();
   }
-  EXPECT_GT(largest, 0.5) << "the scores should be large enough to make rows nearly one-hot";
-  EXPECT_LT(ft::relative_error(got, ref), 1e-5) << "seed " << ft::last_seed();
 }
 
 // A NaN in row 5 of A makes every score of row 5 NaN: that row of the softmax is NaN
@@ -211,6 +215,24 @@ TEST(MatmulSoftmax, SweepsRowsOnTheSwappedCoreKeepNaNRows) {
     } else {
       ASSERT_EQ(nans, 0) << "row " << r;
       ASSERT_NEAR(sum, 1.0, 1e-4) << "row " << r;
+    }
+  }
+}
+
+// bf16 -> fp32 rows with k >= 2048 rescale in the sweep's own launch: the producer
+// warpgroup's idle warps scale each tile once every tile of its 128-row block is in
+// memory (softmax_rescale_in_launch.cuh). A partial last column tile (n = 1000; n =
+// 2056, whose last tile has 8 columns), a single partial row tile (m = 40) with k not a
+// multiple of the 64-wide k tile, several tiles per CTA (65 x 9 = 585 tiles at 8200 x
+// 2056) with the last row block cut by m (8200 = 64 x 128 + 8). bf16 output at the same
+// shapes takes the separate passes.
+TEST(MatmulSoftmax, SweepsRowsRescaledInLaunch) {
+  if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
+  const std::int64_t shapes[][3] = {{4500, 1000, 2048}, {40, 520, 2056}, {8200, 2056, 2048}};
+  for (const auto& s : shapes) {
+    for (auto out : {fk::DType::f32, fk::DType::bf16}) {
+      check({s[0], s[1], s[2], fk::DType::bf16, out, fk::SoftmaxDim::rows, fk::MatmulPath::automatic,
+             fk::SoftmaxScheme::sweeps});
     }
   }
 }
