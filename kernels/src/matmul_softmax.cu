@@ -16,6 +16,8 @@
 //    over the m x n output.
 //  - rescale: the single sweep writes exp(s - block max) and block statistics; a light
 //    pass rescales the output in place. One matmul, one extra read+write of the output.
+//    bf16 -> fp32 rows at k >= kRescaleInLaunchMinK rescale inside the sweep's launch
+//    instead (softmax_rescale_in_launch.cuh).
 // Elsewhere (other devices, shapes TMA cannot take, fp32 inputs) it runs the matmul into
 // scratch memory and the standalone softmax: correct, not fused.
 #include <cuda_bf16.h>
