@@ -4,9 +4,24 @@
 # capture library (profiler/libflopline.so) goes too; run with
 # LD_LIBRARY_PATH=build-gpu-run/profiler, since the build's rpath names this machine's path.
 #   Usage: scripts/gpu_pack.sh [TARGET_PATH...]   (paths relative to build-gpu)
+#          scripts/gpu_pack.sh --slim   build-gpu-slim/: the build tree less objects,
+#            static libraries, benchmarks and CMake's own files (about 57 MB), for the
+#            whole `ctest -L gpu` there (carry build-gpu-slim; the tests record
+#            build-gpu's absolute paths, and the benchmarks of gpu_check.sh are left out):
+#              ln -s build-gpu-slim build-gpu; root=$PWD build=$PWD/build-gpu
+#              source scripts/gpu_env.sh; (cd build-gpu && ctest -L gpu --output-on-failure)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-case "${1:-}" in -h|--help) sed -n 2,6p "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n 2,12p "$0"; exit 0 ;; esac
+if [ "${1:-}" = --slim ]; then
+  rm -rf "$root/build-gpu-slim"
+  mkdir -p "$root/build-gpu-slim"
+  (cd "$root/build-gpu" &&
+   find . -type f ! -name '*.o' ! -name '*.a' ! -path './bench/*' ! -path '*/CMakeFiles/*' ! -name '*.ninja' \
+     ! -name '.ninja*' | tar -cf - -T - | tar -xf - -C "$root/build-gpu-slim")
+  du -sh "$root/build-gpu-slim"
+  exit 0
+fi
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(tests/gpu/kernels/gpu_kernel_tests bench/kernels/bench_matmul
                                      bench/kernels/bench_softmax bench/kernels/bench_elementwise)
