@@ -10,10 +10,10 @@
 // C^T = B^T A^T, softmax_swapped.cuh, where a column's statistics over a 256-row tile
 // stay in a quad of lanes and tf32 needs no transpose of B) with one of two schemes,
 // chosen by k:
-//  - recompute (k <= kRecomputeMaxK): sweep 1 keeps only block statistics, sweep 2
-//    recomputes the scores and writes the normalized output. The matmul runs twice but
-//    the scores never touch memory: for small k the matmul is cheap next to a pass
-//    over the m x n output.
+//  - recompute (k <= kRecomputeMaxK, bf16 -> fp32 rows k <= 512): sweep 1 keeps only
+//    block statistics, sweep 2 recomputes the scores and writes the normalized output.
+//    The matmul runs twice but the scores never touch memory: for small k the matmul is
+//    cheap next to a pass over the m x n output.
 //  - rescale: the single sweep writes exp(s - block max) and block statistics; a light
 //    pass rescales the output in place. One matmul, one extra read+write of the output.
 //    bf16 -> fp32 rows at k >= kRescaleInLaunchMinK rescale inside the sweep's launch
@@ -47,6 +47,12 @@ namespace {
 // Recomputing costs 2mnk FLOPs; rescaling costs 2mn output elements of traffic. At about
 // 300-600 TFLOP/s against 3.5-4 TB/s the two meet near k = 340 (docs/KERNELS.md).
 constexpr std::int64_t kRecomputeMaxK = 320;
+// bf16 -> fp32 rows (transposing core) recompute further: at 8192x8192x512 the two
+// sweeps took 0.311 ms against 0.373 for the rescale (H100, 1.16x against 0.96x of the
+// unfused pair); at k = 1024 0.46-0.47 against 0.45, so the rescale from there. With
+// bf16 output the rescale's traffic is half and it stays ahead (k = 512: 0.244 against
+// 0.269).
+constexpr std::int64_t kRecomputeMaxKBf16ToFp32Rows = 512;
 // Rows over at most this many 256-column tiles (n <= 4096) are combined in the second
 // sweep's epilogue (each thread reads its row's partials) instead of by a separate kernel.
 constexpr int kEpilogueCombineMaxTiles = 16;
@@ -253,7 +259,8 @@ void swept_rows(const MatmulProblem& p, cudaStream_t stream) {
     detail::transpose_to_tf32(static_cast<const float*>(p.b), bt->as<float>(), p.k, p.n, stream);
     b_operand = bt->as<float>();
   }
-  if (p.k <= kRecomputeMaxK) {
+  const bool bf16_to_fp32 = p.in == DType::bf16 && p.out == DType::f32;
+  if (p.k <= (bf16_to_fp32 ? kRecomputeMaxKBf16ToFp32Rows : kRecomputeMaxK)) {
     run_sweep(p, b_operand, stream, e);
     if (tiles_n <= kEpilogueCombineMaxTiles) {
       e.final_stats = nullptr;  // the second sweep combines each row's few partials itself

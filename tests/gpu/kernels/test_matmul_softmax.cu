@@ -101,7 +101,8 @@ TEST(MatmulSoftmax, FusedAndFallbackMatchFloat64) {
 }
 
 // The sweeps stage their output for TMA stores (as the matmul does): 16-bit in one
-// round, fp32 in two rounds of 128 columns. k = 392 (rescale): more tiles than CTAs
+// round, fp32 in two rounds of 128 columns. k = 392 (rescale; recompute for bf16 ->
+// fp32 rows, SweepsRowsBf16ToFp32AroundTheRecomputeLimit): more tiles than CTAs
 // (17 x 9 = 153), so staging buffers are reused, and partial tiles in m and n. k = 200
 // (recompute, whose first sweep writes nothing) with one row tile: it streams there
 // instead of keeping B resident.
@@ -114,6 +115,17 @@ TEST(MatmulSoftmax, SweepsWithStagedOutput) {
       check({2120, 2248, 392, t[0], t[1], dim, fk::MatmulPath::automatic, fk::SoftmaxScheme::sweeps});
       check({100, 2248, 200, t[0], t[1], dim, fk::MatmulPath::automatic, fk::SoftmaxScheme::sweeps});
     }
+  }
+}
+
+// bf16 -> fp32 rows recompute up to k = 512 (two streaming sweeps, B not resident past
+// k = 320) and rescale in separate passes above, up to the in-launch rescale's k = 2048:
+// both sides of the limit, with more tiles than CTAs (17 x 9 = 153) and partial tiles.
+TEST(MatmulSoftmax, SweepsRowsBf16ToFp32AroundTheRecomputeLimit) {
+  if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
+  for (std::int64_t k : {512, 520}) {
+    check({2120, 2248, k, fk::DType::bf16, fk::DType::f32, fk::SoftmaxDim::rows, fk::MatmulPath::automatic,
+           fk::SoftmaxScheme::sweeps});
   }
 }
 
