@@ -10,7 +10,7 @@
 // C^T = B^T A^T, softmax_swapped.cuh, where a column's statistics over a 256-row tile
 // stay in a quad of lanes and tf32 needs no transpose of B) with one of two schemes,
 // chosen by k:
-//  - recompute (k <= kRecomputeMaxK, bf16 -> fp32 rows k <= 512): sweep 1 keeps only
+//  - recompute (k <= kRecomputeMaxK, bf16 -> fp32 rows k <= 896): sweep 1 keeps only
 //    block statistics, sweep 2 recomputes the scores and writes the normalized output.
 //    The matmul runs twice but the scores never touch memory: for small k the matmul is
 //    cheap next to a pass over the m x n output.
@@ -47,12 +47,12 @@ namespace {
 // Recomputing costs 2mnk FLOPs; rescaling costs 2mn output elements of traffic. At about
 // 300-600 TFLOP/s against 3.5-4 TB/s the two meet near k = 340 (docs/KERNELS.md).
 constexpr std::int64_t kRecomputeMaxK = 320;
-// bf16 -> fp32 rows (transposing core) recompute further: at 8192x8192x512 the two
-// sweeps took 0.311 ms against 0.373 for the rescale (H100, 1.16x against 0.96x of the
-// unfused pair); at k = 1024 0.46-0.47 against 0.45, so the rescale from there. With
-// bf16 output the rescale's traffic is half and it stays ahead (k = 512: 0.244 against
-// 0.269).
-constexpr std::int64_t kRecomputeMaxKBf16ToFp32Rows = 512;
+// bf16 -> fp32 rows (transposing core) recompute further. The two sweeps against the
+// rescale's sweep and passes, 8192x8192 (H100, docs/KERNELS.md): k = 512 0.311 ms
+// against 0.373, 768 0.381 against 0.407-0.418, 896 0.427-0.435 against 0.437-0.450,
+// 1024 0.46-0.47 against 0.45. With bf16 output the rescale's traffic is half and it
+// stays ahead (k = 512: 0.244 against 0.269).
+constexpr std::int64_t kRecomputeMaxKBf16ToFp32Rows = 896;
 // Rows over at most this many 256-column tiles (n <= 4096) are combined in the second
 // sweep's epilogue (each thread reads its row's partials) instead of by a separate kernel.
 constexpr int kEpilogueCombineMaxTiles = 16;

@@ -118,12 +118,13 @@ TEST(MatmulSoftmax, SweepsWithStagedOutput) {
   }
 }
 
-// bf16 -> fp32 rows recompute up to k = 512 (two streaming sweeps, B not resident past
+// bf16 -> fp32 rows recompute up to k = 896 (two streaming sweeps, B not resident past
 // k = 320) and rescale in separate passes above, up to the in-launch rescale's k = 2048:
-// both sides of the limit, with more tiles than CTAs (17 x 9 = 153) and partial tiles.
+// both sides of the limit, with more tiles than CTAs (17 x 9 = 153), partial tiles, and
+// k = 904 off the 64-wide k tile.
 TEST(MatmulSoftmax, SweepsRowsBf16ToFp32AroundTheRecomputeLimit) {
   if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
-  for (std::int64_t k : {512, 520}) {
+  for (std::int64_t k : {896, 904}) {
     check({2120, 2248, k, fk::DType::bf16, fk::DType::f32, fk::SoftmaxDim::rows, fk::MatmulPath::automatic,
            fk::SoftmaxScheme::sweeps});
   }
