@@ -287,7 +287,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           if constexpr (!kBResident) load_b(sa + T::kABytes, &full[s], kt, tn);
         }
       }
-    } else if (kRescales && tid_in_group >= 32) {
+    } else if (tid_in_group >= 32) {
       if constexpr (kRescales) {
         unsigned char* rescale_smem = epilogue_smem + StagingBytes<Epilogue>::value;
         for (int t = walk.first(); t < walk.count(); t += walk.step()) {

@@ -40,7 +40,10 @@
 
 namespace flopline::kernels::sm90 {
 
-// Two (max, sum of exp(x - max)) pairs merged; an empty side is (-inf, 0).
+// Two (max, sum of exp(x - max)) pairs merged; an empty side is (-inf, 0). The
+// epilogue's fast exp (exp_shifted, ex2.approx.ftz), not softmax_parts::merge's exp2f:
+// the merge is a chain of dependent exps per row, and with softmax_parts::merge the
+// 4096x4096x2048 launch measured 0.160-0.162 ms against 0.150-0.156 (H100).
 __device__ __forceinline__ float2 merge_stats(float2 a, float2 b) {
   const float big = fmaxf(a.x, b.x);
   if (big == -INFINITY) return a;
