@@ -10,12 +10,15 @@
 // C^T = B^T A^T, softmax_swapped.cuh, where a column's statistics over a 256-row tile
 // stay in a quad of lanes and tf32 needs no transpose of B) with one of two schemes,
 // chosen by k:
-//  - recompute (k <= kRecomputeMaxK, bf16 -> fp32 rows k <= 896): sweep 1 keeps only
+//  - recompute (k <= kRecomputeMaxK, bf16 -> fp32 rows k <= 768): sweep 1 keeps only
 //    block statistics, sweep 2 recomputes the scores and writes the normalized output.
 //    The matmul runs twice but the scores never touch memory: for small k the matmul is
 //    cheap next to a pass over the m x n output.
-//  - rescale: the single sweep writes exp(s - block max) and block statistics; a light
-//    pass rescales the output in place. One matmul, one extra read+write of the output.
+//  - rescale: one sweep, one extra read+write of the output. With fp32 output and
+//    n <= 16384 the sweep writes the raw scores and block maxima, and one pass per row
+//    does the exps, the sum and the division (softmax_rows_after_max); otherwise the
+//    sweep writes exp(s - block max) and block statistics and a pass per row combines
+//    them and rescales in place (combine_rescale_rows).
 //    bf16 -> fp32 rows at k >= kRescaleInLaunchMinK rescale inside the sweep's launch
 //    instead (softmax_rescale_in_launch.cuh).
 // Elsewhere (other devices, shapes TMA cannot take, fp32 inputs) it runs the matmul into
@@ -48,11 +51,11 @@ namespace {
 // 300-600 TFLOP/s against 3.5-4 TB/s the two meet near k = 340 (docs/KERNELS.md).
 constexpr std::int64_t kRecomputeMaxK = 320;
 // bf16 -> fp32 rows (transposing core) recompute further. The two sweeps against the
-// rescale's sweep and passes, 8192x8192 (H100, docs/KERNELS.md): k = 512 0.311 ms
-// against 0.373, 768 0.381 against 0.407-0.418, 896 0.427-0.435 against 0.437-0.450,
-// 1024 0.46-0.47 against 0.45. With bf16 output the rescale's traffic is half and it
-// stays ahead (k = 512: 0.244 against 0.269).
-constexpr std::int64_t kRecomputeMaxKBf16ToFp32Rows = 896;
+// rescale (score sweep + one pass per row), 8192x8192 (H100, docs/KERNELS.md): k = 512
+// 0.290-0.298 ms against 0.347-0.349, 640 0.333-0.345 against 0.371-0.389, 768
+// 0.381-0.438 against 0.395-0.401 (even), 896 0.427-0.437 against 0.416-0.417. With bf16
+// output the rescale's traffic is half and it stays ahead (k = 512: 0.244 against 0.269).
+constexpr std::int64_t kRecomputeMaxKBf16ToFp32Rows = 768;
 // Rows over at most this many 256-column tiles (n <= 4096) are combined in the second
 // sweep's epilogue (each thread reads its row's partials) instead of by a separate kernel.
 constexpr int kEpilogueCombineMaxTiles = 16;
@@ -225,8 +228,7 @@ void swapped_cols(const MatmulProblem& p, cudaStream_t stream) {
       p, stream, sw::SwappedColsEpilogue<Ops, OutT, SoftmaxPass::stats_store_exp>{m, n, partial.as<float2>(), nullptr});
   detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), scales.as<float>(), p.m, p.n, false,
                                 blocks, stream);
-  detail::rescale_softmax(p.c, p.out, partial.as<float2>(), final_stats.as<float2>(), scales.as<float>(), p.m, p.n,
-                          false, blocks, 8, stream);  // 256-row blocks
+  detail::rescale_softmax_cols(p.c, p.out, scales.as<float>(), p.m, p.n, 8, stream);  // 256-row blocks
 }
 
 // The rescale scheme's sweep with the rescale inside the same launch
@@ -272,13 +274,18 @@ void swept_rows(const MatmulProblem& p, cudaStream_t stream) {
     run_sweep(p, b_operand, stream, e);
   } else if (rescales_in_launch(p)) {  // fp32 output only
     if constexpr (std::is_same_v<OutT, float>) rescale_in_launch(p, stream, e);
+  } else if (std::is_same_v<OutT, float> && p.n <= detail::kAfterMaxMaxCols) {
+    // fp32 output: the sweep stores the scores and their block maxima, and the pass
+    // does the exps while it streams the rows (softmax_finish.cuh).
+    if constexpr (std::is_same_v<OutT, float>) {
+      e.pass = sm90::SoftmaxPass::store_scores;
+      run_sweep(p, b_operand, stream, e);
+      detail::softmax_rows_after_max(p.c, partial.as<float2>(), p.m, p.n, tiles_n, stream);
+    }
   } else {
     e.pass = sm90::SoftmaxPass::stats_store_exp;
     run_sweep(p, b_operand, stream, e);
-    detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), nullptr, p.m, p.n, true, tiles_n,
-                                  stream);
-    detail::rescale_softmax(p.c, p.out, partial.as<float2>(), final_stats.as<float2>(), nullptr, p.m, p.n, true,
-                            tiles_n, 8, stream);  // 256-column blocks
+    detail::combine_rescale_rows(p.c, p.out, partial.as<float2>(), p.m, p.n, tiles_n, 8, stream);  // 256 columns
   }
 }
 
@@ -293,13 +300,9 @@ void swapped_rows(const MatmulProblem& p, cudaStream_t stream) {
   namespace sw = sm90::swapped;
   const int tiles_n = static_cast<int>((p.n + sw::kBlockN - 1) / sw::kBlockN);
   Scratch partial(static_cast<std::size_t>(p.m) * tiles_n * sizeof(float2), stream, "block statistics");
-  Scratch final_stats(static_cast<std::size_t>(p.m) * sizeof(float2), stream, "statistics");
   detail::launch_sm90_swapped<Ops>(
       p, stream, sw::SwappedRowsEpilogue<Ops>{static_cast<int>(p.m), static_cast<int>(p.n), partial.as<float2>()});
-  detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), nullptr, p.m, p.n, true, tiles_n,
-                                stream);
-  detail::rescale_softmax(p.c, p.out, partial.as<float2>(), final_stats.as<float2>(), nullptr, p.m, p.n, true,
-                          tiles_n, 7, stream);  // 128-column blocks
+  detail::combine_rescale_rows(p.c, p.out, partial.as<float2>(), p.m, p.n, tiles_n, 7, stream);  // 128 columns
 }
 
 // The sweeps scheme: rows on the transposing core (tf32 rescale on the swapped core),

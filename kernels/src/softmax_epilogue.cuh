@@ -20,6 +20,7 @@ enum class SoftmaxPass : int {
   stats,            // write block statistics only
   stats_store_exp,  // write block statistics and exp(s - block max)
   normalize,        // write exp(s - M) / S with the final statistics
+  store_scores,     // write the scores as they are and each block's row max (fp32 output)
 };
 
 // exp(x - mx) as one FFMA and one MUFU.EX2 (fast_exp.cuh): ex2.approx.ftz of
@@ -59,10 +60,10 @@ struct SoftmaxEpilogue {
   int tiles_n;
 
   // The output is staged for TMA stores on streaming runs (sm90_epilogue_store.cuh): a
-  // 16-bit block in one round, an fp32 block in two rounds of 128 columns (accumulator
-  // registers 0-63, then 64-127), so every loop that writes output walks the registers
-  // in ascending order when staging fp32, and next_round() sends the first round out
-  // when it reaches the second. (Computing the fp32 output into the accumulator
+  // 16-bit block in one round, an fp32 block in four rounds of 64 columns (accumulator
+  // registers 0-31, 32-63, ...), so every loop that writes output walks the registers
+  // in ascending order when staging fp32, and next_round() sends a round out when it
+  // reaches the next one's first register. (Computing the fp32 output into the accumulator
   // registers and staging it afterwards spilled 272-292 bytes in the column loop this
   // epilogue had: all 128 registers stayed live through it.)
   using Staged = StagedOutput<OutT>;
@@ -95,9 +96,9 @@ struct SoftmaxEpilogue {
     }
 #ifdef FLOPLINE_SM90A
     const int tid = warp * 32 + lane;
-    Sink sink{Staged::begin(ctx, tid), row0, col0, &ctx, tid};
+    Sink sink{Staged::begin(ctx, tid, 0), row0, col0, &ctx, tid};
     run<true>(d, row0, col0, warp, lane, sink);
-    Staged::finish(ctx, tid, row0, col0 + (Staged::kRounds - 1) * Staged::kColsPerRound);
+    Staged::finish(ctx, tid, row0, col0, Staged::kRounds - 1);
 #endif
   }
 
@@ -167,6 +168,26 @@ struct SoftmaxEpilogue {
             write<kToStage>(sink, row_r + 8 * half, col, exp_shifted(d[i], mx_log2e[half]) * fs[half].y,
                             exp_shifted(d[i + 1], mx_log2e[half]) * fs[half].y);
           }
+        }
+      }
+      return;
+    }
+    if (pass == SoftmaxPass::store_scores) {
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const float mx = block_row_max<kCheckCols>(d, half, col0, lane, n);
+        if ((lane & 3) == 0 && row_in[half]) {
+          partial[static_cast<std::int64_t>(row_r + 8 * half) * tiles_n + col0 / kBlockN] = make_float2(mx, 0.0f);
+        }
+      }
+#pragma unroll
+      for (int h = 0; h < kHalfLoops; ++h) {
+#pragma unroll
+        for (int i = kRegisterOrder ? 0 : 2 * h; i < kAccum; i += kStep) {
+          next_round_at<kToStage>(i, sink);
+          const int half = (i >> 1) & 1;
+          const int col = col0 + accum_col(i, lane);
+          if (row_in[half] && (!kCheckCols || col < n)) write<kToStage>(sink, row_r + 8 * half, col, d[i], d[i + 1]);
         }
       }
       return;

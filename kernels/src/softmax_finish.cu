@@ -3,6 +3,7 @@
 #include <cuda_bf16.h>
 
 #include <cmath>
+#include <string>
 
 #include "matmul_launch.h"
 #include "softmax_quad.cuh"
@@ -16,6 +17,14 @@ __device__ __forceinline__ float2 merge(float2 a, float2 b) {
   return make_float2(mx, a.y * __expf(a.x - mx) + b.y * __expf(b.x - mx));
 }
 
+// The merge of a warp's 32 pairs, in every lane.
+__device__ __forceinline__ float2 warp_merge(float2 acc) {
+  for (int o = 16; o > 0; o >>= 1) {
+    acc = merge(acc, make_float2(__shfl_xor_sync(0xffffffffu, acc.x, o), __shfl_xor_sync(0xffffffffu, acc.y, o)));
+  }
+  return acc;
+}
+
 // One warp per row: the row's blocks are contiguous.
 __global__ void combine_rows_kernel(const float2* __restrict__ partial, float2* __restrict__ final_stats, long m,
                                     int blocks) {
@@ -24,10 +33,7 @@ __global__ void combine_rows_kernel(const float2* __restrict__ partial, float2* 
   if (row >= m) return;
   float2 acc = make_float2(-INFINITY, 0.0f);
   for (int b = lane; b < blocks; b += 32) acc = merge(acc, partial[row * blocks + b]);
-  for (int o = 16; o > 0; o >>= 1) {
-    const float2 other = make_float2(__shfl_xor_sync(0xffffffffu, acc.x, o), __shfl_xor_sync(0xffffffffu, acc.y, o));
-    acc = merge(acc, other);
-  }
+  acc = warp_merge(acc);
   if (lane == 0) final_stats[row] = make_float2(acc.x, 1.0f / acc.y);
 }
 
@@ -64,31 +70,127 @@ __global__ void combine_cols_kernel(const float2* __restrict__ partial, float2* 
   }
 }
 
-// One block per row; rows: one scale per 2^block_log2-column block of the row; cols: one
-// scale per column from the row's 2^block_log2-row block, made by combine_cols_kernel.
-// Blocks take the rows from the last up: the sweep before wrote the bottom rows last, so
-// those are the ones most likely still in L2 (against top-down: the same to 1% on an H100,
-// docs/KERNELS.md; kept as the order with the better odds).
-template <class OutT, bool Rows>
-__global__ void rescale_kernel(OutT* __restrict__ out, const float2* __restrict__ partial,
-                               const float2* __restrict__ final_stats, const float* __restrict__ col_scales, long n,
-                               int blocks, int block_log2) {
+// One block per row, one scale per column from the row's 2^block_log2-row block (the
+// factors combine_cols_kernel made). Blocks take the rows from the last up: the sweep
+// before wrote the bottom rows last, so those are the likeliest still in L2 (against
+// top-down: the same to 1% on an H100, docs/KERNELS.md; kept as the order with the
+// better odds).
+template <class OutT>
+__global__ void rescale_cols_kernel(OutT* __restrict__ out, const float* __restrict__ col_scales, long n,
+                                    int block_log2) {
   const long i = static_cast<long>(gridDim.x) - 1 - blockIdx.x;
   OutT* row = out + i * n;
-  const float2 fr = Rows ? final_stats[i] : make_float2(0.0f, 0.0f);
   for (long j = 4 * static_cast<long>(threadIdx.x); j < n; j += 4L * blockDim.x) {
     Quad q = load4(row + j);
-    if (Rows) {
-      const float2 b = partial[i * blocks + (j >> block_log2)];  // the 4 values share a block
-      scale4(q, __expf(b.x - fr.x) * fr.y);
-    } else {
-      const float4 s = *reinterpret_cast<const float4*>(col_scales + (i >> block_log2) * n + j);
-      q.v[0] *= s.x;
-      q.v[1] *= s.y;
-      q.v[2] *= s.z;
-      q.v[3] *= s.w;
-    }
+    const float4 s = *reinterpret_cast<const float4*>(col_scales + (i >> block_log2) * n + j);
+    q.v[0] *= s.x;
+    q.v[1] *= s.y;
+    q.v[2] *= s.z;
+    q.v[3] *= s.w;
     store4(row + j, q);
+  }
+}
+
+// Rows, the combine and the rescale in one launch: one block per row; warp 0 merges the
+// row's `blocks` partials into (max, 1/sum) while every thread's first loads of the row
+// are already in flight (kQuads quads each, all issued before any store: rescale_kernel
+// has one load in flight per thread, since a store to the row may alias the next load).
+// Rows from the last up, as rescale_kernel.
+template <class OutT, int kQuads>
+__global__ void __launch_bounds__(256)
+    combine_rescale_rows_kernel(OutT* __restrict__ out, const float2* __restrict__ partial, long n, int blocks,
+                                int block_log2) {
+  __shared__ float2 row_stats;
+  const long i = static_cast<long>(gridDim.x) - 1 - blockIdx.x;
+  OutT* row = out + i * n;
+  const float2* pairs = partial + i * blocks;
+  const long chunk = 4L * kQuads * blockDim.x;
+  for (long base = 0; base < n; base += chunk) {
+    Quad q[kQuads];
+#pragma unroll
+    for (int u = 0; u < kQuads; ++u) {
+      const long j = base + 4 * (threadIdx.x + static_cast<long>(u) * blockDim.x);
+      if (j < n) q[u] = load4(row + j);
+    }
+    if (base == 0) {
+      if (threadIdx.x < 32) {
+        float2 acc = make_float2(-INFINITY, 0.0f);
+        for (int b = static_cast<int>(threadIdx.x); b < blocks; b += 32) acc = merge(acc, pairs[b]);
+        acc = warp_merge(acc);
+        if (threadIdx.x == 0) row_stats = make_float2(acc.x, 1.0f / acc.y);
+      }
+      __syncthreads();
+    }
+    const float2 f = row_stats;
+#pragma unroll
+    for (int u = 0; u < kQuads; ++u) {
+      const long j = base + 4 * (threadIdx.x + static_cast<long>(u) * blockDim.x);
+      if (j < n) {
+        const float2 b = pairs[j >> block_log2];  // the 4 values share a block
+        scale4(q[u], __expf(b.x - f.x) * f.y);
+        store4(row + j, q[u]);
+      }
+    }
+  }
+}
+
+// Rows of raw fp32 scores (the sweep's store_scores pass wrote them, with each block's
+// row max in partial[].x) into the softmax, in place: one block of 256 threads per row,
+// the whole row in registers (n <= 4 * kQuads * 256). Warp 0 takes the row max M from
+// the partials while the row's loads are in flight; each thread computes exp(s - M) of
+// its values in place, the block sums them, and the row is stored times 1/sum. The
+// exps run here, under the loads of a pass bound by memory, instead of in the sweep's
+// epilogue with the tensor cores idle; the pass reads and writes as much as the
+// rescale pass would. Rows from the last up, as rescale_cols_kernel.
+template <int kQuads>
+__global__ void __launch_bounds__(256)
+    softmax_rows_after_max_kernel(float* __restrict__ out, const float2* __restrict__ partial, long n, int blocks) {
+  __shared__ float warp_sums[8];
+  __shared__ float row_max;
+  const long i = static_cast<long>(gridDim.x) - 1 - blockIdx.x;
+  float* row = out + i * n;
+  Quad q[kQuads];
+#pragma unroll
+  for (int u = 0; u < kQuads; ++u) {
+    const long j = 4 * (threadIdx.x + static_cast<long>(u) * blockDim.x);
+    if (j < n) q[u] = load4(row + j);
+  }
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  if (warp == 0) {
+    const float2* pairs = partial + i * blocks;
+    float mx = -INFINITY;
+    for (int b = lane; b < blocks; b += 32) mx = fmaxf(mx, pairs[b].x);
+    for (int o = 16; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+    if (lane == 0) row_max = mx;
+  }
+  __syncthreads();
+  const float mx = row_max;
+  float sum = 0.0f;
+#pragma unroll
+  for (int u = 0; u < kQuads; ++u) {
+    const long j = 4 * (threadIdx.x + static_cast<long>(u) * blockDim.x);
+    if (j < n) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        q[u].v[e] = __expf(q[u].v[e] - mx);
+        sum += q[u].v[e];
+      }
+    }
+  }
+  for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+  if (lane == 0) warp_sums[warp] = sum;
+  __syncthreads();
+  float total = 0.0f;
+#pragma unroll
+  for (int w = 0; w < 8; ++w) total += warp_sums[w];
+  const float inv = 1.0f / total;
+#pragma unroll
+  for (int u = 0; u < kQuads; ++u) {
+    const long j = 4 * (threadIdx.x + static_cast<long>(u) * blockDim.x);
+    if (j < n) {
+      scale4(q[u], inv);
+      store4(row + j, q[u]);
+    }
   }
 }
 
@@ -106,20 +208,45 @@ void combine_softmax_stats(const float2* partial, float2* final_stats, float* co
   throw_if_launch_failed("softmax statistics");
 }
 
-void rescale_softmax(void* out, DType out_type, const float2* partial, const float2* final_stats,
-                     const float* col_scales, std::int64_t m, std::int64_t n, bool rows, int blocks, int block_log2,
-                     cudaStream_t stream) {
+void rescale_softmax_cols(void* out, DType out_type, const float* col_scales, std::int64_t m, std::int64_t n,
+                          int block_log2, cudaStream_t stream) {
   const unsigned grid = static_cast<unsigned>(m);
   if (out_type == DType::bf16) {
-    auto* o = static_cast<__nv_bfloat16*>(out);
-    if (rows) rescale_kernel<__nv_bfloat16, true><<<grid, 256, 0, stream>>>(o, partial, final_stats, col_scales, n, blocks, block_log2);
-    else rescale_kernel<__nv_bfloat16, false><<<grid, 256, 0, stream>>>(o, partial, final_stats, col_scales, n, blocks, block_log2);
+    rescale_cols_kernel<<<grid, 256, 0, stream>>>(static_cast<__nv_bfloat16*>(out), col_scales, n, block_log2);
   } else {
-    auto* o = static_cast<float*>(out);
-    if (rows) rescale_kernel<float, true><<<grid, 256, 0, stream>>>(o, partial, final_stats, col_scales, n, blocks, block_log2);
-    else rescale_kernel<float, false><<<grid, 256, 0, stream>>>(o, partial, final_stats, col_scales, n, blocks, block_log2);
+    rescale_cols_kernel<<<grid, 256, 0, stream>>>(static_cast<float*>(out), col_scales, n, block_log2);
   }
   throw_if_launch_failed("softmax rescale");
+}
+
+void combine_rescale_rows(void* out, DType out_type, const float2* partial, std::int64_t m, std::int64_t n,
+                          int blocks, int block_log2, cudaStream_t stream) {
+  const unsigned grid = static_cast<unsigned>(m);
+  constexpr int kQuads = 8;  // 8192 fp32 columns in one round of 256 threads
+  if (out_type == DType::bf16) {
+    combine_rescale_rows_kernel<__nv_bfloat16, kQuads>
+        <<<grid, 256, 0, stream>>>(static_cast<__nv_bfloat16*>(out), partial, n, blocks, block_log2);
+  } else {
+    combine_rescale_rows_kernel<float, kQuads>
+        <<<grid, 256, 0, stream>>>(static_cast<float*>(out), partial, n, blocks, block_log2);
+  }
+  throw_if_launch_failed("softmax combine and rescale");
+}
+
+void softmax_rows_after_max(void* out, const float2* partial, std::int64_t m, std::int64_t n, int blocks,
+                            cudaStream_t stream) {
+  if (n > kAfterMaxMaxCols) {
+    throw KernelError("softmax rows after max: " + std::to_string(n) + " columns, more than " +
+                      std::to_string(kAfterMaxMaxCols));
+  }
+  auto* scores = static_cast<float*>(out);
+  const unsigned grid = static_cast<unsigned>(m);
+  if (n <= 8192) {
+    softmax_rows_after_max_kernel<8><<<grid, 256, 0, stream>>>(scores, partial, n, blocks);
+  } else {
+    softmax_rows_after_max_kernel<16><<<grid, 256, 0, stream>>>(scores, partial, n, blocks);
+  }
+  throw_if_launch_failed("softmax rows after max");
 }
 
 }  // namespace flopline::kernels::detail

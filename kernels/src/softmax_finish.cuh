@@ -1,6 +1,6 @@
 // The small passes after the fused sm90 sweep: combining the per-block (max, sum) pairs
-// into each row's or column's final (max, 1/sum), and rescaling exp(s - block max) in
-// place into the softmax.
+// into each row's or column's final (max, 1/sum), rescaling exp(s - block max) in place
+// into the softmax, or (rows, fp32) turning the raw scores into the softmax.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -13,16 +13,27 @@ namespace flopline::kernels::detail {
 
 // rows: partial [m][blocks] -> final [m]; cols: partial [blocks][n] -> final [n], and
 // where col_scales is not null, each block's factor exp(block max - final max) / final
-// sum into col_scales [blocks][n] (for rescale_softmax).
+// sum into col_scales [blocks][n] (for rescale_softmax_cols).
 void combine_softmax_stats(const float2* partial, float2* final_stats, float* col_scales, std::int64_t m,
                            std::int64_t n, bool rows, int blocks, cudaStream_t stream);
 
-// out[i][j] *= exp(block max - final max) / final sum, with the block of (i, j): rows:
-// column block j >> block_log2 (from partial and final_stats); cols: row block
-// i >> block_log2 (the factors col_scales that combine_softmax_stats wrote). out is fp32
-// or bf16.
-void rescale_softmax(void* out, DType out_type, const float2* partial, const float2* final_stats,
-                     const float* col_scales, std::int64_t m, std::int64_t n, bool rows, int blocks, int block_log2,
-                     cudaStream_t stream);
+// Columns: out[i][j] *= col_scales[i >> block_log2][j], the factors exp(block max -
+// final max) / final sum that combine_softmax_stats wrote. out is fp32 or bf16.
+void rescale_softmax_cols(void* out, DType out_type, const float* col_scales, std::int64_t m, std::int64_t n,
+                          int block_log2, cudaStream_t stream);
+
+// Rows, the combine and the rescale in one launch: out[i][j] *= exp(block max - M) / S,
+// with the block of column j (j >> block_log2) and the row's (M, S) merged from its
+// `blocks` partials [m][blocks] by the row's own block of the launch. out is fp32 or
+// bf16.
+void combine_rescale_rows(void* out, DType out_type, const float2* partial, std::int64_t m, std::int64_t n,
+                          int blocks, int block_log2, cudaStream_t stream);
+
+// Rows of raw fp32 scores in out, with each block's row max in partial [m][blocks].x
+// (SoftmaxPass::store_scores), into the softmax in place; n <= kAfterMaxMaxCols (a row
+// stays in registers).
+constexpr std::int64_t kAfterMaxMaxCols = 16384;
+void softmax_rows_after_max(void* out, const float2* partial, std::int64_t m, std::int64_t n, int blocks,
+                            cudaStream_t stream);
 
 }  // namespace flopline::kernels::detail

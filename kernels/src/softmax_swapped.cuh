@@ -1,6 +1,6 @@
 // Column softmax epilogue of the swapped core (sm90_gemm_swapped.cuh), for the two sweep
 // schemes of matmul_softmax.cu: rescale (one sweep writes exp(s - block max) and the
-// blocks' (max, sum of exp); combine_softmax_stats and rescale_softmax finish) and
+// blocks' (max, sum of exp); combine_softmax_stats and rescale_softmax_cols finish) and
 // recompute (sweep 1 writes only the blocks' statistics, the combine makes each column's
 // (max, 1/sum), sweep 2 recomputes the scores and writes the softmax).
 //

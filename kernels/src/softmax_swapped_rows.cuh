@@ -1,7 +1,7 @@
 // Row softmax epilogue of the swapped core (sm90_gemm_swapped.cuh) for the rescale
 // scheme of matmul_softmax.cu: one sweep writes exp(s - tile max) and each row's
-// (tile max, sum of exp) per 128-column tile; combine_softmax_stats and rescale_softmax
-// finish. It lets tf32 rows run without the transpose of B that the core of
+// (tile max, sum of exp) per 128-column tile; combine_rescale_rows (softmax_finish.cuh)
+// finishes. It lets tf32 rows run without the transpose of B that the core of
 // sm90_gemm.cuh needs (37-45 us at 4096^2).
 //
 // On the swapped core a row of C is spread thin: the 8 lanes sharing lane % 4 hold the

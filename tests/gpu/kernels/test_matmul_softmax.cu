@@ -101,7 +101,7 @@ TEST(MatmulSoftmax, FusedAndFallbackMatchFloat64) {
 }
 
 // The sweeps stage their output for TMA stores (as the matmul does): 16-bit in one
-// round, fp32 in two rounds of 128 columns. k = 392 (rescale; recompute for bf16 ->
+// round, fp32 in four rounds of 64 columns on alternating halves of the buffer. k = 392 (rescale; recompute for bf16 ->
 // fp32 rows, SweepsRowsBf16ToFp32AroundTheRecomputeLimit): more tiles than CTAs
 // (17 x 9 = 153), so staging buffers are reused, and partial tiles in m and n. k = 200
 // (recompute, whose first sweep writes nothing) with one row tile: it streams there
@@ -118,15 +118,35 @@ TEST(MatmulSoftmax, SweepsWithStagedOutput) {
   }
 }
 
-// bf16 -> fp32 rows recompute up to k = 896 (two streaming sweeps, B not resident past
+// bf16 -> fp32 rows recompute up to k = 768 (two streaming sweeps, B not resident past
 // k = 320) and rescale in separate passes above, up to the in-launch rescale's k = 2048:
 // both sides of the limit, with more tiles than CTAs (17 x 9 = 153), partial tiles, and
-// k = 904 off the 64-wide k tile.
+// k = 776 off the 64-wide k tile.
 TEST(MatmulSoftmax, SweepsRowsBf16ToFp32AroundTheRecomputeLimit) {
   if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
-  for (std::int64_t k : {896, 904}) {
+  for (std::int64_t k : {768, 776}) {
     check({2120, 2248, k, fk::DType::bf16, fk::DType::f32, fk::SoftmaxDim::rows, fk::MatmulPath::automatic,
            fk::SoftmaxScheme::sweeps});
+  }
+}
+
+// Rows past the recompute range finish in one pass over the output: with fp32 output
+// the sweep stores the scores and their block maxima and the pass makes the softmax (a
+// row in registers: 8192 columns per round of the block, 16384 at most), otherwise the
+// sweep stores exps and the pass merges each row's statistics and rescales it (rounds
+// of 8192 columns). n = 8200 takes the wider register path or a second round, n = 16392
+// with fp32 output the exp path; tf32 (swapped core, 128-column blocks) too. k = 904:
+// past bf16 -> fp32's recompute range, off the k tile.
+TEST(MatmulSoftmax, SweepsRowsFinishInOnePass) {
+  if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
+  const std::int64_t shapes[][3] = {{300, 8200, 904}, {40, 16392, 904}};
+  const fk::DType pairs[][2] = {
+      {fk::DType::bf16, fk::DType::f32}, {fk::DType::bf16, fk::DType::bf16}, {fk::DType::tf32, fk::DType::f32}};
+  for (const auto& s : shapes) {
+    for (const auto& t : pairs) {
+      check({s[0], s[1], s[2], t[0], t[1], fk::SoftmaxDim::rows, fk::MatmulPath::automatic,
+             fk::SoftmaxScheme::sweeps});
+    }
   }
 }
 
