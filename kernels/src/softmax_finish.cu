@@ -93,9 +93,9 @@ __global__ void rescale_cols_kernel(OutT* __restrict__ out, const float* __restr
 
 // Rows, the combine and the rescale in one launch: one block per row; warp 0 merges the
 // row's `blocks` partials into (max, 1/sum) while every thread's first loads of the row
-// are already in flight (kQuads quads each, all issued before any store: rescale_kernel
-// has one load in flight per thread, since a store to the row may alias the next load).
-// Rows from the last up, as rescale_kernel.
+// are already in flight (kQuads quads each, all issued before any store: a loop of
+// load, scale, store keeps one load in flight per thread, since a store to the row may
+// alias the next load). Rows from the last up, as rescale_cols_kernel.
 template <class OutT, int kQuads>
 __global__ void __launch_bounds__(256)
     combine_rescale_rows_kernel(OutT* __restrict__ out, const float2* __restrict__ partial, long n, int blocks,
