@@ -62,20 +62,23 @@ __device__ __forceinline__ void store_two_blocks16(OutT* block, std::uint32_t a,
 // A consumer's 64x256 block of the output staged in shared memory in boxes of 64 rows x
 // 128 bytes (64 columns of 16-bit, 32 of fp32) in the 128-byte swizzle (the 8 rows a
 // warp writes at once land in 8 different bank groups), then stored by one thread with
-// TMA. Each consumer has 32 KB: a 16-bit block goes in one round of four boxes; an fp32
-// block in four rounds of two boxes (64 columns, accumulator registers 32r to 32r+31),
-// alternating between the two 16 KB halves, so that a round waits only for the stores
-// of the round before the last to have read its half. (With two rounds of 128 columns
-// in the whole buffer, the second round waited for the first's stores with the tensor
-// cores idle: at 8192x8192x1024, leaving the second round out took the row sweep from
-// 250 to 206 us, H100.) An epilogue that uses it declares `kStagingBytes =
+// TMA. A 16-bit block goes in one round of four boxes (32 KB per consumer); an fp32
+// block in eight rounds of one box (32 columns, accumulator registers 16r to 16r+15),
+// alternating between two 8 KB buffers (16 KB per consumer), so that a round waits only
+// for the stores of the round before the last to have read its buffer. The fp32
+// staging's 32 KB leave the pipeline its fourth stage (sm90_gemm.cuh). Measured on an
+// H100 at 8192x8192x1024 (bf16 -> fp32 rows): with two rounds of 128 columns through
+// one 32 KB buffer, the second round waited for the first's stores with the tensor
+// cores idle (leaving it out took the row sweep from 250 to 206 us); four rounds of 64
+// columns in two 16 KB buffers took the fused softmax to 0.424-0.431 ms, and eight of
+// 32 in two 8 KB buffers with the fourth stage to 0.418-0.419. An epilogue that uses it declares `kStagingBytes =
 // StagedOutput<OutT>::kBytes` and `kBoxCols` (sm90_gemm.cuh), and per round, between
 // begin() and finish(), every thread put()s its pairs.
 template <class OutT>
 struct StagedOutput {
   static constexpr int kBoxCols = 128 / static_cast<int>(sizeof(OutT)), kBoxBytes = 64 * 128;
   static constexpr int kBuffers = sizeof(OutT) == 4 ? 2 : 1;  // halves of a consumer's staging
-  static constexpr int kBoxesPerRound = 4 / kBuffers;
+  static constexpr int kBoxesPerRound = sizeof(OutT) == 4 ? 1 : 4;
   static constexpr int kBufferBytes = kBoxesPerRound * kBoxBytes;
   static constexpr int kColsPerRound = kBoxesPerRound * kBoxCols;
   static constexpr int kRounds = kBlockN / kColsPerRound;

@@ -1,6 +1,6 @@
 // The Hopper matmul core: persistent CTAs compute tiles of C = A x B with wgmma on
 // operands that TMA brings into 128-byte-swizzled shared memory, through a 4-stage
-// mbarrier pipeline (3 where the epilogue stages its output). Warpgroup 0 is the
+// mbarrier pipeline (3 where a staged epilogue needs more than 32 KB). Warpgroup 0 is the
 // producer (one thread issues the TMA loads, the others give their registers away);
 // warpgroups 1 and 2 are consumers, each keeping a 64x256 fp32 accumulator in registers
 // (128 per thread). What happens to the accumulator is the Epilogue's job: a plain store
@@ -159,7 +159,8 @@ struct IsGrouped<E, std::void_t<decltype(E::kGrouped)>> : std::bool_constant<E::
 
 // An epilogue with `static constexpr int kStagingBytes` > 0 stages its output in shared
 // memory for TMA stores on streaming runs: the pipeline gives up one stage for it (three
-// instead of four), and the epilogue gets the staging memory in its EpilogueContext
+// instead of four) where it takes more than 32 KB with any in-launch rescaling memory
+// (16-bit output: 64 KB; fp32: 32 KB, four stages), and the epilogue gets the staging memory in its EpilogueContext
 // (null on B-resident runs, which store directly) with map_c, the output's TMA map in
 // boxes of 64 rows x kBoxCols columns, 128-byte swizzle. The consumers then go on to the next
 // tile while the stores drain, instead of issuing them with the tensor cores idle.
@@ -169,10 +170,18 @@ template <class E>
 struct StagingBytes<E, std::void_t<decltype(E::kStagingBytes)>> : std::integral_constant<int, E::kStagingBytes> {};
 template <class E>
 constexpr bool kStagesOutput = StagingBytes<E>::value > 0 && !IsClustered<E>::value;
-// Pipeline stages and where a staged epilogue's memory starts (1024-aligned for the
-// 128-byte swizzle), for streaming runs.
+// Shared memory an in-launch rescaling epilogue takes after the staging (below).
+template <class E, class = void>
+struct RescaleSmemBytes : std::integral_constant<int, 0> {};
 template <class E>
-constexpr int kPipelineStages = kStagesOutput<E> ? kStages - 1 : kStages;
+struct RescaleSmemBytes<E, std::void_t<decltype(E::kRescaleSmemBytes)>>
+    : std::integral_constant<int, E::kRescaleSmemBytes> {};
+// Pipeline stages and where a staged epilogue's memory starts (1024-aligned for the
+// 128-byte swizzle), for streaming runs. Four stages, 1 KB of barriers, 32 KB of staging
+// and 1 KB of alignment slack are 226 KB, within the 227 KB a CTA may have.
+template <class E>
+constexpr int kPipelineStages =
+    !kStagesOutput<E> || StagingBytes<E>::value + RescaleSmemBytes<E>::value <= 32 * 1024 ? kStages : kStages - 1;
 template <class Ops, class E>
 constexpr int kStagingOffset = kPipelineStages<E> * Tile<Ops>::kStageBytes + 1024;
 
@@ -190,11 +199,6 @@ template <class E, class = void>
 struct RescalesInLaunch : std::false_type {};
 template <class E>
 struct RescalesInLaunch<E, std::void_t<decltype(E::kRescalesInLaunch)>> : std::bool_constant<E::kRescalesInLaunch> {};
-template <class E, class = void>
-struct RescaleSmemBytes : std::integral_constant<int, 0> {};
-template <class E>
-struct RescaleSmemBytes<E, std::void_t<decltype(E::kRescaleSmemBytes)>>
-    : std::integral_constant<int, E::kRescaleSmemBytes> {};
 constexpr int kCountAtKTile = 8;
 
 // Epilogue: `void operator()(float (&d)[128], int row0, int col0, int warp, int lane)`
@@ -216,6 +220,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   // A staged epilogue (streaming runs only) takes the last stage's place.
   constexpr bool kStaged = kStagesOutput<Epilogue> && !kBResident;
   constexpr int kPipe = kStaged ? kPipelineStages<Epilogue> : kStages;  // pipeline stages
+  static_assert(!kStaged || kStagingOffset<Ops, Epilogue> + StagingBytes<Epilogue>::value +
+                                    RescaleSmemBytes<Epilogue>::value + 1024 <= kMaxSmemPerCta,
+                "the staged epilogue's shared memory exceeds sm_90's opt-in");
   // Streaming: kPipe x (A, B). B-resident: kPipe x A, then all of B's k tiles.
   constexpr int kStageStride = kBResident ? T::kResidentABytes : T::kStageBytes;
   unsigned char* b_resident = smem + kPipe * kStageStride;

@@ -60,8 +60,8 @@ struct SoftmaxEpilogue {
   int tiles_n;
 
   // The output is staged for TMA stores on streaming runs (sm90_epilogue_store.cuh): a
-  // 16-bit block in one round, an fp32 block in four rounds of 64 columns (accumulator
-  // registers 0-31, 32-63, ...), so every loop that writes output walks the registers
+  // 16-bit block in one round, an fp32 block in eight rounds of 32 columns (accumulator
+  // registers 0-15, 16-31, ...), so every loop that writes output walks the registers
   // in ascending order when staging fp32, and next_round() sends a round out when it
   // reaches the next one's first register. (Computing the fp32 output into the accumulator
   // registers and staging it afterwards spilled 272-292 bytes in the column loop this

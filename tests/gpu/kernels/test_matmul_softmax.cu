@@ -101,7 +101,7 @@ TEST(MatmulSoftmax, FusedAndFallbackMatchFloat64) {
 }
 
 // The sweeps stage their output for TMA stores (as the matmul does): 16-bit in one
-// round, fp32 in four rounds of 64 columns on alternating halves of the buffer. k = 392 (rescale; recompute for bf16 ->
+// round, fp32 in eight rounds of 32 columns on two alternating buffers. k = 392 (rescale; recompute for bf16 ->
 // fp32 rows, SweepsRowsBf16ToFp32AroundTheRecomputeLimit): more tiles than CTAs
 // (17 x 9 = 153), so staging buffers are reused, and partial tiles in m and n. k = 200
 // (recompute, whose first sweep writes nothing) with one row tile: it streams there
