@@ -68,6 +68,16 @@ constexpr int kEpilogueCombineMaxTiles = 16;
 // against 0.246-0.250 (H100, docs/KERNELS.md). bf16 output halves the passes' traffic
 // and they stay ahead (8192x8192x1024: 0.32 against 0.40).
 constexpr std::int64_t kRescaleInLaunchMinK = 2048;
+// tf32 rows on the swapped core overlap the combine-and-rescale pass with the sweep's
+// last wave of tiles from this k up (combine_rescale_rows with WrittenRows): the SMs
+// that wave leaves idle take the row blocks already whole, top-down. The pass then
+// loses the bottom-up order's L2 hits, and the idle SMs' time grows with k. Measured
+// (H100, fused ms, three calls each, against the pass bottom-up after the sweep):
+// 4096^3 0.397-0.404 against 0.405-0.424 (two machines), 4096x8192x4096 0.797-0.804
+// against 0.808-0.814, 8192x4096x4096 and 2048x2048x8192 within the spread; below
+// k = 4096 it lost: 4096x4096x2048 0.248-0.259 against 0.252-0.260, 8192x8192x1024
+// 0.638-0.652 against 0.617-0.625.
+constexpr std::int64_t kOverlapPassMinK = 4096;
 
 // Whether bf16 rows past the recompute range rescale in the sweep's launch.
 bool rescales_in_launch(const MatmulProblem& p) {
@@ -171,6 +181,13 @@ std::string group_rows_refusal(const MatmulProblem& p, SoftmaxDim dim, MatmulPat
   return "";
 }
 
+// Zeroes `count` counters in scratch memory, in stream order, for CTAs that count work
+// on them during the launch that follows.
+void clear_counts(const Scratch& counts, std::size_t count, cudaStream_t stream, const char* what) {
+  const cudaError_t e = cudaMemsetAsync(counts.as<unsigned>(), 0, count * sizeof(unsigned), stream);
+  if (e != cudaSuccess) throw CudaError(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
 // Rows in one sweep: groups of tiles_n CTAs share each row's statistics through L2
 // (softmax_group_rows.cuh).
 template <class OutT>
@@ -179,8 +196,7 @@ void group_rows(const MatmulProblem& p, cudaStream_t stream) {
   const std::size_t blocks64 = static_cast<std::size_t>((p.m + 63) / 64);
   Scratch partial(static_cast<std::size_t>(p.m) * tiles_n * sizeof(float2), stream, "row block statistics");
   Scratch arrived(blocks64 * sizeof(unsigned), stream, "row block arrivals");
-  const cudaError_t zeroed = cudaMemsetAsync(arrived.as<unsigned>(), 0, blocks64 * sizeof(unsigned), stream);
-  if (zeroed != cudaSuccess) throw CudaError(std::string("group rows: clearing the arrivals: ") + cudaGetErrorString(zeroed));
+  clear_counts(arrived, blocks64, stream, "group rows: clearing the arrivals");
   const sm90::GroupRowsEpilogue<OutT> e{static_cast<OutT*>(p.c), static_cast<int>(p.m), static_cast<int>(p.n),
                                         partial.as<float2>(), arrived.as<unsigned>(), tiles_n};
   if (p.in == DType::tf32) {
@@ -237,8 +253,7 @@ void swapped_cols(const MatmulProblem& p, cudaStream_t stream) {
 void rescale_in_launch(const MatmulProblem& p, cudaStream_t stream, const sm90::SoftmaxEpilogue<float>& stats) {
   const std::size_t tiles_m = static_cast<std::size_t>((p.m + sm90::kBlockM - 1) / sm90::kBlockM);
   Scratch written(tiles_m * sizeof(unsigned), stream, "row block counts");
-  const cudaError_t zeroed = cudaMemsetAsync(written.as<unsigned>(), 0, tiles_m * sizeof(unsigned), stream);
-  if (zeroed != cudaSuccess) throw CudaError(std::string("rows rescaled in launch: clearing the counts: ") + cudaGetErrorString(zeroed));
+  clear_counts(written, tiles_m, stream, "rows rescaled in launch: clearing the counts");
   sm90::RescaleInLaunchEpilogue<float> e{stats, written.as<unsigned>()};
   e.pass = sm90::SoftmaxPass::stats_store_exp;
   e.final_stats = nullptr;
@@ -299,10 +314,23 @@ template <class Ops>
 void swapped_rows(const MatmulProblem& p, cudaStream_t stream) {
   namespace sw = sm90::swapped;
   const int tiles_n = static_cast<int>((p.n + sw::kBlockN - 1) / sw::kBlockN);
+  const std::size_t tiles_m = static_cast<std::size_t>((p.m + sw::kBlockM - 1) / sw::kBlockM);
   Scratch partial(static_cast<std::size_t>(p.m) * tiles_n * sizeof(float2), stream, "block statistics");
-  detail::launch_sm90_swapped<Ops>(
-      p, stream, sw::SwappedRowsEpilogue<Ops>{static_cast<int>(p.m), static_cast<int>(p.n), partial.as<float2>()});
-  detail::combine_rescale_rows(p.c, p.out, partial.as<float2>(), p.m, p.n, tiles_n, 7, stream);  // 128 columns
+  // From kOverlapPassMinK the sweep counts each 256-row block's tile halves as they
+  // land, and the pass starts on whole row blocks while the sweep's last tiles run.
+  std::optional<Scratch> written;
+  unsigned* counts = nullptr;
+  if (p.k >= kOverlapPassMinK) {
+    written.emplace(tiles_m * sizeof(unsigned), stream, "row block counts");
+    clear_counts(*written, tiles_m, stream, "tf32 rows: clearing the counts");
+    counts = written->as<unsigned>();
+  }
+  detail::launch_sm90_swapped<Ops>(p, stream,
+                                   sw::SwappedRowsEpilogue<Ops>{static_cast<int>(p.m), static_cast<int>(p.n),
+                                                                partial.as<float2>(), counts});
+  const detail::WrittenRows rows{counts, 8, 2u * static_cast<unsigned>(tiles_n)};
+  detail::combine_rescale_rows(p.c, p.out, partial.as<float2>(), p.m, p.n, tiles_n, 7, stream,
+                               rows);  // 128 columns
 }
 
 // The sweeps scheme: rows on the transposing core (tf32 rescale on the swapped core),

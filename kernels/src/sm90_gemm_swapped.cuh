@@ -32,6 +32,8 @@
 #include <cuda_bf16.h>
 
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "flopline/kernels/types.h"
 #include "sm90_gemm.cuh"
@@ -314,6 +316,18 @@ struct SwappedStoreEpilogue {
   }
 };
 
+// An epilogue with `unsigned* written` ([tiles_m], zero at the launch; or null) has each
+// consumer's thread 0 count its half of every tile there (release, GPU scope) once the
+// tile's TMA stores are complete: checked before the epilogue of its next tile (a k
+// loop later, when they have long drained) and at the end. The CTAs also let a
+// dependent launch start early (griddepcontrol.launch_dependents): a pass launched
+// with programmatic stream serialization then runs on the SMs that the last wave of
+// tiles leaves idle, on the row blocks already counted whole (combine_rescale_rows).
+template <class E, class = void>
+struct CountsWritten : std::false_type {};
+template <class E>
+struct CountsWritten<E, std::void_t<decltype(std::declval<E>().written)>> : std::true_type {};
+
 // map_a: A (m x k) in boxes of 256 x Ops::kBlockK; map_b: B (k x n) in boxes of
 // Ops::kBlockK x Ops::kBoxN; map_c: C (m x n) in boxes of kOutRows x 128 bytes. Persistent
 // CTAs walk the 256 x 128 tiles in groups of kGroupM rows of tiles (tile_coords).
@@ -348,6 +362,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   for (int i = static_cast<int>(threadIdx.x); i < kRowScratchWords; i += kThreads) row_scratch[i] = 0u;
   __syncthreads();
+  constexpr bool kCounts = CountsWritten<Epilogue>::value;
+  if constexpr (kCounts) {
+    if (threadIdx.x == 0) griddep_launch_dependents();
+  }
 
   if (warpgroup == 0) {
     // 24 + 2 x 240 registers per thread of each warpgroup: the launch's 168 x 3. The
@@ -382,6 +400,16 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int warp = tid / 32, lane = tid % 32;
     const SwappedContext ctx{staging, &map_c, consumer, row_scratch};
     ConsumerPipe pipe{smem, full, empty, 0};
+    int uncounted_tm = -1;  // kCounts: the row block of the tile stored last, not yet counted
+    auto count_written = [&] {
+      if constexpr (kCounts) {
+        if (tid == 0 && uncounted_tm >= 0 && epilogue.written != nullptr) {
+          bulk_wait<0>();
+          fence_proxy_async_global();
+          red_add_release_gpu(epilogue.written + uncounted_tm, 1u);
+        }
+      }
+    };
     for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
       int tm = 0, tn = 0;
       tile_coords(t, tiles_m, tiles_n, &tm, &tn);
@@ -392,10 +420,13 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmma_wait<0>();
       fence_registers(d);
       pipe.release_previous(tid);  // this tile's last stage
+      count_written();
       epilogue(d, tm * kBlockM, tn * kBlockN + consumer * 64, warp, lane, ctx);
+      uncounted_tm = tm;
     }
     // The last stores must have read the staging memory before the CTA goes.
     if (tid == 0) bulk_wait<0>();
+    count_written();
   }
 #endif
 }

@@ -153,6 +153,11 @@ __device__ __forceinline__ void cluster_store_async(std::uint32_t remote, float 
 __device__ __forceinline__ void red_add_release_gpu(unsigned* counter, unsigned v) {
   asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(counter), "r"(v) : "memory");
 }
+// Lets a launch that depends on this one (programmatic stream serialization) start
+// once every CTA of this one has called it or exited.
+__device__ __forceinline__ void griddep_launch_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
 __device__ __forceinline__ unsigned ld_acquire_gpu(const unsigned* counter) {
   unsigned v;
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(counter) : "memory");

@@ -1,5 +1,6 @@
 #include "softmax_finish.cuh"
 
+#include <cuda/atomic>
 #include <cuda_bf16.h>
 
 #include <cmath>
@@ -95,13 +96,26 @@ __global__ void rescale_cols_kernel(OutT* __restrict__ out, const float* __restr
 // row's `blocks` partials into (max, 1/sum) while every thread's first loads of the row
 // are already in flight (kQuads quads each, all issued before any store: a loop of
 // load, scale, store keeps one load in flight per thread, since a store to the row may
-// alias the next load). Rows from the last up, as rescale_cols_kernel.
+// alias the next load). Rows from the last up, as rescale_cols_kernel, unless the pass
+// runs beside the sweep (`written`, see combine_rescale_rows): then from the top, the
+// order in which the sweep completes row blocks, each row waiting for its block.
 template <class OutT, int kQuads>
 __global__ void __launch_bounds__(256)
     combine_rescale_rows_kernel(OutT* __restrict__ out, const float2* __restrict__ partial, long n, int blocks,
-                                int block_log2) {
+                                int block_log2, WrittenRows written) {
   __shared__ float2 row_stats;
-  const long i = static_cast<long>(gridDim.x) - 1 - blockIdx.x;
+  const long i = written.counts ? static_cast<long>(blockIdx.x) : static_cast<long>(gridDim.x) - 1 - blockIdx.x;
+  if (written.counts != nullptr) {
+    // One thread waits (acquire, GPU scope: the sweep's counts are releases after its
+    // stores and statistics); the barrier below orders the block's reads after it.
+    if (threadIdx.x == 0) {
+      // (atomic_ref takes no const object; this one is only loaded.)
+      cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(
+          const_cast<unsigned&>(written.counts[i >> written.rows_log2]));
+      while (count.load(cuda::memory_order_acquire) < written.all) __nanosleep(256);
+    }
+    __syncthreads();
+  }
   OutT* row = out + i * n;
   const float2* pairs = partial + i * blocks;
   const long chunk = 4L * kQuads * blockDim.x;
@@ -220,17 +234,31 @@ void rescale_softmax_cols(void* out, DType out_type, const float* col_scales, st
 }
 
 void combine_rescale_rows(void* out, DType out_type, const float2* partial, std::int64_t m, std::int64_t n,
-                          int blocks, int block_log2, cudaStream_t stream) {
-  const unsigned grid = static_cast<unsigned>(m);
+                          int blocks, int block_log2, cudaStream_t stream, WrittenRows written) {
   constexpr int kQuads = 8;  // 8192 fp32 columns in one round of 256 threads
-  if (out_type == DType::bf16) {
-    combine_rescale_rows_kernel<__nv_bfloat16, kQuads>
-        <<<grid, 256, 0, stream>>>(static_cast<__nv_bfloat16*>(out), partial, n, blocks, block_log2);
-  } else {
-    combine_rescale_rows_kernel<float, kQuads>
-        <<<grid, 256, 0, stream>>>(static_cast<float*>(out), partial, n, blocks, block_log2);
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(m));
+  config.blockDim = dim3(256);
+  config.stream = stream;
+  cudaLaunchAttribute early{};
+  if (written.counts != nullptr) {
+    early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    early.val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = &early;
+    config.numAttrs = 1;
   }
-  throw_if_launch_failed("softmax combine and rescale");
+  cudaError_t e;
+  if (out_type == DType::bf16) {
+    e = cudaLaunchKernelEx(&config, combine_rescale_rows_kernel<__nv_bfloat16, kQuads>,
+                           static_cast<__nv_bfloat16*>(out), partial, static_cast<long>(n), blocks, block_log2, written);
+  } else {
+    e = cudaLaunchKernelEx(&config, combine_rescale_rows_kernel<float, kQuads>, static_cast<float*>(out), partial,
+                           static_cast<long>(n), blocks, block_log2, written);
+  }
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();  // not left for the next launch's check
+    throw CudaError(std::string("softmax combine and rescale: launch failed: ") + cudaGetErrorString(e));
+  }
 }
 
 void softmax_rows_after_max(void* out, const float2* partial, std::int64_t m, std::int64_t n, int blocks,

@@ -22,12 +22,22 @@ void combine_softmax_stats(const float2* partial, float2* final_stats, float* co
 void rescale_softmax_cols(void* out, DType out_type, const float* col_scales, std::int64_t m, std::int64_t n,
                           int block_log2, cudaStream_t stream);
 
+// Where a sweep counts its stores per block of 2^rows_log2 rows (counts[i >> rows_log2]
+// reaches `all` once row i's block is in memory), for a pass that runs beside it.
+struct WrittenRows {
+  const unsigned* counts = nullptr;
+  int rows_log2 = 0;
+  unsigned all = 0;
+};
+
 // Rows, the combine and the rescale in one launch: out[i][j] *= exp(block max - M) / S,
 // with the block of column j (j >> block_log2) and the row's (M, S) merged from its
 // `blocks` partials [m][blocks] by the row's own block of the launch. out is fp32 or
-// bf16.
+// bf16. With written.counts, the pass is launched to start while the sweep before it
+// still runs (programmatic stream serialization; the sweep lets it start) and each row
+// waits for its block's count.
 void combine_rescale_rows(void* out, DType out_type, const float2* partial, std::int64_t m, std::int64_t n,
-                          int blocks, int block_log2, cudaStream_t stream);
+                          int blocks, int block_log2, cudaStream_t stream, WrittenRows written = {});
 
 // Rows of raw fp32 scores in out, with each block's row max in partial [m][blocks].x
 // (SoftmaxPass::store_scores), into the softmax in place; n <= kAfterMaxMaxCols (a row

@@ -92,6 +92,7 @@ template <class Ops>
 struct SwappedRowsEpilogue {
   int m, n;
   float2* partial;  // [m][ceil(n / 128)]
+  unsigned* written;  // [ceil(m / 256)]: consumer halves of tiles in memory (CountsWritten)
 
   __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
                              const SwappedContext& ctx) const {

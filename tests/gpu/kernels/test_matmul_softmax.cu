@@ -181,6 +181,20 @@ TEST(MatmulSoftmax, SweepsRowsOnTheSwappedCore) {
   }
 }
 
+// From k = 4096 the tf32 row sweep counts each 256-row block's tiles as they land and
+// the combine-and-rescale pass starts beside it, each row waiting for its block: more
+// tiles than CTAs (11 x 13 = 143, so a second wave with idle SMs), a partial last row
+// block (2600 = 10 x 256 + 40), a single partial row block (m = 40, 300), columns past
+// n (136, 520), k off the k tile (4100).
+TEST(MatmulSoftmax, SweepsRowsOnTheSwappedCoreOverlapTheirPass) {
+  if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
+  const std::int64_t shapes[][3] = {{2600, 1664, 4096}, {300, 136, 4100}, {40, 520, 4096}};
+  for (const auto& s : shapes) {
+    check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, fk::SoftmaxDim::rows, fk::MatmulPath::automatic,
+           fk::SoftmaxScheme::sweeps});
+  }
+}
+
 // Scores of +-100 and more (exp overflows fp32 past 88): each tile's shift must be its
 // rows' true maximum. Input rounding moves such scores by more than the tf32 and bf16
 // budgets allow against float64, so the sweeps are compared with the unfused scheme on
