@@ -1,6 +1,8 @@
 // Matmul benchmark: flopline::kernels::matmul on each path (and automatic) against cuBLAS
 // on the same inputs. Timing: CUDA events around each call, warm-up first, median of the
-// timed runs. Inputs are uniform in [-1, 1) (never zeros: they run faster than real data).
+// timed runs, cuBLAS and the paths timed in interleaved rounds (one call of each per
+// round) so that clock drift over a long case does not favour whichever ran first; each
+// path's output is then made once more and compared with cuBLAS's. Inputs are uniform in [-1, 1) (never zeros: they run faster than real data).
 // One line per case:
 //   bench=matmul path=sm80 dtype=bf16 out=bf16 m=4096 n=4096 k=4096 ms=... tflops=...
 //     cublas_ms=... cublas_tflops=... pct_of_cublas=... err_vs_cublas=...
@@ -18,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <functional>
 #include <vector>
 
 #include <cuda_bf16.h>
@@ -144,20 +147,6 @@ void run_case(const Case& c, int arch, flopline::kernels::testing::Cublas& cubla
   const bool huge = flops > 1e14;  // 46000^3: seconds a call
   const int warmup = huge ? 1 : 2;
 
-  double cublas_ms = NAN;
-  if (cublas.ok()) {
-    cublas_ms = flopline::bench::median_ms(
-        [&] {
-          if (!cublas.matmul(a.p, b.p, theirs.p, static_cast<long>(c.m), static_cast<long>(c.n), static_cast<long>(c.k),
-                             c.in, out, nullptr)) {
-            std::fprintf(stderr, "cuBLAS: %s\n", cublas.error().c_str());
-            std::exit(1);
-          }
-        },
-        warmup, reps);
-  }
-  const double cublas_tflops = flops / (cublas_ms * 1e-3) / 1e12;
-
   std::vector<MatmulPath> paths;
   if (c.in == DType::f32) {
     paths = {MatmulPath::simt};
@@ -170,12 +159,34 @@ void run_case(const Case& c, int arch, flopline::kernels::testing::Cublas& cubla
     }
   }
   paths.push_back(MatmulPath::automatic);
-  for (MatmulPath path : paths) {
+  auto options_for = [](MatmulPath path) {
     flopline::kernels::MatmulOptions options;
     options.path = path;
     options.range = false;
+    return options;
+  };
+  // cuBLAS and every path timed in interleaved rounds (bench_timing.h).
+  std::vector<std::function<void()>> providers;
+  for (MatmulPath path : paths) providers.push_back([&, path] { flopline::kernels::matmul(p, options_for(path)); });
+  if (cublas.ok()) {
+    providers.push_back([&] {
+      if (!cublas.matmul(a.p, b.p, theirs.p, static_cast<long>(c.m), static_cast<long>(c.n), static_cast<long>(c.k),
+                         c.in, out, nullptr)) {
+        std::fprintf(stderr, "cuBLAS: %s\n", cublas.error().c_str());
+        std::exit(1);
+      }
+    });
+  }
+  const std::vector<double> medians = flopline::bench::interleaved_medians_ms(providers, warmup, reps);
+  const double cublas_ms = cublas.ok() ? medians.back() : NAN;
+  const double cublas_tflops = flops / (cublas_ms * 1e-3) / 1e12;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const MatmulPath path = paths[i];
+    // The error of this path's own output against cuBLAS's.
     CUDA_OK(cudaMemset(ours.p, 0xFF, mn * eo));
-    const double ms = flopline::bench::median_ms([&] { flopline::kernels::matmul(p, options); }, warmup, reps);
+    flopline::kernels::matmul(p, options_for(path));
+    CUDA_OK(cudaDeviceSynchronize());
+    const double ms = medians[i];
     const double tflops = flops / (ms * 1e-3) / 1e12;
     const double err = cublas.ok() ? relative_difference(ours.p, theirs.p, mn, out) : NAN;
     std::printf(

@@ -1,6 +1,7 @@
 // Fused softmax(A x B) against the unfused pair (cuBLAS matmul + flopline's standalone
 // softmax) at the classic experiment's shapes, rows and columns. cudaEvent timing,
-// median of the repetitions after a warm-up. Prints one key=value line per case:
+// median of the repetitions after a warm-up; fused, cuBLAS alone and the pair timed in
+// interleaved rounds (the schemes by name separately). Prints one key=value line per case:
 //   bench=matmul_softmax dim=rows dtype=tf32 out=fp32 m= n= k= fused_ms= unfused_ms= speedup=
 // The output is fp32 unless --out bf16 (for bf16 inputs; tf32 inputs keep fp32).
 #include <cuda_runtime_api.h>
@@ -119,7 +120,6 @@ int main(int argc, char** argv) {
         fk::MatmulSoftmaxOptions o;
         o.dim = dim;
         o.range = false;
-        const double fused = flopline::bench::median_ms([&] { fk::matmul_softmax(p, o); }, 3, reps);
         // Each fused scheme by name where it can run (-1 where it cannot), to place the
         // automatic choice's threshold.
         auto scheme_ms = [&](fk::SoftmaxScheme scheme) {
@@ -143,13 +143,19 @@ int main(int argc, char** argv) {
         sp.m = s.m;
         sp.n = s.n;
         sp.out_type = p.out;
-        const double mm_only = flopline::bench::median_ms([&] {
-          if (cublas.ok()) cublas.matmul(p.a, p.b, scores, s.m, s.n, s.k, in, fk::DType::f32, nullptr);
-        }, 3, reps);
-        const double unfused = flopline::bench::median_ms([&] {
-          if (cublas.ok()) cublas.matmul(p.a, p.b, scores, s.m, s.n, s.k, in, fk::DType::f32, nullptr);
-          fk::softmax(sp, dim, nullptr, false);
-        }, 3, reps);
+        // The comparison itself (fused, cuBLAS alone, cuBLAS + softmax) in interleaved
+        // rounds, so that the GPU's clocks drifting over the case weigh on all three alike.
+        const std::vector<double> compared = flopline::bench::interleaved_medians_ms(
+            {[&] { fk::matmul_softmax(p, o); },
+             [&] {
+               if (cublas.ok()) cublas.matmul(p.a, p.b, scores, s.m, s.n, s.k, in, fk::DType::f32, nullptr);
+             },
+             [&] {
+               if (cublas.ok()) cublas.matmul(p.a, p.b, scores, s.m, s.n, s.k, in, fk::DType::f32, nullptr);
+               fk::softmax(sp, dim, nullptr, false);
+             }},
+            3, reps);
+        const double fused = compared[0], mm_only = compared[1], unfused = compared[2];
         cuda_ok(cudaDeviceSynchronize(), "run");
         std::printf("bench=matmul_softmax dim=%s dtype=%s out=%s m=%ld n=%ld k=%ld fused_ms=%.4f unfused_ms=%.4f "
                     "cublas_matmul_ms=%.4f speedup=%.2f one_launch_ms=%.4f sweeps_ms=%.4f cluster_rows_ms=%.4f "
