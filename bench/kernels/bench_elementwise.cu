@@ -2,7 +2,9 @@
 // bandwidth: each case is timed with CUDA events (warm-up, then the median of kReps
 // runs), its GB/s counted with the cost model's bytes (each input read once, the output
 // written once), and set beside a cudaMemcpyAsync moving the same bytes (a copy of B
-// bytes reads B and writes B, so it copies bytes / 2). One line per case:
+// bytes reads B and writes B, so it copies bytes / 2), timed in rounds interleaved with
+// the case's (bench_timing.h), so clock drift weighs on both alike. A copy line, then
+// one line per case:
 //
 //   bench=elementwise op=add dtype=fp32 n=67108864 us=... GBps=... copy_GBps=... pct_of_copy=...
 //   bench=softmax dim=rows dtype=fp32 m=4096 n=4096 us=... GBps=... copy_GBps=... pct_of_copy=...
@@ -17,7 +19,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -42,32 +43,29 @@ namespace {
 int g_reps = 25;
 constexpr int kWarmup = 3;
 
-template <class Fn>
-double median_us_of(Fn&& fn) {
-  return 1e3 * flopline::bench::median_ms(fn, kWarmup, g_reps);
-}
 
 // Buffers for the reference copies, each large enough for half the largest case's bytes.
 void* g_copy_src = nullptr;
 void* g_copy_dst = nullptr;
 std::size_t g_copy_capacity = 0;
 
-// Device-to-device copy moving `bytes` in all (bytes / 2 read, bytes / 2 written): GB/s.
-// Measured once per size.
-double copy_gbps(double bytes) {
-  static std::map<double, double> measured;
-  const auto it = measured.find(bytes);
-  if (it != measured.end()) return it->second;
+// Median microseconds of `run`, and the GB/s of a device-to-device copy moving `bytes`
+// in all (bytes / 2 read, bytes / 2 written) timed in the same interleaved rounds.
+struct Timed {
+  double us, copy_gbps;
+};
+Timed time_beside_copy(const std::function<void()>& run, double bytes) {
   const std::size_t size = static_cast<std::size_t>(bytes / 2);
   if (size > g_copy_capacity) {
     std::fprintf(stderr, "copy of %zu bytes exceeds the copy buffers (%zu)\n", size, g_copy_capacity);
     std::exit(1);
   }
-  const double us =
-      median_us_of([&] { BENCH_CUDA_OK(cudaMemcpyAsync(g_copy_dst, g_copy_src, size, cudaMemcpyDeviceToDevice)); });
-  const double gbps = bytes / (us * 1e3);
-  std::printf("bench=copy bytes=%zu us=%.1f GBps=%.0f\n", 2 * size, us, gbps);
-  return measured[bytes] = gbps;
+  const std::vector<double> ms = flopline::bench::interleaved_medians_ms(
+      {run, [&] { BENCH_CUDA_OK(cudaMemcpyAsync(g_copy_dst, g_copy_src, size, cudaMemcpyDeviceToDevice)); }},
+      kWarmup, g_reps);
+  const double copy_us = 1e3 * ms[1];
+  std::printf("bench=copy bytes=%zu us=%.1f GBps=%.0f\n", 2 * size, copy_us, bytes / (copy_us * 1e3));
+  return {1e3 * ms[0], bytes / (copy_us * 1e3)};
 }
 
 // Fill with values in [-2, 2) of type t (a simple hash: the timings do not depend on them).
@@ -110,11 +108,10 @@ void bench_elementwise(std::int64_t n, fk::DType t, void* x, void* y, void* out)
   };
   for (const Case& c : cases) {
     const double bytes = fk::elementwise_cost(c.op, n, t).bytes;
-    const double copy = copy_gbps(bytes);
-    const double us = median_us_of(c.run);
+    const Timed timed = time_beside_copy(c.run, bytes);
     report(std::string("bench=elementwise op=") + fk::elementwise_op_name(c.op) + " dtype=" + fk::dtype_name(t) +
                " n=" + std::to_string(n),
-           us, bytes, copy);
+           timed.us, bytes, timed.copy_gbps);
   }
 }
 
@@ -125,11 +122,10 @@ void bench_softmax(std::int64_t m, std::int64_t n, fk::SoftmaxDim dim, void* x, 
   p.m = m;
   p.n = n;
   const double bytes = fk::softmax_cost(m, n, dim, p.in, p.out_type).bytes;
-  const double copy = copy_gbps(bytes);
-  const double us = median_us_of([&] { fk::softmax(p, dim, nullptr, false); });
+  const Timed timed = time_beside_copy([&] { fk::softmax(p, dim, nullptr, false); }, bytes);
   report(std::string("bench=softmax dim=") + fk::softmax_dim_name(dim) + " dtype=fp32 m=" + std::to_string(m) +
              " n=" + std::to_string(n),
-         us, bytes, copy);
+         timed.us, bytes, timed.copy_gbps);
 }
 
 }  // namespace
