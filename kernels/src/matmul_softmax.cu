@@ -265,9 +265,8 @@ template <class OutT>
 void swept_rows(const MatmulProblem& p, cudaStream_t stream) {
   const int tiles_n = static_cast<int>((p.n + sm90::kBlockN - 1) / sm90::kBlockN);
   Scratch partial(static_cast<std::size_t>(p.m) * tiles_n * sizeof(float2), stream, "block statistics");
-  Scratch final_stats(static_cast<std::size_t>(p.m) * sizeof(float2), stream, "statistics");
   sm90::SoftmaxEpilogue<OutT> e{static_cast<OutT*>(p.c), static_cast<int>(p.m), static_cast<int>(p.n),
-                                sm90::SoftmaxPass::stats, partial.as<float2>(), final_stats.as<float2>(), tiles_n};
+                                sm90::SoftmaxPass::stats, partial.as<float2>(), nullptr, tiles_n};
   // tf32 wgmma reads B K-major: transpose (and round) it once, for every sweep.
   std::optional<Scratch> bt;
   const void* b_operand = p.b;
@@ -279,11 +278,13 @@ void swept_rows(const MatmulProblem& p, cudaStream_t stream) {
   const bool bf16_to_fp32 = p.in == DType::bf16 && p.out == DType::f32;
   if (p.k <= (bf16_to_fp32 ? kRecomputeMaxKBf16ToFp32Rows : kRecomputeMaxK)) {
     run_sweep(p, b_operand, stream, e);
-    if (tiles_n <= kEpilogueCombineMaxTiles) {
-      e.final_stats = nullptr;  // the second sweep combines each row's few partials itself
-    } else {
-      detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), nullptr, p.m, p.n, true, tiles_n,
+    // With few partials per row the second sweep combines them itself (final_stats null).
+    std::optional<Scratch> final_stats;
+    if (tiles_n > kEpilogueCombineMaxTiles) {
+      final_stats.emplace(static_cast<std::size_t>(p.m) * sizeof(float2), stream, "statistics");
+      detail::combine_softmax_stats(partial.as<float2>(), final_stats->as<float2>(), nullptr, p.m, p.n, true, tiles_n,
                                     stream);
+      e.final_stats = final_stats->as<float2>();
     }
     e.pass = sm90::SoftmaxPass::normalize;
     run_sweep(p, b_operand, stream, e);

@@ -138,10 +138,30 @@ struct SoftmaxEpilogue {
     store_pair(out + static_cast<std::int64_t>(row) * n + col, a, b);
   }
 
+  // Writes the pair pair(i, half) for each accumulator pair i inside the matrix (rows
+  // row_r + 8 * half): row r's first, then row r+8's (half-major), or, when fp32 is
+  // staged in rounds, in register order, alternating rows (next_round_at).
+  template <bool kCheckCols, bool kToStage, class Pair>
+  __device__ void write_block(Sink& sink, int row_r, const bool (&row_in)[2], int col0, int lane, Pair&& pair) const {
+    constexpr bool kRegisterOrder = kToStage && Staged::kRounds > 1;
+    constexpr int kHalfLoops = kRegisterOrder ? 1 : 2, kStep = kRegisterOrder ? 2 : 4;
+#pragma unroll
+    for (int h = 0; h < kHalfLoops; ++h) {
+#pragma unroll
+      for (int i = kRegisterOrder ? 0 : 2 * h; i < kAccum; i += kStep) {
+        next_round_at<kToStage>(i, sink);
+        const int half = (i >> 1) & 1;
+        const int col = col0 + accum_col(i, lane);
+        if (row_in[half] && (!kCheckCols || col < n)) {
+          const float2 v = pair(i, half);
+          write<kToStage>(sink, row_r + 8 * half, col, v.x, v.y);
+        }
+      }
+    }
+  }
+
   // Each thread holds rows r and r+8 at 64 columns; the 4 threads of a quad share rows.
-  // kCheckCols: the block reaches past n, so each column pair is checked. The pairs go
-  // row r's first, then row r+8's (half-major), or, when fp32 is staged in rounds, in
-  // register order, alternating rows (next_round_at).
+  // kCheckCols: the block reaches past n, so each column pair is checked.
   template <bool kCheckCols, bool kToStage>
   __device__ void by_rows(const float (&d)[kAccum], int row0, int col0, int warp, int lane, Sink& sink) const {
     constexpr bool kRegisterOrder = kToStage && Staged::kRounds > 1;
@@ -157,19 +177,10 @@ struct SoftmaxEpilogue {
         fs[half] = !row_in[half] ? make_float2(0.0f, 0.0f) : final_stats != nullptr ? final_stats[row] : combine_row(row);
         mx_log2e[half] = fs[half].x * kLog2e;
       }
-#pragma unroll
-      for (int h = 0; h < kHalfLoops; ++h) {
-#pragma unroll
-        for (int i = kRegisterOrder ? 0 : 2 * h; i < kAccum; i += kStep) {
-          next_round_at<kToStage>(i, sink);
-          const int half = (i >> 1) & 1;
-          const int col = col0 + accum_col(i, lane);
-          if (row_in[half] && (!kCheckCols || col < n)) {
-            write<kToStage>(sink, row_r + 8 * half, col, exp_shifted(d[i], mx_log2e[half]) * fs[half].y,
-                            exp_shifted(d[i + 1], mx_log2e[half]) * fs[half].y);
-          }
-        }
-      }
+      write_block<kCheckCols, kToStage>(sink, row_r, row_in, col0, lane, [&](int i, int half) {
+        return make_float2(exp_shifted(d[i], mx_log2e[half]) * fs[half].y,
+                           exp_shifted(d[i + 1], mx_log2e[half]) * fs[half].y);
+      });
       return;
     }
     if (pass == SoftmaxPass::store_scores) {
@@ -180,16 +191,8 @@ struct SoftmaxEpilogue {
           partial[static_cast<std::int64_t>(row_r + 8 * half) * tiles_n + col0 / kBlockN] = make_float2(mx, 0.0f);
         }
       }
-#pragma unroll
-      for (int h = 0; h < kHalfLoops; ++h) {
-#pragma unroll
-        for (int i = kRegisterOrder ? 0 : 2 * h; i < kAccum; i += kStep) {
-          next_round_at<kToStage>(i, sink);
-          const int half = (i >> 1) & 1;
-          const int col = col0 + accum_col(i, lane);
-          if (row_in[half] && (!kCheckCols || col < n)) write<kToStage>(sink, row_r + 8 * half, col, d[i], d[i + 1]);
-        }
-      }
+      write_block<kCheckCols, kToStage>(sink, row_r, row_in, col0, lane,
+                                        [&](int i, int) { return make_float2(d[i], d[i + 1]); });
       return;
     }
     // Four independent max and sum chains per row (block_row_max). A row with no column
