@@ -137,6 +137,7 @@ int main(int argc, char** argv) {
         const double sweeps = scheme_ms(fk::SoftmaxScheme::sweeps);
         const double cluster = dim == fk::SoftmaxDim::rows ? scheme_ms(fk::SoftmaxScheme::cluster_rows) : -1.0;
         const double group = dim == fk::SoftmaxDim::rows ? scheme_ms(fk::SoftmaxScheme::group_rows) : -1.0;
+        const double split = dim == fk::SoftmaxDim::rows ? scheme_ms(fk::SoftmaxScheme::split_k) : -1.0;
         fk::SoftmaxProblem sp;
         sp.x = scores;
         sp.out = out;
@@ -159,10 +160,10 @@ int main(int argc, char** argv) {
         cuda_ok(cudaDeviceSynchronize(), "run");
         std::printf("bench=matmul_softmax dim=%s dtype=%s out=%s m=%ld n=%ld k=%ld fused_ms=%.4f unfused_ms=%.4f "
                     "cublas_matmul_ms=%.4f speedup=%.2f one_launch_ms=%.4f sweeps_ms=%.4f cluster_rows_ms=%.4f "
-                    "group_rows_ms=%.4f\n",
+                    "group_rows_ms=%.4f split_k_ms=%.4f\n",
                     fk::softmax_dim_name(dim), fk::dtype_name(in), fk::dtype_name(p.out), s.m, s.n, s.k, fused,
                     unfused, mm_only,
-                    unfused / fused, one_launch, sweeps, cluster, group);
+                    unfused / fused, one_launch, sweeps, cluster, group, split);
         std::fflush(stdout);
       }
     }

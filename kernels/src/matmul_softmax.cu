@@ -1,7 +1,10 @@
 // matmul_softmax(): softmax(A x B) over rows or columns. Small problems (m*n*k at most
 // kOneLaunchMaxWork, every 64x64 tile with a resident CTA) take one cooperative
 // launch on any sm_80+ device (softmax_one_launch.cu), except bf16 rows from 256^3 on
-// Hopper. On Hopper (sm90 path), row softmax over at most 16 column tiles runs in one
+// Hopper. On Hopper (sm90 path), rows of a problem of few tiles with a long enough k
+// split k into ranges on CTAs of their own, then one pass per row adds the partial
+// scores and makes the softmax (split_k_rows, see split_k_pays; this goes before the one
+// launch for tf32 from 512^3). Row softmax over at most 16 column tiles runs in one
 // sweep where that pays: a thread-block cluster holds a whole row of tiles and shares
 // each row's statistics in distributed shared memory (softmax_cluster_rows.cuh, see
 // cluster_rows_pays), or a group of any tiles_n CTAs of a cooperative launch shares them
@@ -25,6 +28,7 @@
 // scratch memory and the standalone softmax: correct, not fused.
 #include <cuda_bf16.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -407,6 +411,80 @@ void cluster_rows(const MatmulProblem& p, cudaStream_t stream) {
   }
 }
 
+// Split k (rows, problems of few tiles): at 1024^3 the 256x128 tiles are 32 CTAs on
+// 132 SMs, and every scheme that keeps one CTA per tile leaves three quarters of the GPU
+// idle through a long k loop. Cutting k into ranges of at least kSplitMinKTiles k tiles
+// (the pipeline's depth) gives each (tile, range) its own CTA; the partial scores go to
+// scratch memory (written and read back within L2 at these sizes) and one pass per row
+// adds them and makes the softmax.
+constexpr long kSplitMinKTiles = 4;
+constexpr long kMaxKSplits = 8;
+
+// Into how many k ranges split_k_rows cuts p's k (1: none, when the tiles alone take
+// more than half the SMs or k has fewer than 2 x kSplitMinKTiles k tiles).
+int k_split_count(const MatmulProblem& p) {
+  namespace sw = sm90::swapped;
+  const long tiles = ((p.m + sw::kBlockM - 1) / sw::kBlockM) * ((p.n + sw::kBlockN - 1) / sw::kBlockN);
+  const long block_k = p.in == DType::tf32 ? sw::Tf32Swapped::kBlockK : sw::Bf16Swapped::kBlockK;
+  const long k_tiles = (p.k + block_k - 1) / block_k;
+  const long sms = detail::current_device_facts().sms;
+  const long splits = std::min({sms / tiles, k_tiles / kSplitMinKTiles, kMaxKSplits});
+  if (splits < 2) return 1;
+  // Equal ranges of ceil(k_tiles / splits), none of them empty.
+  const long per_split = sw::split_k_tiles(static_cast<int>(k_tiles), static_cast<int>(splits));
+  return static_cast<int>((k_tiles + per_split - 1) / per_split);
+}
+
+// Why the split_k scheme cannot take the problem, or "" when it can.
+std::string split_k_refusal(const MatmulProblem& p, SoftmaxDim dim, MatmulPath path, int arch) {
+  if (dim != SoftmaxDim::rows) return "it computes softmax over rows only";
+  if (!fused_supported(p, path, arch)) return std::string("it needs ") + kFusedSm90Needs;
+  if (p.n > detail::kAfterMaxMaxCols) {
+    return std::to_string(p.n) + " columns, more than the " + std::to_string(detail::kAfterMaxMaxCols) +
+           " a row pass holds in registers";
+  }
+  if (k_split_count(p) < 2) {
+    return "nothing to split: it needs at most half as many 256x128 tiles as the device has SMs and at least " +
+           std::to_string(2 * kSplitMinKTiles) + " k tiles (" + (p.in == DType::tf32 ? "32" : "64") + " wide)";
+  }
+  return "";
+}
+
+// From this m*n*k (512^3) up, tf32 rows take split_k before the one launch.
+constexpr std::int64_t kSplitBeforeOneLaunchWork = std::int64_t{1} << 27;
+
+// Where split_k (which the caller checked can run) beats the other schemes, as measured
+// on an H100 (2026-11-24, docs/KERNELS.md; ms, the scheme by name): tf32 from 512^3,
+// where the others pay for B^T or run mma.sync (512^3 0.019-0.023 against the one
+// launch's 0.024; 1024^3 0.025-0.029 against cluster rows' 0.037; 2048x1024x1024
+// 0.032-0.035 against 0.038; 1024x1024x4096 0.044 against the sweeps' 0.095; 256^3, two
+// ranges over two tiles, 0.018 against the one launch's 0.017); bf16 with 4 ranges or
+// more (1024^3 0.023-0.026 against cluster rows' 0.024, 1024x1024x4096 0.031 against
+// 0.050), not with 2 (2048x1024x1024 0.026-0.030 against 0.024).
+bool split_k_pays(const MatmulProblem& p) {
+  const int splits = k_split_count(p);
+  if (p.in == DType::tf32) return splits >= 2 && p.m * p.n * p.k >= kSplitBeforeOneLaunchWork;
+  return splits >= 4;
+}
+
+// Rows with k split (see kSplitMinKTiles) on the swapped core (tf32 needs no B^T there):
+// k_splits slabs of partial scores, then the row pass.
+template <class Ops>
+void split_k_rows(const MatmulProblem& p, cudaStream_t stream) {
+  namespace sw = sm90::swapped;
+  const int k_splits = k_split_count(p);
+  const std::int64_t slab_rows = (p.m + sw::kBlockM - 1) / sw::kBlockM * sw::kBlockM;
+  Scratch partial(static_cast<std::size_t>(k_splits * slab_rows * p.n) * sizeof(float), stream,
+                  "split-k partial scores");
+  MatmulProblem slabs = p;
+  slabs.c = partial.as<float>();
+  slabs.out = DType::f32;
+  sw::SwappedSplitStoreEpilogue<Ops> e{};
+  e.k_splits = k_splits;
+  detail::launch_sm90_swapped<Ops>(slabs, stream, e);
+  detail::softmax_rows_of_split_sums(p.c, p.out, partial.as<float>(), k_splits, slab_rows, p.m, p.n, stream);
+}
+
 // Any device and shape: matmul into fp32 scratch, then the standalone softmax.
 void unfused(const MatmulProblem& p, const MatmulSoftmaxOptions& o) {
   Scratch scores(static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.n) * 4, o.stream, "scores");
@@ -437,6 +515,7 @@ const char* softmax_scheme_name(SoftmaxScheme s) {
     case SoftmaxScheme::sweeps: return "sweeps";
     case SoftmaxScheme::cluster_rows: return "cluster_rows";
     case SoftmaxScheme::group_rows: return "group_rows";
+    case SoftmaxScheme::split_k: return "split_k";
     case SoftmaxScheme::unfused: return "unfused";
   }
   return "?";
@@ -460,7 +539,11 @@ void matmul_softmax(const MatmulProblem& p, const MatmulSoftmaxOptions& options)
     // 512^3 14-17%); at 128^3 the two trade places from run to run, and tf32 is slower
     // in clusters (its B transpose is one more launch).
     const bool clusters_first = clusters && p.in == DType::bf16 && p.m * p.n * p.k >= kClustersBeforeOneLaunchWork;
-    if (small && !clusters_first && one_launch_refusal(p, arch).empty()) {
+    // Split k first where it pays, before the one launch too (tf32 at 512^3).
+    const bool split = split_k_refusal(p, options.dim, options.path, arch).empty() && split_k_pays(p);
+    if (split) {
+      scheme = SoftmaxScheme::split_k;
+    } else if (small && !clusters_first && one_launch_refusal(p, arch).empty()) {
       scheme = SoftmaxScheme::one_launch;
     } else if (clusters) {
       scheme = SoftmaxScheme::cluster_rows;
@@ -478,6 +561,9 @@ void matmul_softmax(const MatmulProblem& p, const MatmulSoftmaxOptions& options)
   } else if (scheme == SoftmaxScheme::group_rows) {
     const std::string why = group_rows_refusal(p, options.dim, options.path, arch);
     if (!why.empty()) throw KernelError("matmul_softmax: the group_rows scheme cannot take this problem: " + why);
+  } else if (scheme == SoftmaxScheme::split_k) {
+    const std::string why = split_k_refusal(p, options.dim, options.path, arch);
+    if (!why.empty()) throw KernelError("matmul_softmax: the split_k scheme cannot take this problem: " + why);
   } else if (scheme == SoftmaxScheme::sweeps && !fused_supported(p, options.path, arch)) {
     throw KernelError(std::string("matmul_softmax: the sweeps scheme needs ") + kFusedSm90Needs);
   }
@@ -503,6 +589,13 @@ void matmul_softmax(const MatmulProblem& p, const MatmulSoftmaxOptions& options)
       break;
     case SoftmaxScheme::sweeps:
       by_output([&](auto out) { fused_sm90<decltype(out)>(p, options.dim, options.stream); });
+      break;
+    case SoftmaxScheme::split_k:
+      if (p.in == DType::tf32) {
+        split_k_rows<sm90::swapped::Tf32Swapped>(p, options.stream);
+      } else {
+        split_k_rows<sm90::swapped::Bf16Swapped>(p, options.stream);
+      }
       break;
     default:
       unfused(p, options);

@@ -316,6 +316,25 @@ struct SwappedStoreEpilogue {
   }
 };
 
+// Split k: the k tiles are cut into k_splits consecutive ranges and each (tile, range)
+// is a work item of its own, so a problem of few tiles still fills the SMs. An epilogue
+// with `int k_splits` gets split s's partial sums of a tile at rows offset by s x the
+// padded height (tiles_m x kBlockM): its map_c covers k_splits such slabs.
+template <class E, class = void>
+struct SplitsK : std::false_type {};
+template <class E>
+struct SplitsK<E, std::void_t<decltype(std::declval<E>().k_splits)>> : std::true_type {};
+
+// The plain fp32 store of one split's partial sums (SplitsK).
+template <class Ops>
+struct SwappedSplitStoreEpilogue : SwappedStoreEpilogue<Ops> {
+  int k_splits;
+};
+
+// The k tiles of split `split` of k_splits: [first, first + count). Every split but
+// the last has ceil(k_tiles / k_splits); the host picks k_splits so none is empty.
+__host__ __device__ inline int split_k_tiles(int k_tiles, int k_splits) { return (k_tiles + k_splits - 1) / k_splits; }
+
 // An epilogue with `unsigned* written` ([tiles_m], zero at the launch; or null) has each
 // consumer's thread 0 count its half of every tile there (release, GPU scope) once the
 // tile's TMA stores are complete: checked before the epilogue of its next tile (a k
@@ -332,8 +351,9 @@ struct CountsWritten<E, std::void_t<decltype(std::declval<E>().written)>> : std:
 // Ops::kBlockK x Ops::kBoxN; map_c: C (m x n) in boxes of kOutRows x 128 bytes. Persistent
 // CTAs walk the 256 x 128 tiles in groups of kGroupM rows of tiles (tile_coords).
 // Epilogue: `void operator()(const float (&d)[128], int row0, int col0, int warp, int
-// lane, const SwappedContext&)`, row0: the tile's first row, col0: the consumer's first
-// column. map_c's element type and box are the epilogue's (SwappedStaging<OutT>).
+// lane, const SwappedContext&)`, row0: the tile's first row (with split k, plus the
+// split's slab: SplitsK), col0: the consumer's first column. map_c's element type and
+// box are the epilogue's (SwappedStaging<OutT>).
 template <class Ops, class Epilogue>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_swapped_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -352,6 +372,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int tiles_m = (m + kBlockM - 1) / kBlockM, tiles_n = (n + kBlockN - 1) / kBlockN;
   const int tiles = tiles_m * tiles_n;
   const int k_tiles = (k + Ops::kBlockK - 1) / Ops::kBlockK;
+  // Work items: every tile once, or with split k every (split, tile), split-major.
+  int k_splits = 1;
+  if constexpr (SplitsK<Epilogue>::value) k_splits = epilogue.k_splits;
+  const int items = tiles * k_splits, per_split = split_k_tiles(k_tiles, k_splits);
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
@@ -377,10 +401,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       prefetch_tensor_map(&map_b);
       constexpr int kBoxBytes = Ops::kBlockK * 128;
       int it = 0;
-      for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
+      for (int t = static_cast<int>(blockIdx.x); t < items; t += static_cast<int>(gridDim.x)) {
         int tm = 0, tn = 0;
-        tile_coords(t, tiles_m, tiles_n, &tm, &tn);
-        for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+        tile_coords(t % tiles, tiles_m, tiles_n, &tm, &tn);
+        const int kt0 = (t / tiles) * per_split, kt_end = min(k_tiles, kt0 + per_split);
+        for (int kt = kt0; kt < kt_end; ++kt, ++it) {
           const int s = it % kStages;
           if (it >= kStages) mbar_wait(&empty[s], ((it / kStages) + 1) & 1);
           unsigned char* stage = smem + s * kStageBytes;
@@ -410,18 +435,19 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
     };
-    for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
+    for (int t = static_cast<int>(blockIdx.x); t < items; t += static_cast<int>(gridDim.x)) {
       int tm = 0, tn = 0;
-      tile_coords(t, tiles_m, tiles_n, &tm, &tn);
+      tile_coords(t % tiles, tiles_m, tiles_n, &tm, &tn);
+      const int split = t / tiles;
       float d[kAccum];
 #pragma unroll
       for (int i = 0; i < kAccum; ++i) d[i] = 0.0f;
-      Ops::k_loop(d, pipe, k_tiles, consumer, warp, lane, k < 0);
+      Ops::k_loop(d, pipe, min(per_split, k_tiles - split * per_split), consumer, warp, lane, k < 0);
       wgmma_wait<0>();
       fence_registers(d);
       pipe.release_previous(tid);  // this tile's last stage
       count_written();
-      epilogue(d, tm * kBlockM, tn * kBlockN + consumer * 64, warp, lane, ctx);
+      epilogue(d, (split * tiles_m + tm) * kBlockM, tn * kBlockN + consumer * 64, warp, lane, ctx);
       uncounted_tm = tm;
     }
     // The last stores must have read the staging memory before the CTA goes.

@@ -219,16 +219,21 @@ void launch_sm90_tf32(const MatmulProblem& p, cudaStream_t stream, const Epilogu
 
 // The swapped core (sm90_gemm_swapped.cuh): C^T = B^T A^T with B read as it is (tf32:
 // no transpose of B; Ops: Tf32Swapped or Bf16Swapped); C (p.out: fp32, or bf16 with the
-// bf16 operands) is stored by TMA from the staged output.
+// bf16 operands) is stored by TMA from the staged output. An epilogue that splits k
+// (sw::SplitsK) stores into p.c as k_splits slabs of the padded height, one per split.
 template <class Ops, class Epilogue>
 void launch_sm90_swapped(const MatmulProblem& p, cudaStream_t stream, const Epilogue& epilogue) {
   namespace sw = sm90::swapped;
+  const long tiles_m = (p.m + sw::kBlockM - 1) / sw::kBlockM;
+  long k_splits = 1;
+  if constexpr (sw::SplitsK<Epilogue>::value) k_splits = epilogue.k_splits;
+  const std::int64_t c_rows = k_splits > 1 ? k_splits * tiles_m * sw::kBlockM : p.m;
   const CUtensorMap map_a = make_tensor_map_2d(p.a, p.m, p.k, Ops::kType, sw::kBlockM, Ops::kBlockK);
   const CUtensorMap map_b = make_tensor_map_2d(p.b, p.k, p.n, Ops::kType, Ops::kBlockK, Ops::kBoxN);
   const CUtensorMap map_c =
-      make_tensor_map_2d(p.c, p.m, p.n, p.out, sw::kOutRows, 128 / static_cast<int>(dtype_bytes(p.out)));
-  const long tiles = ((p.m + sw::kBlockM - 1) / sw::kBlockM) * ((p.n + sw::kBlockN - 1) / sw::kBlockN);
-  const long grid = std::min<long>(tiles, current_device_facts().sms);
+      make_tensor_map_2d(p.c, c_rows, p.n, p.out, sw::kOutRows, 128 / static_cast<int>(dtype_bytes(p.out)));
+  const long items = tiles_m * ((p.n + sw::kBlockN - 1) / sw::kBlockN) * k_splits;
+  const long grid = std::min<long>(items, current_device_facts().sms);
   constexpr auto kernel = &sw::gemm_swapped_kernel<Ops, Epilogue>;
   reserve_shared_memory<kernel>(sw::kSmemBytes);
   kernel<<<static_cast<unsigned>(grid), sm90::kThreads, sw::kSmemBytes, stream>>>(

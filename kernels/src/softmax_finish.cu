@@ -208,6 +208,93 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+// A block's maximum or sum of v (every thread's value) in every thread; `op` is fmaxf
+// or an add, `slots` 8 floats of shared memory (256 threads).
+template <class Op>
+__device__ __forceinline__ float block_reduce(float v, Op op, float* slots) {
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+  if (lane == 0) slots[warp] = v;
+  __syncthreads();
+  float all = slots[0];
+#pragma unroll
+  for (int w = 1; w < 8; ++w) all = op(all, slots[w]);
+  return all;
+}
+
+// One block of 256 threads per row (n <= 4 * kQuads * 256): the row's slabs are added
+// in registers (the first slab's loads, then the others', four slabs unrolled so their
+// loads are in flight together), then max, exp, sum and the scaled stores. The slabs
+// were written by the launch just before and are mostly still in L2.
+template <class OutT, int kQuads>
+__global__ void __launch_bounds__(256)
+    softmax_rows_of_split_sums_kernel(OutT* __restrict__ out, const float* __restrict__ partial, int k_splits,
+                                      long slab_rows, long n) {
+  __shared__ float max_slots[8], sum_slots[8];
+  const long i = blockIdx.x;
+  Quad q[kQuads];
+#pragma unroll
+  for (int u = 0; u < kQuads; ++u) {
+    const long j = 4 * (threadIdx.x + static_cast<long>(u) * blockDim.x);
+    q[u] = j < n ? load4(partial + i * n + j) : Quad{{-INFINITY, -INFINITY, -INFINITY, -INFINITY}};
+  }
+#pragma unroll 4
+  for (int s = 1; s < k_splits; ++s) {
+    const float* slab_row = partial + (s * slab_rows + i) * n;
+#pragma unroll
+    for (int u = 0; u < kQuads; ++u) {
+      const long j = 4 * (threadIdx.x + static_cast<long>(u) * blockDim.x);
+      if (j < n) {
+        const Quad r = load4(slab_row + j);
+#pragma unroll
+        for (int e = 0; e < 4; ++e) q[u].v[e] += r.v[e];
+      }
+    }
+  }
+  float mx = -INFINITY;
+#pragma unroll
+  for (int u = 0; u < kQuads; ++u) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) mx = fmaxf(mx, q[u].v[e]);
+  }
+  mx = block_reduce(mx, [](float a, float b) { return fmaxf(a, b); }, max_slots);
+  float sum = 0.0f;
+#pragma unroll
+  for (int u = 0; u < kQuads; ++u) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      q[u].v[e] = __expf(q[u].v[e] - mx);  // the padding's -inf gives 0
+      sum += q[u].v[e];
+    }
+  }
+  const float inv = 1.0f / block_reduce(sum, [](float a, float b) { return a + b; }, sum_slots);
+#pragma unroll
+  for (int u = 0; u < kQuads; ++u) {
+    const long j = 4 * (threadIdx.x + static_cast<long>(u) * blockDim.x);
+    if (j < n) {
+      scale4(q[u], inv);
+      store4(out + i * n + j, q[u]);
+    }
+  }
+}
+
+template <class OutT>
+void launch_rows_of_split_sums(OutT* out, const float* partial, int k_splits, long slab_rows, long m, long n,
+                               cudaStream_t stream) {
+  const unsigned grid = static_cast<unsigned>(m);
+  if (n <= 1024) {
+    softmax_rows_of_split_sums_kernel<OutT, 1><<<grid, 256, 0, stream>>>(out, partial, k_splits, slab_rows, n);
+  } else if (n <= 2048) {
+    softmax_rows_of_split_sums_kernel<OutT, 2><<<grid, 256, 0, stream>>>(out, partial, k_splits, slab_rows, n);
+  } else if (n <= 4096) {
+    softmax_rows_of_split_sums_kernel<OutT, 4><<<grid, 256, 0, stream>>>(out, partial, k_splits, slab_rows, n);
+  } else if (n <= 8192) {
+    softmax_rows_of_split_sums_kernel<OutT, 8><<<grid, 256, 0, stream>>>(out, partial, k_splits, slab_rows, n);
+  } else {
+    softmax_rows_of_split_sums_kernel<OutT, 16><<<grid, 256, 0, stream>>>(out, partial, k_splits, slab_rows, n);
+  }
+}
+
 }  // namespace
 
 void combine_softmax_stats(const float2* partial, float2* final_stats, float* col_scales, std::int64_t m,
@@ -275,6 +362,20 @@ void softmax_rows_after_max(void* out, const float2* partial, std::int64_t m, st
     softmax_rows_after_max_kernel<16><<<grid, 256, 0, stream>>>(scores, partial, n, blocks);
   }
   throw_if_launch_failed("softmax rows after max");
+}
+
+void softmax_rows_of_split_sums(void* out, DType out_type, const float* partial, int k_splits,
+                                std::int64_t slab_rows, std::int64_t m, std::int64_t n, cudaStream_t stream) {
+  if (n > kAfterMaxMaxCols) {
+    throw KernelError("softmax rows of split sums: " + std::to_string(n) + " columns, more than " +
+                      std::to_string(kAfterMaxMaxCols));
+  }
+  if (out_type == DType::bf16) {
+    launch_rows_of_split_sums(static_cast<__nv_bfloat16*>(out), partial, k_splits, slab_rows, m, n, stream);
+  } else {
+    launch_rows_of_split_sums(static_cast<float*>(out), partial, k_splits, slab_rows, m, n, stream);
+  }
+  throw_if_launch_failed("softmax rows of split sums");
 }
 
 }  // namespace flopline::kernels::detail

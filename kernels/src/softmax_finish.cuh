@@ -46,4 +46,10 @@ constexpr std::int64_t kAfterMaxMaxCols = 16384;
 void softmax_rows_after_max(void* out, const float2* partial, std::int64_t m, std::int64_t n, int blocks,
                             cudaStream_t stream);
 
+// Rows of a matmul with split k: `partial` holds k_splits slabs of slab_rows x n fp32
+// partial scores (slab s: the sums over split s's k range), and one block per row adds
+// the row's slabs and writes its softmax into out (fp32 or bf16); n <= kAfterMaxMaxCols.
+void softmax_rows_of_split_sums(void* out, DType out_type, const float* partial, int k_splits,
+                                std::int64_t slab_rows, std::int64_t m, std::int64_t n, cudaStream_t stream);
+
 }  // namespace flopline::kernels::detail

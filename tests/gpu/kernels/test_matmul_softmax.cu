@@ -1,7 +1,7 @@
 // softmax(A x B) over rows and columns against a float64 reference: every input type,
-// both output types, every scheme (one launch; the Hopper cluster rows and sweeps,
-// recompute for k <= 320 and rescale above; unfused), sizes that are and are not tile
-// multiples.
+// both output types, every scheme (one launch; the Hopper cluster rows, group rows,
+// split k and sweeps, recompute for k <= 320 and rescale above; unfused), sizes that are
+// and are not tile multiples.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -239,8 +239,10 @@ TEST(MatmulSoftmax, SweepsRowsWithLargeScores) {
 // transposing core (scores then one pass with fp32 output; exps, then the merged pass
 // with bf16 output) and tf32 with the pass beside the sweep (k = 4096).
 namespace {
-void expect_only_the_nan_row_nan(fk::DType in, fk::DType out_type, std::int64_t k) {
-  SCOPED_TRACE(std::string(fk::dtype_name(in)) + " -> " + fk::dtype_name(out_type) + " k " + std::to_string(k));
+void expect_only_the_nan_row_nan(fk::DType in, fk::DType out_type, std::int64_t k,
+                                 fk::SoftmaxScheme scheme = fk::SoftmaxScheme::sweeps) {
+  SCOPED_TRACE(std::string(fk::dtype_name(in)) + " -> " + fk::dtype_name(out_type) + " k " + std::to_string(k) +
+               " " + fk::softmax_scheme_name(scheme));
   const std::int64_t m = 300, n = 520, nan_row = 5;
   ft::DeviceBuffer a, b, out(m * n * fk::dtype_bytes(out_type));
   ft::random_device_values(a, m * k, in, -0.3, 0.3);
@@ -255,7 +257,7 @@ void expect_only_the_nan_row_nan(fk::DType in, fk::DType out_type, std::int64_t 
   }
   ft::poison_nan(out);
   fk::MatmulSoftmaxOptions o;
-  o.scheme = fk::SoftmaxScheme::sweeps;
+  o.scheme = scheme;
   fk::matmul_softmax(ft::problem(a, b, out.get(), m, n, k, in, out_type), o);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const auto got = ft::download(out, m * n, out_type);
@@ -284,6 +286,13 @@ TEST(MatmulSoftmax, SweepsRowsKeepNaNRows) {
   expect_only_the_nan_row_nan(fk::DType::tf32, fk::DType::f32, 4096);
   expect_only_the_nan_row_nan(fk::DType::bf16, fk::DType::f32, 904);
   expect_only_the_nan_row_nan(fk::DType::bf16, fk::DType::bf16, 904);
+}
+
+// split_k: the row pass's max skips the NaN (fmaxf), and its exp and sum carry it.
+TEST(MatmulSoftmax, SplitKKeepsNaNRows) {
+  if (ft::device_arch() != 90) GTEST_SKIP() << "the split_k scheme needs an sm_90 device";
+  expect_only_the_nan_row_nan(fk::DType::tf32, fk::DType::f32, 1000, fk::SoftmaxScheme::split_k);
+  expect_only_the_nan_row_nan(fk::DType::bf16, fk::DType::bf16, 1000, fk::SoftmaxScheme::split_k);
 }
 
 // bf16 -> fp32 rows with k >= 2048 rescale in the sweep's own launch: the producer
@@ -358,6 +367,22 @@ TEST(MatmulSoftmax, GroupRowsMatchesFloat64) {
   check_row_scheme(shapes, fk::SoftmaxScheme::group_rows);
 }
 
+// The split_k scheme (Hopper, rows) by name: k cut into ranges over few 256x128 tiles of
+// the swapped core, partial scores in scratch slabs, one pass per row. 1024^3 (32 tiles,
+// 4 ranges); m and n off the tiles with ranges of unequal length (k = 904: 29 tf32 k
+// tiles in 6 ranges, the last of 4; 15 bf16 k tiles in 3 ranges, the last of 5); a single
+// partial tile (40 x 520) and one tile split 8 ways (256 x 128 x 2056, k off the k
+// tile); a tall problem of 34 tiles (k = 520: 3 tf32 ranges, 2 bf16); rows of 8192 and
+// 8200 columns (the pass's widest register paths).
+TEST(MatmulSoftmax, SplitKMatchesFloat64) {
+  if (ft::device_arch() != 90) GTEST_SKIP() << "the split_k scheme needs an sm_90 device";
+  const std::int64_t shapes[][3] = {
+      {1024, 1024, 1024}, {300, 1000, 904}, {40, 520, 1000}, {256, 128, 2056},
+      {4097, 256, 520},   {128, 8192, 512}, {64, 8200, 512},
+  };
+  check_row_scheme(shapes, fk::SoftmaxScheme::split_k);
+}
+
 TEST(MatmulSoftmax, SchemeThatCannotTakeTheProblemThrows) {
   ft::DeviceBuffer buf(1 << 20);
   ft::poison_nan(buf);
@@ -390,6 +415,19 @@ TEST(MatmulSoftmax, SchemeThatCannotTakeTheProblemThrows) {
   o.dim = fk::SoftmaxDim::cols;
   EXPECT_THROW(fk::matmul_softmax(p, o), fk::KernelError);  // columns
   o.dim = fk::SoftmaxDim::rows;
+  o.scheme = fk::SoftmaxScheme::split_k;
+  p.m = p.n = 4096;  // 512 tiles of 256x128: more than half of any GPU's SMs
+  p.k = 1024;
+  EXPECT_THROW(fk::matmul_softmax(p, o), fk::KernelError);
+  p.m = p.n = 1024;
+  p.k = 224;  // 7 tf32 k tiles: too few to split
+  EXPECT_THROW(fk::matmul_softmax(p, o), fk::KernelError);
+  p.k = 1024;
+  o.dim = fk::SoftmaxDim::cols;
+  EXPECT_THROW(fk::matmul_softmax(p, o), fk::KernelError);  // columns
+  o.dim = fk::SoftmaxDim::rows;
+  p.in = fk::DType::f32;
+  EXPECT_THROW(fk::matmul_softmax(p, o), fk::KernelError);  // FFMA inputs
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const auto after = ft::download(buf, 16, fk::DType::f32);
   for (double v : after) EXPECT_TRUE(std::isnan(v)) << "nothing ran";
