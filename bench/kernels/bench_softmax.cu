@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
         const double sweeps = scheme_ms(fk::SoftmaxScheme::sweeps);
         const double cluster = dim == fk::SoftmaxDim::rows ? scheme_ms(fk::SoftmaxScheme::cluster_rows) : -1.0;
         const double group = dim == fk::SoftmaxDim::rows ? scheme_ms(fk::SoftmaxScheme::group_rows) : -1.0;
-        const double split = dim == fk::SoftmaxDim::rows ? scheme_ms(fk::SoftmaxScheme::split_k) : -1.0;
+        const double split = scheme_ms(fk::SoftmaxScheme::split_k);
         fk::SoftmaxProblem sp;
         sp.x = scores;
         sp.out = out;

@@ -1,10 +1,10 @@
 // matmul_softmax(): softmax(A x B) over rows or columns. Small problems (m*n*k at most
 // kOneLaunchMaxWork, every 64x64 tile with a resident CTA) take one cooperative
 // launch on any sm_80+ device (softmax_one_launch.cu), except bf16 rows from 256^3 on
-// Hopper. On Hopper (sm90 path), rows of a problem of few tiles with a long enough k
-// split k into ranges on CTAs of their own, then one pass per row adds the partial
-// scores and makes the softmax (split_k_rows, see split_k_pays; this goes before the one
-// launch for tf32 from 512^3). Row softmax over at most 16 column tiles runs in one
+// Hopper. On Hopper (sm90 path), problems of few tiles with a long enough k
+// split k into ranges on CTAs of their own, then one pass adds the partial scores and
+// makes the softmax (split_k, see split_k_pays; this goes before the one launch for
+// tf32 from 512^3). Row softmax over at most 16 column tiles runs in one
 // sweep where that pays: a thread-block cluster holds a whole row of tiles and shares
 // each row's statistics in distributed shared memory (softmax_cluster_rows.cuh, see
 // cluster_rows_pays), or a group of any tiles_n CTAs of a cooperative launch shares them
@@ -43,6 +43,7 @@
 #include "softmax_epilogue.cuh"
 #include "softmax_finish.cuh"
 #include "softmax_group_rows.cuh"
+#include "softmax_launch.h"
 #include "softmax_one_launch.h"
 #include "softmax_rescale_in_launch.cuh"
 #include "softmax_swapped.cuh"
@@ -411,16 +412,16 @@ void cluster_rows(const MatmulProblem& p, cudaStream_t stream) {
   }
 }
 
-// Split k (rows, problems of few tiles): at 1024^3 the 256x128 tiles are 32 CTAs on
+// Split k (problems of few tiles): at 1024^3 the 256x128 tiles are 32 CTAs on
 // 132 SMs, and every scheme that keeps one CTA per tile leaves three quarters of the GPU
 // idle through a long k loop. Cutting k into ranges of at least kSplitMinKTiles k tiles
 // (the pipeline's depth) gives each (tile, range) its own CTA; the partial scores go to
 // scratch memory (written and read back within L2 at these sizes) and one pass per row
-// adds them and makes the softmax.
+// adds them and makes the softmax (rows), or the column softmax reads their sums.
 constexpr long kSplitMinKTiles = 4;
 constexpr long kMaxKSplits = 8;
 
-// Into how many k ranges split_k_rows cuts p's k (1: none, when the tiles alone take
+// Into how many k ranges split_k cuts p's k (1: none, when the tiles alone take
 // more than half the SMs or k has fewer than 2 x kSplitMinKTiles k tiles).
 int k_split_count(const MatmulProblem& p) {
   namespace sw = sm90::swapped;
@@ -437,9 +438,8 @@ int k_split_count(const MatmulProblem& p) {
 
 // Why the split_k scheme cannot take the problem, or "" when it can.
 std::string split_k_refusal(const MatmulProblem& p, SoftmaxDim dim, MatmulPath path, int arch) {
-  if (dim != SoftmaxDim::rows) return "it computes softmax over rows only";
   if (!fused_supported(p, path, arch)) return std::string("it needs ") + kFusedSm90Needs;
-  if (p.n > detail::kAfterMaxMaxCols) {
+  if (dim == SoftmaxDim::rows && p.n > detail::kAfterMaxMaxCols) {
     return std::to_string(p.n) + " columns, more than the " + std::to_string(detail::kAfterMaxMaxCols) +
            " a row pass holds in registers";
   }
@@ -454,23 +454,30 @@ std::string split_k_refusal(const MatmulProblem& p, SoftmaxDim dim, MatmulPath p
 constexpr std::int64_t kSplitBeforeOneLaunchWork = std::int64_t{1} << 27;
 
 // Where split_k (which the caller checked can run) beats the other schemes, as measured
-// on an H100 (2026-11-24, docs/KERNELS.md; ms, the scheme by name): tf32 from 512^3,
+// on an H100 (2026-11-24, docs/KERNELS.md; ms, the scheme by name). Rows: tf32 from 512^3,
 // where the others pay for B^T or run mma.sync (512^3 0.019-0.023 against the one
 // launch's 0.024; 1024^3 0.025-0.029 against cluster rows' 0.037; 2048x1024x1024
 // 0.032-0.035 against 0.038; 1024x1024x4096 0.044 against the sweeps' 0.095; 256^3, two
 // ranges over two tiles, 0.018 against the one launch's 0.017); bf16 with 4 ranges or
 // more (1024^3 0.023-0.026 against cluster rows' 0.024, 1024x1024x4096 0.031 against
 // 0.050), not with 2 (2048x1024x1024 0.026-0.030 against 0.024).
-bool split_k_pays(const MatmulProblem& p) {
+// Columns: the column softmax's two reads of the slabs' sums cost more than the row pass,
+// so split k pays there only with 4 ranges or more and a longer k (1024x1024x4096 tf32
+// 0.060 ms against the sweeps' 0.100, bf16 0.048 against 0.062; 1024^3 tf32 0.042
+// against 0.045, bf16 0.040 against 0.035).
+constexpr std::int64_t kSplitColsMinK = 2048;
+bool split_k_pays(const MatmulProblem& p, SoftmaxDim dim) {
   const int splits = k_split_count(p);
+  if (dim == SoftmaxDim::cols) return splits >= 4 && p.k >= kSplitColsMinK;
   if (p.in == DType::tf32) return splits >= 2 && p.m * p.n * p.k >= kSplitBeforeOneLaunchWork;
   return splits >= 4;
 }
 
-// Rows with k split (see kSplitMinKTiles) on the swapped core (tf32 needs no B^T there):
-// k_splits slabs of partial scores, then the row pass.
+// Split k (see kSplitMinKTiles) on the swapped core (tf32 needs no B^T there): k_splits
+// slabs of partial scores, then the row pass (one block per row) or the column pass (the
+// standalone column softmax's kernels reading the slabs' sums).
 template <class Ops>
-void split_k_rows(const MatmulProblem& p, cudaStream_t stream) {
+void split_k(const MatmulProblem& p, bool rows, cudaStream_t stream) {
   namespace sw = sm90::swapped;
   const int k_splits = k_split_count(p);
   const std::int64_t slab_rows = (p.m + sw::kBlockM - 1) / sw::kBlockM * sw::kBlockM;
@@ -482,7 +489,11 @@ void split_k_rows(const MatmulProblem& p, cudaStream_t stream) {
   sw::SwappedSplitStoreEpilogue<Ops> e{};
   e.k_splits = k_splits;
   detail::launch_sm90_swapped<Ops>(slabs, stream, e);
-  detail::softmax_rows_of_split_sums(p.c, p.out, partial.as<float>(), k_splits, slab_rows, p.m, p.n, stream);
+  if (rows) {
+    detail::softmax_rows_of_split_sums(p.c, p.out, partial.as<float>(), k_splits, slab_rows, p.m, p.n, stream);
+  } else {
+    detail::softmax_cols_of_split_sums(p.c, p.out, partial.as<float>(), k_splits, slab_rows, p.m, p.n, stream);
+  }
 }
 
 // Any device and shape: matmul into fp32 scratch, then the standalone softmax.
@@ -540,7 +551,7 @@ void matmul_softmax(const MatmulProblem& p, const MatmulSoftmaxOptions& options)
     // in clusters (its B transpose is one more launch).
     const bool clusters_first = clusters && p.in == DType::bf16 && p.m * p.n * p.k >= kClustersBeforeOneLaunchWork;
     // Split k first where it pays, before the one launch too (tf32 at 512^3).
-    const bool split = split_k_refusal(p, options.dim, options.path, arch).empty() && split_k_pays(p);
+    const bool split = split_k_refusal(p, options.dim, options.path, arch).empty() && split_k_pays(p, options.dim);
     if (split) {
       scheme = SoftmaxScheme::split_k;
     } else if (small && !clusters_first && one_launch_refusal(p, arch).empty()) {
@@ -592,9 +603,9 @@ void matmul_softmax(const MatmulProblem& p, const MatmulSoftmaxOptions& options)
       break;
     case SoftmaxScheme::split_k:
       if (p.in == DType::tf32) {
-        split_k_rows<sm90::swapped::Tf32Swapped>(p, options.stream);
+        split_k<sm90::swapped::Tf32Swapped>(p, rows, options.stream);
       } else {
-        split_k_rows<sm90::swapped::Bf16Swapped>(p, options.stream);
+        split_k<sm90::swapped::Bf16Swapped>(p, rows, options.stream);
       }
       break;
     default:

@@ -367,8 +367,10 @@ TEST(MatmulSoftmax, GroupRowsMatchesFloat64) {
   check_row_scheme(shapes, fk::SoftmaxScheme::group_rows);
 }
 
-// The split_k scheme (Hopper, rows) by name: k cut into ranges over few 256x128 tiles of
-// the swapped core, partial scores in scratch slabs, one pass per row. 1024^3 (32 tiles,
+// The split_k scheme (Hopper) by name: k cut into ranges over few 256x128 tiles of the
+// swapped core, partial scores in scratch slabs, one pass per row (rows) or the column
+// softmax's kernels adding the slabs as they read (columns: one block per strip for
+// short columns, row chunks for the tall 4097 x 256). 1024^3 (32 tiles,
 // 4 ranges); m and n off the tiles with ranges of unequal length (k = 904: 29 tf32 k
 // tiles in 6 ranges, the last of 4; 15 bf16 k tiles in 3 ranges, the last of 5); a single
 // partial tile (40 x 520) and one tile split 8 ways (256 x 128 x 2056, k off the k
@@ -381,6 +383,12 @@ TEST(MatmulSoftmax, SplitKMatchesFloat64) {
       {4097, 256, 520},   {128, 8192, 512}, {64, 8200, 512},
   };
   check_row_scheme(shapes, fk::SoftmaxScheme::split_k);
+  for (const auto& s : shapes) {
+    check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, fk::SoftmaxDim::cols, fk::MatmulPath::automatic,
+           fk::SoftmaxScheme::split_k});
+    check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::bf16, fk::SoftmaxDim::cols, fk::MatmulPath::automatic,
+           fk::SoftmaxScheme::split_k});
+  }
 }
 
 TEST(MatmulSoftmax, SchemeThatCannotTakeTheProblemThrows) {
@@ -423,9 +431,6 @@ TEST(MatmulSoftmax, SchemeThatCannotTakeTheProblemThrows) {
   p.k = 224;  // 7 tf32 k tiles: too few to split
   EXPECT_THROW(fk::matmul_softmax(p, o), fk::KernelError);
   p.k = 1024;
-  o.dim = fk::SoftmaxDim::cols;
-  EXPECT_THROW(fk::matmul_softmax(p, o), fk::KernelError);  // columns
-  o.dim = fk::SoftmaxDim::rows;
   p.in = fk::DType::f32;
   EXPECT_THROW(fk::matmul_softmax(p, o), fk::KernelError);  // FFMA inputs
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);

@@ -4,9 +4,9 @@
 //    sweep of the wgmma matmul, one row of 256-column tiles per thread-block cluster; the
 //    CTAs exchange their rows' (max, sum) through distributed shared memory and write
 //    the normalized output from registers.
-//  - rows of problems of few tiles (at most half as many 256x128 tiles as SMs) on Hopper:
-//    k split into ranges, each on CTAs of its own; the partial scores go to scratch
-//    memory and one pass per row adds them and writes the softmax.
+//  - problems of few tiles (at most half as many 256x128 tiles as SMs) on Hopper: k split
+//    into ranges, each on CTAs of its own; the partial scores go to scratch memory and
+//    one pass adds them and writes the softmax.
 //  - small problems (every 64x64 tile of the scores gets a resident CTA): one cooperative
 //    launch; each CTA keeps its tile in registers across grid-wide barriers while the
 //    row (column) statistics are exchanged.
@@ -37,10 +37,10 @@ enum class SoftmaxScheme {
   group_rows,  // Hopper (sm90 path), rows over at most one column tile of 256 per SM: as
                // cluster_rows, but any tiles_n CTAs of a cooperative launch form a group
                // and share the statistics through L2 (all SMs usable, no cluster limit)
-  split_k,     // Hopper (sm90 path), rows, problems of few tiles (at most half as many
-               // 256x128 tiles as SMs): k cut into 2-8 ranges, each (tile, range) on its
-               // own CTA; the partial scores go to scratch memory and one pass per row
-               // adds them and writes the softmax
+  split_k,     // Hopper (sm90 path), problems of few tiles (at most half as many 256x128
+               // tiles as SMs): k cut into 2-8 ranges, each (tile, range) on its own
+               // CTA; the partial scores go to scratch memory and one pass adds them and
+               // writes the softmax (rows or columns)
   unfused,     // the matmul into scratch memory, then the standalone softmax
 };
 const char* softmax_scheme_name(SoftmaxScheme s);
