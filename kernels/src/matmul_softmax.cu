@@ -457,11 +457,11 @@ constexpr std::int64_t kSplitBeforeOneLaunchWork = std::int64_t{1} << 27;
 // on an H100 (2026-11-24, docs/KERNELS.md; ms, the schemes by name). Rows: tf32 from
 // 512^3, where the others pay for B^T or run mma.sync (512^3 0.018-0.021 against the one
 // launch's 0.022-0.025; 1024^3 0.025-0.029 against cluster rows' 0.037-0.041;
-// 2048x1024x1024 0.032-0.035 against 0.038-0.042; 1024x1024x4096 0.042-0.045 against the
+// 2048x1024x1024 0.032-0.036 against 0.038-0.042; 1024x1024x4096 0.042-0.046 against the
 // sweeps' 0.094-0.100; not at 256^3, two ranges over two tiles: 0.017-0.020 against the
 // one launch's 0.016-0.018); bf16 with 4 ranges or more (1024^3 0.022-0.026 against
 // cluster rows' 0.024-0.025, 1024x1024x4096 0.030-0.034 against 0.050-0.053), not with 2
-// (2048x1024x1024 0.026-0.029 against cluster rows' 0.024-0.026).
+// (2048x1024x1024 0.026-0.030 against cluster rows' 0.024-0.026).
 // Columns: the column softmax reads the slabs' sums twice, so split k pays there only
 // with 4 ranges or more and a longer k (1024x1024x4096 tf32 0.058-0.060 against the
 // sweeps' 0.095-0.100, bf16 0.045-0.048 against 0.058-0.062; 1024x1024x2048 tf32
