@@ -423,11 +423,14 @@ constexpr long kMaxKSplits = 8;
 
 // Into how many k ranges split_k cuts p's k (1: none, when the tiles alone take
 // more than half the SMs or k has fewer than 2 x kSplitMinKTiles k tiles).
+// The k tile of the swapped core's operands for p's input type.
+long split_block_k(const MatmulProblem& p) {
+  return p.in == DType::tf32 ? sm90::swapped::Tf32Swapped::kBlockK : sm90::swapped::Bf16Swapped::kBlockK;
+}
 int k_split_count(const MatmulProblem& p) {
   namespace sw = sm90::swapped;
   const long tiles = ((p.m + sw::kBlockM - 1) / sw::kBlockM) * ((p.n + sw::kBlockN - 1) / sw::kBlockN);
-  const long block_k = p.in == DType::tf32 ? sw::Tf32Swapped::kBlockK : sw::Bf16Swapped::kBlockK;
-  const long k_tiles = (p.k + block_k - 1) / block_k;
+  const long k_tiles = (p.k + split_block_k(p) - 1) / split_block_k(p);
   const long sms = detail::current_device_facts().sms;
   const long splits = std::min({sms / tiles, k_tiles / kSplitMinKTiles, kMaxKSplits});
   if (splits < 2) return 1;
@@ -445,7 +448,7 @@ std::string split_k_refusal(const MatmulProblem& p, SoftmaxDim dim, MatmulPath p
   }
   if (k_split_count(p) < 2) {
     return "nothing to split: it needs at most half as many 256x128 tiles as the device has SMs and at least " +
-           std::to_string(2 * kSplitMinKTiles) + " k tiles (" + (p.in == DType::tf32 ? "32" : "64") + " wide)";
+           std::to_string(2 * kSplitMinKTiles) + " k tiles (" + std::to_string(split_block_k(p)) + " wide)";
   }
   return "";
 }

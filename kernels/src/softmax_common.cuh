@@ -1,5 +1,5 @@
 // Pieces shared by the row and column softmax kernels: exp in fp32, running (max, sum)
-// statistics, warp reductions, and the dispatch over the supported (input, output) types.
+// statistics, warp and block reductions, and the dispatch over the supported (input, output) types.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -80,6 +80,25 @@ __device__ __forceinline__ float warp_reduce(float v, Op op) {
 #pragma unroll
   for (int offset = 16; offset > 0; offset >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
   return v;
+}
+
+// Reduces v over the group of `group` threads the caller belongs to (32, or a multiple
+// of 32 up to the block; scratch: a float per warp of the block); every thread of the
+// group gets the same result. group is the same for the whole block, so the early
+// return and the barriers are uniform.
+template <class Op>
+__device__ float group_reduce(float v, Op op, float* scratch, int group) {
+  v = warp_reduce(v, op);
+  if (group == 32) return v;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int warps_per_group = group / 32;
+  __syncthreads();  // readers of the previous reduction are done with scratch
+  if (threadIdx.x % 32 == 0) scratch[warp] = v;
+  __syncthreads();
+  const int first = warp / warps_per_group * warps_per_group;
+  float r = scratch[first];
+  for (int w = 1; w < warps_per_group; ++w) r = op(r, scratch[first + w]);
+  return r;
 }
 
 // Calls f(TIn{}, TOut{}) with the storage types of the problem's (input, output) pair,

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "matmul_launch.h"
+#include "softmax_common.cuh"
 #include "softmax_quad.cuh"
 
 namespace flopline::kernels::detail {
@@ -159,7 +160,7 @@ __global__ void __launch_bounds__(256)
 template <int kQuads>
 __global__ void __launch_bounds__(256)
     softmax_rows_after_max_kernel(float* __restrict__ out, const float2* __restrict__ partial, long n, int blocks) {
-  __shared__ float warp_sums[8];
+  __shared__ float scratch[8];  // a float per warp, for the block sum
   __shared__ float row_max;
   const long i = static_cast<long>(gridDim.x) - 1 - blockIdx.x;
   float* row = out + i * n;
@@ -174,7 +175,7 @@ __global__ void __launch_bounds__(256)
     const float2* pairs = partial + i * blocks;
     float mx = -INFINITY;
     for (int b = lane; b < blocks; b += 32) mx = fmaxf(mx, pairs[b].x);
-    for (int o = 16; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+    mx = softmax_parts::warp_reduce(mx, softmax_parts::MaxOp{});
     if (lane == 0) row_max = mx;
   }
   __syncthreads();
@@ -191,13 +192,7 @@ __global__ void __launch_bounds__(256)
       }
     }
   }
-  for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
-  if (lane == 0) warp_sums[warp] = sum;
-  __syncthreads();
-  float total = 0.0f;
-#pragma unroll
-  for (int w = 0; w < 8; ++w) total += warp_sums[w];
-  const float inv = 1.0f / total;
+  const float inv = 1.0f / softmax_parts::group_reduce(sum, softmax_parts::SumOp{}, scratch, 256);
 #pragma unroll
   for (int u = 0; u < kQuads; ++u) {
     const long j = 4 * (threadIdx.x + static_cast<long>(u) * blockDim.x);
@@ -208,20 +203,6 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-// A block's maximum or sum of v (every thread's value) in every thread; `op` is fmaxf
-// or an add, `slots` 8 floats of shared memory (256 threads).
-template <class Op>
-__device__ __forceinline__ float block_reduce(float v, Op op, float* slots) {
-  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
-  if (lane == 0) slots[warp] = v;
-  __syncthreads();
-  float all = slots[0];
-#pragma unroll
-  for (int w = 1; w < 8; ++w) all = op(all, slots[w]);
-  return all;
-}
-
 // One block of 256 threads per row (n <= 4 * kQuads * 256): the row's slabs are added
 // in registers (the first slab's loads, then the others', four slabs unrolled so their
 // loads are in flight together), then max, exp, sum and the scaled stores. The slabs
@@ -230,7 +211,7 @@ template <class OutT, int kQuads>
 __global__ void __launch_bounds__(256)
     softmax_rows_of_split_sums_kernel(OutT* __restrict__ out, const float* __restrict__ partial, int k_splits,
                                       long slab_rows, long n) {
-  __shared__ float max_slots[8], sum_slots[8];
+  __shared__ float scratch[8];  // a float per warp, for the block reductions
   const long i = blockIdx.x;
   Quad q[kQuads];
 #pragma unroll
@@ -257,7 +238,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
     for (int e = 0; e < 4; ++e) mx = fmaxf(mx, q[u].v[e]);
   }
-  mx = block_reduce(mx, [](float a, float b) { return fmaxf(a, b); }, max_slots);
+  mx = softmax_parts::group_reduce(mx, softmax_parts::MaxOp{}, scratch, 256);
   float sum = 0.0f;
 #pragma unroll
   for (int u = 0; u < kQuads; ++u) {
@@ -267,7 +248,7 @@ __global__ void __launch_bounds__(256)
       sum += q[u].v[e];
     }
   }
-  const float inv = 1.0f / block_reduce(sum, [](float a, float b) { return a + b; }, sum_slots);
+  const float inv = 1.0f / softmax_parts::group_reduce(sum, softmax_parts::SumOp{}, scratch, 256);
 #pragma unroll
   for (int u = 0; u < kQuads; ++u) {
     const long j = 4 * (threadIdx.x + static_cast<long>(u) * blockDim.x);

@@ -26,24 +26,6 @@ constexpr int kMaxGroup = 1024;        // threads per row at most: rows up to 16
 constexpr int kMinBlock = 256;         // short rows: several rows per block of at least this
 constexpr int kOnlineThreads = 1024;   // rows longer than kPerThread * kMaxGroup
 
-// Reduces v over the group of `group` threads the caller belongs to; every thread of the
-// group gets the same result. group is the same for the whole block, so the early return
-// and the barriers are uniform.
-template <class Op>
-__device__ float group_reduce(float v, Op op, float* scratch, int group) {
-  v = warp_reduce(v, op);
-  if (group == 32) return v;
-  const int warp = static_cast<int>(threadIdx.x) / 32;
-  const int warps_per_group = group / 32;
-  __syncthreads();  // readers of the previous reduction are done with scratch
-  if (threadIdx.x % 32 == 0) scratch[warp] = v;
-  __syncthreads();
-  const int first = warp / warps_per_group * warps_per_group;
-  float r = scratch[first];
-  for (int w = 1; w < warps_per_group; ++w) r = op(r, scratch[first + w]);
-  return r;
-}
-
 // Stores W consecutive outputs as 16-byte packs (a bf16 input vector of 8 becomes two
 // fp32 stores of 4).
 template <class TOut, int W>
