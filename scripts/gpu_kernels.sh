@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The kernels' GPU work in one call (device tool, build-gpu carried): the gpu tests of
 # the kernels, the compiler's resource report and the tensor-core instructions in the
-# SASS, then the benchmarks against cuBLAS and the copy bandwidth; a short table last.
+# SASS, then the benchmarks against cuBLAS, PyTorch's softmax(A @ B) and the copy
+# bandwidth; a short table last.
 #   Build here:  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLOPLINE_BUILD_VIEWER=OFF
 #                cmake --build build-gpu --target gpu_kernel_tests bench_matmul bench_softmax bench_elementwise
 #   Carry:       scripts/gpu_pack.sh (the executables and libflopline.so: build-gpu is
@@ -61,6 +62,11 @@ done
 if [ -x "$build/bench/kernels/bench_softmax" ]; then
   timeout 300 "$build/bench/kernels/bench_softmax" $quick --out bf16 --shape 4096 4096 4096 --shape 8192 8192 1024 \
     --shape 16384 2048 128 --shape 16384 1024 64 2>&1 | tee -a "$OUT/bench.txt"
+fi
+
+# PyTorch's own softmax(A @ B) pair at the same anchors, where PyTorch is installed.
+if python3 -c "import torch" 2>/dev/null; then
+  timeout 300 python3 "$root/bench/kernels/bench_torch_softmax.py" 2>&1 | tee -a "$OUT/bench.txt"
 fi
 
 echo

@@ -15,10 +15,10 @@
 // those columns at all 256 rows (what makes column statistics cheap, softmax_swapped.cuh).
 // Per stage: A's 256-row tile (the wgmma B operand, 128-byte swizzle, shared by both
 // consumers) and B's tile of 128 columns, 16 KB each way. Four stages; the output is
-// staged in shared memory (64 rows per round, four rounds per tile: a bigger staging
-// buffer would cost the fourth stage, and with three the tf32 matmul ran at 94% of
-// cuBLAS instead of 102-105%) and stored by TMA while the next tile runs, as in the core
-// of sm90_gemm.cuh (producer warpgroup 0, consumers 1-2).
+// staged in shared memory (32 rows per round, eight rounds per tile, two 8 KB buffers
+// per consumer: a bigger staging buffer would cost the fourth stage, and with three the
+// tf32 matmul ran at 94% of cuBLAS instead of 102-105%) and stored by TMA while the next
+// tile runs, as in the core of sm90_gemm.cuh (producer warpgroup 0, consumers 1-2).
 //
 // Which columns a thread holds (Ops::column): wgmma gives thread (warp, lane) rows
 // r = 16 warp + lane/4 and r + 8 of C^T. bf16: those are columns r and r + 8. tf32: the
@@ -46,13 +46,20 @@ constexpr int kABytes = kBlockM * 128;  // 256 rows of 128 bytes of k
 constexpr int kBBytes = 128 * kBlockN;  // 128 bytes of n (a box) per k row, times k rows
 constexpr int kStageBytes = kABytes + kBBytes;
 constexpr int kStages = 4;
-// The output: per consumer, 64 rows x 64 columns per round (four rounds per tile), as
-// TMA boxes of 64 rows x 128 bytes (two of 32 fp32 columns, or one of 64 bf16 columns).
-constexpr int kOutRounds = 4;
+// The output: per consumer, 32 rows x 64 columns per round (eight rounds per tile), as
+// TMA boxes of 32 rows x 128 bytes (two of 32 fp32 columns, or one of 64 bf16 columns).
+constexpr int kOutRounds = 8;
 constexpr int kOutRows = kBlockM / kOutRounds;
 constexpr int kRegsPerRound = kAccum / kOutRounds;
 constexpr int kOutBoxBytes = kOutRows * 128;
-constexpr int kStagingPerConsumer = 2 * kOutBoxBytes;
+constexpr int kStagingRoundBytes = 2 * kOutBoxBytes;  // a consumer's round: 32 rows x 64 columns of fp32
+// Rounds alternate between two buffers per consumer, so that a round is written while
+// the previous round's TMA stores still read theirs (before 2026-11-24: four rounds of
+// 64 rows in one 16 KB buffer, each round waiting for the last; the tf32 row sweep at
+// 8192x8192x1024 took 452 us then, 439 since, H100).
+constexpr int kStagingBuffers = 2;
+static_assert(kOutRounds % kStagingBuffers == 0, "a tile's first round must take buffer 0");
+constexpr int kStagingPerConsumer = kStagingBuffers * kStagingRoundBytes;
 constexpr int kStagingOffset = kStages * kStageBytes;
 constexpr int kBarrierOffset = kStagingOffset + 2 * kStagingPerConsumer;
 // 256 words for an epilogue's per-row work across both consumers (softmax_swapped_rows.cuh),
@@ -231,10 +238,13 @@ struct SwappedStaging {
   static constexpr int kBoxCols = 128 / static_cast<int>(sizeof(OutT));
   static constexpr int kBoxes = 64 / kBoxCols;  // per round of a consumer's 64 columns
 #ifdef FLOPLINE_SM90A
-  __device__ static std::uint32_t begin(unsigned char* staging, int consumer, int tid) {
-    if (tid == 0) bulk_wait_read<0>();
+  __device__ static unsigned char* buffer(unsigned char* staging, int consumer, int round) {
+    return staging + consumer * kStagingPerConsumer + (round % kStagingBuffers) * kStagingRoundBytes;
+  }
+  __device__ static std::uint32_t begin(unsigned char* staging, int consumer, int tid, int round) {
+    if (tid == 0) bulk_wait_read<kStagingBuffers - 1>();
     named_barrier_sync(kNamedBarrier + consumer, 128);
-    return smem_addr(staging + consumer * kStagingPerConsumer);
+    return smem_addr(buffer(staging, consumer, round));
   }
   // Where column c (of the consumer's 64) of row r (of the round's kOutRows) goes.
   __device__ static std::uint32_t at(std::uint32_t base, int r, int c) {
@@ -259,12 +269,12 @@ struct SwappedStaging {
     }
   }
   // row0, col0: the round's first row and the consumer's first column in C.
-  __device__ static void finish(const CUtensorMap* map_c, unsigned char* staging, int consumer, int tid, int row0,
-                                int col0) {
+  __device__ static void finish(const CUtensorMap* map_c, unsigned char* staging, int consumer, int tid, int round,
+                                int row0, int col0) {
     fence_proxy_async_shared();
     named_barrier_sync(kNamedBarrier + consumer, 128);
     if (tid == 0) {
-      unsigned char* buf = staging + consumer * kStagingPerConsumer;
+      unsigned char* buf = buffer(staging, consumer, round);
 #pragma unroll
       for (int b = 0; b < kBoxes; ++b) tma_store_2d(map_c, buf + b * kOutBoxBytes, col0 + b * kBoxCols, row0);
       bulk_commit();
@@ -293,7 +303,7 @@ __device__ __forceinline__ void stage_block(const SwappedContext& ctx, int row0,
   const int c0 = Ops::column(warp, lane, 0), c1 = Ops::column(warp, lane, 1);
 #pragma unroll
   for (int round = 0; round < kOutRounds; ++round) {
-    const std::uint32_t base = Staging::begin(ctx.staging, ctx.consumer, tid);
+    const std::uint32_t base = Staging::begin(ctx.staging, ctx.consumer, tid, round);
 #pragma unroll
     for (int i = round * kRegsPerRound; i < (round + 1) * kRegsPerRound; i += 4) {
       const int r = accum_m(i, lane) - round * kOutRows;
@@ -302,7 +312,7 @@ __device__ __forceinline__ void stage_block(const SwappedContext& ctx, int row0,
       Staging::template put<Ops::kAdjacentCols>(base, r, c0, c1, v0, v2);
       Staging::template put<Ops::kAdjacentCols>(base, r + 1, c0, c1, v1, v3);
     }
-    Staging::finish(ctx.map_c, ctx.staging, ctx.consumer, tid, row0 + round * kOutRows, col0);
+    Staging::finish(ctx.map_c, ctx.staging, ctx.consumer, tid, round, row0 + round * kOutRows, col0);
   }
 #endif
 }

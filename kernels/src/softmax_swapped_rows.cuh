@@ -10,7 +10,7 @@
 // its 2 columns; a reduce-scatter over the 8 lanes (56 shuffles leave each lane 8 rows'
 // maxima over the warp's 16 columns); a shared-memory max on order-preserving keys into a 256-entry
 // array in shared memory (8 warps per row); the exp values go out through the staged
-// stores with the tile maxima read back a round (16 rows) at a time; the sums go the same
+// stores with the tile maxima read back a round (8 rows) at a time; the sums go the same
 // way (a reduce-scatter per output round, then integer adds in fixed point). A few hundred
 // shuffles and 16 shared-memory reductions per thread and tile.
 //
@@ -137,35 +137,38 @@ struct SwappedRowsEpilogue {
     named_barrier_sync(kRowsBarrier, 256);
     const unsigned own_key = keys[t];  // for this thread's partial write at the end
 
-    // exp(s - tile max) out through the staging, with the tile maxima of each round's 16
-    // rows read at its start (a row pair's keys are adjacent: one 8-byte load).
-    float sum[16] = {};  // the current round's per-row sums (entries 16 round .. +16)
-    float red[8];   // after each round's reduce-scatter: rows of entries 16 r + 2g + {0, 1}
-    uint2 round_keys[8];
+    // exp(s - tile max) out through the staging, with the tile maxima of each round's
+    // kRoundEntries rows read at its start (a row pair's keys are adjacent: one 8-byte load).
+    constexpr int kRoundEntries = kRegsPerRound / 2;  // rows per thread and round
+    constexpr int kPairs = kRoundEntries / 2;
+    constexpr int kRedPerRound = kRoundEntries / 8;   // per lane, after a round's reduce-scatter
+    float sum[kRoundEntries] = {};  // the current round's per-row sums
+    float red[kOutRounds * kRedPerRound];  // rows of entries kRoundEntries r + kRedPerRound g + b
+    uint2 round_keys[kPairs];
     float mx_log2e[2] = {0.0f, 0.0f};
     stage_block<Ops, float>(ctx, row0, col0, warp, lane, [&](int i) {
       const int j = i >> 2, e = i & 3;
-      // The round's 8 row pairs' keys, loaded together at its first register (the staging
+      // The round's row pairs' keys, loaded together at its first register (the staging
       // stores' asm keeps the compiler from hoisting loads; one pair at a time measured
       // the same, within 1 us at 4096^3).
       if (i % kRegsPerRound == 0) {
 #pragma unroll
-        for (int u = 0; u < 8; ++u) round_keys[u] = *reinterpret_cast<const uint2*>(&keys[8 * (j + u) + 2 * q]);
+        for (int u = 0; u < kPairs; ++u) round_keys[u] = *reinterpret_cast<const uint2*>(&keys[8 * (j + u) + 2 * q]);
       }
       if (e == 0) {
-        mx_log2e[0] = key_float(round_keys[j % 8].x) * kLog2e;
-        mx_log2e[1] = key_float(round_keys[j % 8].y) * kLog2e;
+        mx_log2e[0] = key_float(round_keys[j % kPairs].x) * kLog2e;
+        mx_log2e[1] = key_float(round_keys[j % kPairs].y) * kLog2e;
       }
       const float shift = mx_log2e[e & 1];
       const bool in = (e >> 1) ? in1 : in0;
       const float x = in ? exp2_ftz(fmaf(d[i], kLog2e, -shift)) : 0.0f;
-      const int k = (2 * j + (e & 1)) % 16;
+      const int k = (2 * j + (e & 1)) % kRoundEntries;
       sum[k] = (e >> 1) ? sum[k] + x : x;
       if (i % kRegsPerRound == kRegsPerRound - 1) {  // the round's last register
         reduce_scatter8(sum, lane, [](float a, float b) { return a + b; });
         const int r = i / kRegsPerRound;
-        red[2 * r] = sum[0];
-        red[2 * r + 1] = sum[1];
+#pragma unroll
+        for (int b = 0; b < kRedPerRound; ++b) red[kRedPerRound * r + b] = sum[b];
       }
       return x;
     });
@@ -177,9 +180,10 @@ struct SwappedRowsEpilogue {
 #pragma unroll
     for (int r = 0; r < kOutRounds; ++r) {
 #pragma unroll
-      for (int b = 0; b < 2; ++b) {
+      for (int b = 0; b < kRedPerRound; ++b) {
         // A NaN part (a NaN row) adds 0: the row's NaN tile max already makes it NaN.
-        red_shared_add(keys_at + 4 * row_of(16 * r + 2 * g + b), __float2uint_rn(red[2 * r + b] * kSumScale));
+        red_shared_add(keys_at + 4 * row_of(kRoundEntries * r + kRedPerRound * g + b),
+                       __float2uint_rn(red[kRedPerRound * r + b] * kSumScale));
       }
     }
     named_barrier_sync(kRowsBarrier, 256);
