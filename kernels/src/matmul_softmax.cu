@@ -73,8 +73,9 @@ constexpr int kEpilogueCombineMaxTiles = 16;
 // against 0.246-0.250 (H100, docs/KERNELS.md). bf16 output halves the passes' traffic
 // and they stay ahead (8192x8192x1024: 0.32 against 0.40).
 constexpr std::int64_t kRescaleInLaunchMinK = 2048;
-// tf32 rows on the swapped core overlap the combine-and-rescale pass with the sweep's
-// last wave of tiles from this k up (combine_rescale_rows with WrittenRows): the SMs
+// tf32 rows on the swapped core overlap the row pass with the sweep's last wave of
+// tiles from this k up (softmax_rows_after_max or combine_rescale_rows with
+// WrittenRows; the figures below are the latter's): the SMs
 // that wave leaves idle take the row blocks already whole, top-down. The pass then
 // loses the bottom-up order's L2 hits, and the idle SMs' time grows with k. Measured
 // (H100, fused ms, three calls each, against the pass bottom-up after the sweep):
@@ -311,8 +312,12 @@ void swept_rows(const MatmulProblem& p, cudaStream_t stream) {
 }
 
 // Rows with fp32 output and k > kRecomputeMaxK (the rescale scheme) on the swapped core:
-// for tf32 it needs no B^T. One sweep writes exp(s - tile max) and per-128-column-tile
-// statistics (softmax_swapped_rows.cuh), then the combine and the rescale. Taken for tf32
+// for tf32 it needs no B^T. With n <= 16384 one sweep writes the raw scores and each
+// row's max per 128-column tile (softmax_swapped_rows.cuh), then softmax_rows_after_max
+// (since 2026-11-24; against the exps and the combine-and-rescale pass, H100: 4096^3
+// sweep 356 -> 353 us and span 384-388 -> 381, 8192x8192x1024 sweep 439 -> 433 us and
+// pass 181 -> 176); wider rows write exp(s - tile max) and (max, sum) per tile, then
+// the combine and the rescale. Taken for tf32
 // only: bf16 -> fp32 rows on it measured the same as the transposing core at 4096^3 and
 // 3-4% slower at 8192x8192x1024 and 8192x2048x2048 (H100, 2026-11-24), and bf16 has no
 // transpose to save.
@@ -331,12 +336,20 @@ void swapped_rows(const MatmulProblem& p, cudaStream_t stream) {
     clear_counts(*written, tiles_m, stream, "tf32 rows: clearing the counts");
     counts = written->as<unsigned>();
   }
-  detail::launch_sm90_swapped<Ops>(p, stream,
-                                   sw::SwappedRowsEpilogue<Ops>{static_cast<int>(p.m), static_cast<int>(p.n),
-                                                                partial.as<float2>(), counts});
   const detail::WrittenRows rows{counts, 8, 2u * static_cast<unsigned>(tiles_n)};
-  detail::combine_rescale_rows(p.c, p.out, partial.as<float2>(), p.m, p.n, tiles_n, 7, stream,
-                               rows);  // 128 columns
+  if (p.n <= detail::kAfterMaxMaxCols) {
+    // The sweep stores the raw scores and the tile maxima; the pass does the exps.
+    detail::launch_sm90_swapped<Ops>(p, stream,
+                                     sw::SwappedRowsEpilogue<Ops, true>{static_cast<int>(p.m), static_cast<int>(p.n),
+                                                                        partial.as<float2>(), counts});
+    detail::softmax_rows_after_max(p.c, partial.as<float2>(), p.m, p.n, tiles_n, stream, rows);
+  } else {
+    detail::launch_sm90_swapped<Ops>(p, stream,
+                                     sw::SwappedRowsEpilogue<Ops>{static_cast<int>(p.m), static_cast<int>(p.n),
+                                                                  partial.as<float2>(), counts});
+    detail::combine_rescale_rows(p.c, p.out, partial.as<float2>(), p.m, p.n, tiles_n, 7, stream,
+                                 rows);  // 128 columns
+  }
 }
 
 // The sweeps scheme: rows on the transposing core (tf32 rescale on the swapped core),

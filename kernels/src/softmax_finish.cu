@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "matmul_launch.h"
 #include "softmax_common.cuh"
@@ -100,23 +101,53 @@ __global__ void rescale_cols_kernel(OutT* __restrict__ out, const float* __restr
 // alias the next load). Rows from the last up, as rescale_cols_kernel, unless the pass
 // runs beside the sweep (`written`, see combine_rescale_rows): then from the top, the
 // order in which the sweep completes row blocks, each row waiting for its block.
+// The row this block of a row pass takes: from the last up after the sweep (its last
+// rows are the likeliest still in L2), or, beside the sweep (written.counts), from the
+// top, waiting until the row's block is in memory: one thread waits (acquire, GPU scope:
+// the sweep's counts are releases after its stores and statistics) and the barrier
+// orders the block's reads after it.
+__device__ long row_of_pass(const WrittenRows& written) {
+  if (written.counts == nullptr) return static_cast<long>(gridDim.x) - 1 - blockIdx.x;
+  const long i = blockIdx.x;
+  if (threadIdx.x == 0) {
+    // (atomic_ref takes no const object; this one is only loaded.)
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(
+        const_cast<unsigned&>(written.counts[i >> written.rows_log2]));
+    while (count.load(cuda::memory_order_acquire) < written.all) __nanosleep(256);
+  }
+  __syncthreads();
+  return i;
+}
+
+// Launches a row pass, beside the sweep before it where written.counts is set (the
+// sweep lets it start early: programmatic stream serialization).
+template <class... KernelArgs, class... Args>
+void launch_row_pass(void (*kernel)(KernelArgs...), std::int64_t m, const WrittenRows& written, cudaStream_t stream,
+                     const char* what, Args&&... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(m));
+  config.blockDim = dim3(256);
+  config.stream = stream;
+  cudaLaunchAttribute early{};
+  if (written.counts != nullptr) {
+    early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    early.val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = &early;
+    config.numAttrs = 1;
+  }
+  const cudaError_t e = cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();  // not left for the next launch's check
+    throw CudaError(std::string(what) + ": launch failed: " + cudaGetErrorString(e));
+  }
+}
+
 template <class OutT, int kQuads>
 __global__ void __launch_bounds__(256)
     combine_rescale_rows_kernel(OutT* __restrict__ out, const float2* __restrict__ partial, long n, int blocks,
                                 int block_log2, WrittenRows written) {
   __shared__ float2 row_stats;
-  const long i = written.counts ? static_cast<long>(blockIdx.x) : static_cast<long>(gridDim.x) - 1 - blockIdx.x;
-  if (written.counts != nullptr) {
-    // One thread waits (acquire, GPU scope: the sweep's counts are releases after its
-    // stores and statistics); the barrier below orders the block's reads after it.
-    if (threadIdx.x == 0) {
-      // (atomic_ref takes no const object; this one is only loaded.)
-      cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(
-          const_cast<unsigned&>(written.counts[i >> written.rows_log2]));
-      while (count.load(cuda::memory_order_acquire) < written.all) __nanosleep(256);
-    }
-    __syncthreads();
-  }
+  const long i = row_of_pass(written);
   OutT* row = out + i * n;
   const float2* pairs = partial + i * blocks;
   const long chunk = 4L * kQuads * blockDim.x;
@@ -156,13 +187,14 @@ __global__ void __launch_bounds__(256)
 // its values in place, the block sums them, and the row is stored times 1/sum. The
 // exps run here, under the loads of a pass bound by memory, instead of in the sweep's
 // epilogue with the tensor cores idle; the pass reads and writes as much as the
-// rescale pass would. Rows from the last up, as rescale_cols_kernel.
+// rescale pass would. Rows from the last up, or beside the sweep (row_of_pass).
 template <int kQuads>
 __global__ void __launch_bounds__(256)
-    softmax_rows_after_max_kernel(float* __restrict__ out, const float2* __restrict__ partial, long n, int blocks) {
+    softmax_rows_after_max_kernel(float* __restrict__ out, const float2* __restrict__ partial, long n, int blocks,
+                                  WrittenRows written) {
   __shared__ float scratch[8];  // a float per warp, for the block sum
   __shared__ float row_max;
-  const long i = static_cast<long>(gridDim.x) - 1 - blockIdx.x;
+  const long i = row_of_pass(written);
   float* row = out + i * n;
   Quad q[kQuads];
 #pragma unroll
@@ -304,45 +336,31 @@ void rescale_softmax_cols(void* out, DType out_type, const float* col_scales, st
 void combine_rescale_rows(void* out, DType out_type, const float2* partial, std::int64_t m, std::int64_t n,
                           int blocks, int block_log2, cudaStream_t stream, WrittenRows written) {
   constexpr int kQuads = 8;  // 8192 fp32 columns in one round of 256 threads
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(m));
-  config.blockDim = dim3(256);
-  config.stream = stream;
-  cudaLaunchAttribute early{};
-  if (written.counts != nullptr) {
-    early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    early.val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = &early;
-    config.numAttrs = 1;
-  }
-  cudaError_t e;
+  constexpr const char* kWhat = "softmax combine and rescale";
   if (out_type == DType::bf16) {
-    e = cudaLaunchKernelEx(&config, combine_rescale_rows_kernel<__nv_bfloat16, kQuads>,
-                           static_cast<__nv_bfloat16*>(out), partial, static_cast<long>(n), blocks, block_log2, written);
+    launch_row_pass(combine_rescale_rows_kernel<__nv_bfloat16, kQuads>, m, written, stream, kWhat,
+                    static_cast<__nv_bfloat16*>(out), partial, static_cast<long>(n), blocks, block_log2, written);
   } else {
-    e = cudaLaunchKernelEx(&config, combine_rescale_rows_kernel<float, kQuads>, static_cast<float*>(out), partial,
-                           static_cast<long>(n), blocks, block_log2, written);
-  }
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();  // not left for the next launch's check
-    throw CudaError(std::string("softmax combine and rescale: launch failed: ") + cudaGetErrorString(e));
+    launch_row_pass(combine_rescale_rows_kernel<float, kQuads>, m, written, stream, kWhat, static_cast<float*>(out),
+                    partial, static_cast<long>(n), blocks, block_log2, written);
   }
 }
 
 void softmax_rows_after_max(void* out, const float2* partial, std::int64_t m, std::int64_t n, int blocks,
-                            cudaStream_t stream) {
+                            cudaStream_t stream, WrittenRows written) {
   if (n > kAfterMaxMaxCols) {
     throw KernelError("softmax rows after max: " + std::to_string(n) + " columns, more than " +
                       std::to_string(kAfterMaxMaxCols));
   }
+  constexpr const char* kWhat = "softmax rows after max";
   auto* scores = static_cast<float*>(out);
-  const unsigned grid = static_cast<unsigned>(m);
   if (n <= 8192) {
-    softmax_rows_after_max_kernel<8><<<grid, 256, 0, stream>>>(scores, partial, n, blocks);
+    launch_row_pass(softmax_rows_after_max_kernel<8>, m, written, stream, kWhat, scores, partial, static_cast<long>(n),
+                    blocks, written);
   } else {
-    softmax_rows_after_max_kernel<16><<<grid, 256, 0, stream>>>(scores, partial, n, blocks);
+    launch_row_pass(softmax_rows_after_max_kernel<16>, m, written, stream, kWhat, scores, partial,
+                    static_cast<long>(n), blocks, written);
   }
-  throw_if_launch_failed("softmax rows after max");
 }
 
 void softmax_rows_of_split_sums(void* out, DType out_type, const float* partial, int k_splits,

@@ -40,11 +40,12 @@ void combine_rescale_rows(void* out, DType out_type, const float2* partial, std:
                           int blocks, int block_log2, cudaStream_t stream, WrittenRows written = {});
 
 // Rows of raw fp32 scores in out, with each block's row max in partial [m][blocks].x
-// (SoftmaxPass::store_scores), into the softmax in place; n <= kAfterMaxMaxCols (a row
-// stays in registers).
+// (SoftmaxPass::store_scores, or the swapped core's scores-only rows epilogue), into the
+// softmax in place; n <= kAfterMaxMaxCols (a row stays in registers). written.counts:
+// beside the sweep, as combine_rescale_rows.
 constexpr std::int64_t kAfterMaxMaxCols = 16384;
 void softmax_rows_after_max(void* out, const float2* partial, std::int64_t m, std::int64_t n, int blocks,
-                            cudaStream_t stream);
+                            cudaStream_t stream, WrittenRows written = {});
 
 // Rows of a matmul with split k: `partial` holds k_splits slabs of slab_rows x n fp32
 // partial scores (slab s: the sums over split s's k range), and one block per row adds

@@ -1,8 +1,10 @@
 // Row softmax epilogue of the swapped core (sm90_gemm_swapped.cuh) for the rescale
 // scheme of matmul_softmax.cu: one sweep writes exp(s - tile max) and each row's
-// (tile max, sum of exp) per 128-column tile; combine_rescale_rows (softmax_finish.cuh)
-// finishes. It lets tf32 rows run without the transpose of B that the core of
-// sm90_gemm.cuh needs (37-45 us at 4096^2).
+// (tile max, sum of exp) per 128-column tile, and combine_rescale_rows
+// (softmax_finish.cuh) finishes; or (kScoresOnly, rows of at most 16384) it writes the
+// raw scores and the tile maxima, and softmax_rows_after_max finishes. It lets tf32 rows
+// run without the transpose of B that the core of sm90_gemm.cuh needs (37-45 us at
+// 4096^2).
 //
 // On the swapped core a row of C is spread thin: the 8 lanes sharing lane % 4 hold the
 // same 64 rows at 2 columns each, and a tile's 128 columns lie across those 8 lanes, the
@@ -16,7 +18,7 @@
 //
 // The array (SwappedContext::row_scratch, 1 KB: what shared memory has left beside the
 // four stages and the staging) holds the maxima and then the sums, so five barriers of
-// both consumers order its uses per tile. It is zero between tiles (key 0 is below every
+// both consumers order its uses per tile (two with kScoresOnly). It is zero between tiles (key 0 is below every
 // float's key).
 #pragma once
 
@@ -88,7 +90,10 @@ __device__ __forceinline__ void reduce_scatter8(float (&v)[N], int lane, Op op) 
 
 // Softmax over rows (dim -1), fp32 output, rescale sweep: exp(s - tile max) into C and
 // partial[row][tile column] = (tile max, sum of exp) for the row's 128 columns of the tile.
-template <class Ops>
+// kScoresOnly: the raw scores into C and (tile max, 0) into partial, for
+// softmax_rows_after_max, which does the exps and the sums as it streams the rows (two
+// of the five barriers per tile, no exps and no sums here, with the tensor cores idle).
+template <class Ops, bool kScoresOnly = false>
 struct SwappedRowsEpilogue {
   int m, n;
   float2* partial;  // [m][ceil(n / 128)]
@@ -136,6 +141,15 @@ struct SwappedRowsEpilogue {
     }
     named_barrier_sync(kRowsBarrier, 256);
     const unsigned own_key = keys[t];  // for this thread's partial write at the end
+    const int tiles_n = (n + kBlockN - 1) / kBlockN;
+    float2* own_partial = partial + static_cast<std::int64_t>(row0 + t) * tiles_n + col0 / kBlockN;
+    if constexpr (kScoresOnly) {
+      // Nobody else reads entry t: it is reset here, before the next tile's first barrier.
+      st_shared_u32(keys_at + 4 * t, 0u);
+      stage_block<Ops, float>(ctx, row0, col0, warp, lane, [&](int i) { return d[i]; });
+      if (row0 + t < m) *own_partial = make_float2(key_float(own_key), 0.0f);
+      return;
+    }
 
     // exp(s - tile max) out through the staging, with the tile maxima of each round's
     // kRoundEntries rows read at its start (a row pair's keys are adjacent: one 8-byte load).
@@ -189,11 +203,7 @@ struct SwappedRowsEpilogue {
     named_barrier_sync(kRowsBarrier, 256);
     const float own_sum = static_cast<float>(keys[t]) * (1.0f / kSumScale);
     st_shared_u32(keys_at + 4 * t, 0u);  // the next tile's first barrier orders this before its maxima
-    if (row0 + t < m) {
-      const int tiles_n = (n + kBlockN - 1) / kBlockN;
-      partial[static_cast<std::int64_t>(row0 + t) * tiles_n + col0 / kBlockN] =
-          make_float2(key_float(own_key), own_sum);
-    }
+    if (row0 + t < m) *own_partial = make_float2(key_float(own_key), own_sum);
 #endif
   }
 };

@@ -183,13 +183,14 @@ TEST(MatmulSoftmax, SweepsRowsOnTheSwappedCore) {
 }
 
 // From k = 4096 the tf32 row sweep counts each 256-row block's tiles as they land and
-// the combine-and-rescale pass starts beside it, each row waiting for its block: more
+// the row pass starts beside it, each row waiting for its block (after the max with
+// n <= 16384, combine and rescale past it: n = 16392): more
 // tiles than CTAs (11 x 13 = 143, so a second wave with idle SMs), a partial last row
 // block (2600 = 10 x 256 + 40), a single partial row block (m = 40, 300), columns past
 // n (136, 520), k off the k tile (4100).
 TEST(MatmulSoftmax, SweepsRowsOnTheSwappedCoreOverlapTheirPass) {
   if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
-  const std::int64_t shapes[][3] = {{2600, 1664, 4096}, {300, 136, 4100}, {40, 520, 4096}};
+  const std::int64_t shapes[][3] = {{2600, 1664, 4096}, {300, 136, 4100}, {40, 520, 4096}, {40, 16392, 4096}};
   for (const auto& s : shapes) {
     check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, fk::SoftmaxDim::rows, fk::MatmulPath::automatic,
            fk::SoftmaxScheme::sweeps});
@@ -234,16 +235,18 @@ TEST(MatmulSoftmax, SweepsRowsWithLargeScores) {
 
 // A NaN in row 5 of A makes every score of row 5 NaN: that row of the softmax is NaN
 // (as PyTorch's is) and the other rows are untouched and sum to 1. The swapped core's row
-// sweep adds its sums in fixed point (where a NaN would turn into 0); its NaN-propagating
-// tile max carries the NaN instead. Also the rows past the recompute range on the
-// transposing core (scores then one pass with fp32 output; exps, then the merged pass
-// with bf16 output) and tf32 with the pass beside the sweep (k = 4096).
+// sweep stores raw scores (n <= 16384: the pass after the max carries the NaN) or, for
+// wider rows (n = 16392), adds its sums in fixed point (where a NaN would turn into 0)
+// and its NaN-propagating tile max carries the NaN instead. Also the rows past the
+// recompute range on the transposing core (scores then one pass with fp32 output; exps,
+// then the merged pass with bf16 output) and tf32 with the pass beside the sweep (k =
+// 4096).
 namespace {
 void expect_only_the_nan_row_nan(fk::DType in, fk::DType out_type, std::int64_t k,
-                                 fk::SoftmaxScheme scheme = fk::SoftmaxScheme::sweeps) {
+                                 fk::SoftmaxScheme scheme = fk::SoftmaxScheme::sweeps, std::int64_t n = 520) {
   SCOPED_TRACE(std::string(fk::dtype_name(in)) + " -> " + fk::dtype_name(out_type) + " k " + std::to_string(k) +
-               " " + fk::softmax_scheme_name(scheme));
-  const std::int64_t m = 300, n = 520, nan_row = 5;
+               " n " + std::to_string(n) + " " + fk::softmax_scheme_name(scheme));
+  const std::int64_t m = 300, nan_row = 5;
   ft::DeviceBuffer a, b, out(m * n * fk::dtype_bytes(out_type));
   ft::random_device_values(a, m * k, in, -0.3, 0.3);
   ft::random_device_values(b, k * n, in, -0.3, 0.3);
@@ -284,6 +287,7 @@ TEST(MatmulSoftmax, SweepsRowsKeepNaNRows) {
   if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
   expect_only_the_nan_row_nan(fk::DType::tf32, fk::DType::f32, 400);
   expect_only_the_nan_row_nan(fk::DType::tf32, fk::DType::f32, 4096);
+  expect_only_the_nan_row_nan(fk::DType::tf32, fk::DType::f32, 400, fk::SoftmaxScheme::sweeps, 16392);
   expect_only_the_nan_row_nan(fk::DType::bf16, fk::DType::f32, 904);
   expect_only_the_nan_row_nan(fk::DType::bf16, fk::DType::bf16, 904);
 }
