@@ -188,8 +188,10 @@ __global__ void __launch_bounds__(256)
 // exps run here, under the loads of a pass bound by memory, instead of in the sweep's
 // epilogue with the tensor cores idle; the pass reads and writes as much as the
 // rescale pass would. Rows from the last up, or beside the sweep (row_of_pass).
+// Blocks per SM: 5 with 4 quads (6 spilled), 4 with 8 (without the bound ptxas took 78 registers for
+// 8 quads once the pass could wait for the sweep, and 3 blocks fit), 2 with 16.
 template <int kQuads>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(256, kQuads <= 4 ? 5 : (kQuads <= 8 ? 4 : 2))
     softmax_rows_after_max_kernel(float* __restrict__ out, const float2* __restrict__ partial, long n, int blocks,
                                   WrittenRows written) {
   __shared__ float scratch[8];  // a float per warp, for the block sum
@@ -354,7 +356,12 @@ void softmax_rows_after_max(void* out, const float2* partial, std::int64_t m, st
   }
   constexpr const char* kWhat = "softmax rows after max";
   auto* scores = static_cast<float*>(out);
-  if (n <= 8192) {
+  // As few quads as hold the row: registers spent on quads past n keep fewer blocks,
+  // and so fewer loads, in flight on an SM (the pass beside a sweep runs on a few SMs).
+  if (n <= 4096) {
+    launch_row_pass(softmax_rows_after_max_kernel<4>, m, written, stream, kWhat, scores, partial, static_cast<long>(n),
+                    blocks, written);
+  } else if (n <= 8192) {
     launch_row_pass(softmax_rows_after_max_kernel<8>, m, written, stream, kWhat, scores, partial, static_cast<long>(n),
                     blocks, written);
   } else {
