@@ -94,13 +94,6 @@ __global__ void rescale_cols_kernel(OutT* __restrict__ out, const float* __restr
   }
 }
 
-// Rows, the combine and the rescale in one launch: one block per row; warp 0 merges the
-// row's `blocks` partials into (max, 1/sum) while every thread's first loads of the row
-// are already in flight (kQuads quads each, all issued before any store: a loop of
-// load, scale, store keeps one load in flight per thread, since a store to the row may
-// alias the next load). Rows from the last up, as rescale_cols_kernel, unless the pass
-// runs beside the sweep (`written`, see combine_rescale_rows): then from the top, the
-// order in which the sweep completes row blocks, each row waiting for its block.
 // The row this block of a row pass takes: from the last up after the sweep (its last
 // rows are the likeliest still in L2), or, beside the sweep (written.counts), from the
 // top, waiting until the row's block is in memory: one thread waits (acquire, GPU scope:
@@ -142,6 +135,13 @@ void launch_row_pass(void (*kernel)(KernelArgs...), std::int64_t m, const Writte
   }
 }
 
+// Rows, the combine and the rescale in one launch: one block per row; warp 0 merges the
+// row's `blocks` partials into (max, 1/sum) while every thread's first loads of the row
+// are already in flight (kQuads quads each, all issued before any store: a loop of
+// load, scale, store keeps one load in flight per thread, since a store to the row may
+// alias the next load). Rows from the last up, as rescale_cols_kernel, unless the pass
+// runs beside the sweep (`written`, see combine_rescale_rows): then from the top, the
+// order in which the sweep completes row blocks, each row waiting for its block.
 template <class OutT, int kQuads>
 __global__ void __launch_bounds__(256)
     combine_rescale_rows_kernel(OutT* __restrict__ out, const float2* __restrict__ partial, long n, int blocks,
