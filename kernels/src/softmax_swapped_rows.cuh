@@ -18,8 +18,8 @@
 //
 // The array (SwappedContext::row_scratch, 1 KB: what shared memory has left beside the
 // four stages and the staging) holds the maxima and then the sums, so five barriers of
-// both consumers order its uses per tile (two with kScoresOnly). It is zero between tiles (key 0 is below every
-// float's key).
+// both consumers order its uses per tile (two with kScoresOnly). It is zero between
+// tiles (key 0 is below every float's key).
 #pragma once
 
 #include <cmath>
