@@ -299,11 +299,9 @@ void swept_rows(const MatmulProblem& p, cudaStream_t stream) {
   } else if (std::is_same_v<OutT, float> && p.n <= detail::kAfterMaxMaxCols) {
     // fp32 output: the sweep stores the scores and their block maxima, and the pass
     // does the exps while it streams the rows (softmax_finish.cuh).
-    if constexpr (std::is_same_v<OutT, float>) {
-      e.pass = sm90::SoftmaxPass::store_scores;
-      run_sweep(p, b_operand, stream, e);
-      detail::softmax_rows_after_max(p.c, partial.as<float2>(), p.m, p.n, tiles_n, stream);
-    }
+    e.pass = sm90::SoftmaxPass::store_scores;
+    run_sweep(p, b_operand, stream, e);
+    detail::softmax_rows_after_max(p.c, partial.as<float2>(), p.m, p.n, tiles_n, stream);
   } else {
     e.pass = sm90::SoftmaxPass::stats_store_exp;
     run_sweep(p, b_operand, stream, e);

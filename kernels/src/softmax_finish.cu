@@ -180,6 +180,35 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+// The end of a row's softmax held in registers (kQuads quads per thread of a 256-thread
+// block, quads past n left alone), given the row's max: exp(s - max) in place, the
+// block's sum, and the stores times 1/sum into row_out.
+template <int kQuads, class OutT>
+__device__ __forceinline__ void exp_normalize_store(Quad (&q)[kQuads], float mx, long n, OutT* row_out,
+                                                    float* scratch) {
+  float sum = 0.0f;
+#pragma unroll
+  for (int u = 0; u < kQuads; ++u) {
+    const long j = 4 * (threadIdx.x + static_cast<long>(u) * blockDim.x);
+    if (j < n) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        q[u].v[e] = __expf(q[u].v[e] - mx);
+        sum += q[u].v[e];
+      }
+    }
+  }
+  const float inv = 1.0f / softmax_parts::group_reduce(sum, softmax_parts::SumOp{}, scratch, 256);
+#pragma unroll
+  for (int u = 0; u < kQuads; ++u) {
+    const long j = 4 * (threadIdx.x + static_cast<long>(u) * blockDim.x);
+    if (j < n) {
+      scale4(q[u], inv);
+      store4(row_out + j, q[u]);
+    }
+  }
+}
+
 // Rows of raw fp32 scores (the sweep's store_scores pass wrote them, with each block's
 // row max in partial[].x) into the softmax, in place: one block of 256 threads per row,
 // the whole row in registers (n <= 4 * kQuads * 256). Warp 0 takes the row max M from
@@ -213,28 +242,7 @@ __global__ void __launch_bounds__(256, kQuads <= 4 ? 5 : (kQuads <= 8 ? 4 : 2))
     if (lane == 0) row_max = mx;
   }
   __syncthreads();
-  const float mx = row_max;
-  float sum = 0.0f;
-#pragma unroll
-  for (int u = 0; u < kQuads; ++u) {
-    const long j = 4 * (threadIdx.x + static_cast<long>(u) * blockDim.x);
-    if (j < n) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        q[u].v[e] = __expf(q[u].v[e] - mx);
-        sum += q[u].v[e];
-      }
-    }
-  }
-  const float inv = 1.0f / softmax_parts::group_reduce(sum, softmax_parts::SumOp{}, scratch, 256);
-#pragma unroll
-  for (int u = 0; u < kQuads; ++u) {
-    const long j = 4 * (threadIdx.x + static_cast<long>(u) * blockDim.x);
-    if (j < n) {
-      scale4(q[u], inv);
-      store4(row + j, q[u]);
-    }
-  }
+  exp_normalize_store(q, row_max, n, row, scratch);
 }
 
 // One block of 256 threads per row (n <= 4 * kQuads * 256): the row's slabs are added
@@ -273,24 +281,7 @@ __global__ void __launch_bounds__(256)
     for (int e = 0; e < 4; ++e) mx = fmaxf(mx, q[u].v[e]);
   }
   mx = softmax_parts::group_reduce(mx, softmax_parts::MaxOp{}, scratch, 256);
-  float sum = 0.0f;
-#pragma unroll
-  for (int u = 0; u < kQuads; ++u) {
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      q[u].v[e] = __expf(q[u].v[e] - mx);  // the padding's -inf gives 0
-      sum += q[u].v[e];
-    }
-  }
-  const float inv = 1.0f / softmax_parts::group_reduce(sum, softmax_parts::SumOp{}, scratch, 256);
-#pragma unroll
-  for (int u = 0; u < kQuads; ++u) {
-    const long j = 4 * (threadIdx.x + static_cast<long>(u) * blockDim.x);
-    if (j < n) {
-      scale4(q[u], inv);
-      store4(out + i * n + j, q[u]);
-    }
-  }
+  exp_normalize_store(q, mx, n, out + i * n, scratch);
 }
 
 template <class OutT>

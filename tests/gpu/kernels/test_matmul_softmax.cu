@@ -81,6 +81,18 @@ const std::int64_t kShapes[][3] = {
     {129, 520, 1000}, {4097, 256, 333}, {64, 4100, 40},  {17, 4097, 17},
 };
 
+// A row scheme by name on every shape, with tf32 -> fp32, bf16 -> bf16 and bf16 -> fp32.
+template <std::size_t N>
+void check_row_scheme(const std::int64_t (&shapes)[N][3], fk::SoftmaxScheme scheme) {
+  const auto rows = fk::SoftmaxDim::rows;
+  const auto path = fk::MatmulPath::automatic;
+  for (const auto& s : shapes) {
+    check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, rows, path, scheme});
+    check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::bf16, rows, path, scheme});
+    check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::f32, rows, path, scheme});
+  }
+}
+
 }  // namespace
 
 TEST(MatmulSoftmax, FusedAndFallbackMatchFloat64) {
@@ -102,8 +114,8 @@ TEST(MatmulSoftmax, FusedAndFallbackMatchFloat64) {
 }
 
 // The sweeps stage their output for TMA stores (as the matmul does): 16-bit in one
-// round, fp32 in eight rounds of 32 columns on two alternating buffers. k = 392 (rescale; recompute for bf16 ->
-// fp32 rows, SweepsRowsBf16ToFp32AroundTheRecomputeLimit): more tiles than CTAs
+// round, fp32 in eight rounds on two alternating buffers. k = 392 (rescale; recompute
+// for bf16 -> fp32 rows, SweepsRowsBf16ToFp32AroundTheRecomputeLimit): more tiles than CTAs
 // (17 x 9 = 153), so staging buffers are reused, and partial tiles in m and n. k = 200
 // (recompute, whose first sweep writes nothing) with one row tile: it streams there
 // instead of keeping B resident.
@@ -141,14 +153,7 @@ TEST(MatmulSoftmax, SweepsRowsBf16ToFp32AroundTheRecomputeLimit) {
 TEST(MatmulSoftmax, SweepsRowsFinishInOnePass) {
   if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
   const std::int64_t shapes[][3] = {{300, 8200, 904}, {40, 16392, 904}};
-  const fk::DType pairs[][2] = {
-      {fk::DType::bf16, fk::DType::f32}, {fk::DType::bf16, fk::DType::bf16}, {fk::DType::tf32, fk::DType::f32}};
-  for (const auto& s : shapes) {
-    for (const auto& t : pairs) {
-      check({s[0], s[1], s[2], t[0], t[1], fk::SoftmaxDim::rows, fk::MatmulPath::automatic,
-             fk::SoftmaxScheme::sweeps});
-    }
-  }
+  check_row_scheme(shapes, fk::SoftmaxScheme::sweeps);
 }
 
 // Columns run on the swapped core (C^T = B^T A^T, 256x128 tiles, statistics per 256-row
@@ -330,18 +335,6 @@ TEST(MatmulSoftmax, OneLaunchMatchesFloat64) {
       check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::f32, dim, fk::MatmulPath::automatic, one, 1});
       check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, dim, fk::MatmulPath::automatic, one, 1});
     }
-  }
-}
-
-// A row scheme by name on every shape, with tf32 -> fp32, bf16 -> bf16 and bf16 -> fp32.
-template <std::size_t N>
-void check_row_scheme(const std::int64_t (&shapes)[N][3], fk::SoftmaxScheme scheme) {
-  const auto rows = fk::SoftmaxDim::rows;
-  const auto path = fk::MatmulPath::automatic;
-  for (const auto& s : shapes) {
-    check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, rows, path, scheme});
-    check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::bf16, rows, path, scheme});
-    check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::f32, rows, path, scheme});
   }
 }
 
