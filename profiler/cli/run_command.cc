@@ -92,6 +92,13 @@ std::string run_usage() {
          "                         CUPTI callbacks; all = every call as activity records)\n"
          "  --max-memory-mb N      memory for records per process before they are dropped\n"
          "                         and counted (default 1024)\n"
+         "  --counters[=N|all]     count each kernel's FLOPs and DRAM bytes with the GPU's\n"
+         "                         hardware counters: the first N launches of each kernel\n"
+         "                         signature are measured (replayed; default 2), later ones\n"
+         "                         take the measured values (docs/COUNTERS.md)\n"
+         "  --gpu-metrics[=INTERVAL] sample SM, tensor-pipe and DRAM activity of each GPU\n"
+         "                         every INTERVAL (10us..10ms, default 100us) as counter\n"
+         "                         tracks; not with --counters\n"
          "  --top N                rows in each summary table (default 10)\n"
          "  --no-summary           do not print the summary\n"
          "  -h, --help             show this help\n"
@@ -144,6 +151,16 @@ Parsed<RunOptions> parse_run_args(std::span<const std::string> args) {
       auto n = parse_positive_count(v, "--max-memory-mb");
       if (!n.ok()) return P::fail(n.error);
       o.max_memory_mb = n.value;
+    } else if (name == "--counters") {
+      const std::string v2 = name == a ? std::string("on") : a.substr(a.find('=') + 1);
+      std::string error;
+      if (!capture::parse_counters(v2, &error)) return P::fail(concat("--counters: ", error));
+      o.counters = v2;
+    } else if (name == "--gpu-metrics") {
+      const std::string v2 = name == a ? std::string("on") : a.substr(a.find('=') + 1);
+      std::string error;
+      if (!capture::parse_gpu_metrics(v2, &error)) return P::fail(concat("--gpu-metrics: ", error));
+      o.gpu_metrics = v2;
     } else if (name == "--top") {
       if (auto e = value(a, v)) return P::fail(*e);
       auto n = parse_positive_count(v, "--top");
@@ -155,6 +172,13 @@ Parsed<RunOptions> parse_run_args(std::span<const std::string> args) {
   }
   o.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
   if (o.command.empty()) return P::fail("no command given (flopline run [options] -- CMD ARGS...)");
+  std::string error;
+  const bool counters_on = !o.counters.empty() && capture::parse_counters(o.counters, &error)->on;
+  const bool metrics_on = !o.gpu_metrics.empty() && capture::parse_gpu_metrics(o.gpu_metrics, &error)->on;
+  if (counters_on && metrics_on) {
+    return P::fail("--counters and --gpu-metrics cannot be used together (both read the GPU's "
+                   "performance monitors)");
+  }
   return P{std::move(o), {}};
 }
 
@@ -185,6 +209,8 @@ std::vector<std::string> build_run_environment(const std::vector<std::string>& b
     set_var(env, "FLOPLINE_MAX_MEMORY_MB", std::to_string(*run.max_memory_mb));
   }
   if (!run.manifest.empty()) set_var(env, "FLOPLINE_MANIFEST", run.manifest);
+  if (!run.counters.empty()) set_var(env, "FLOPLINE_COUNTERS", run.counters);
+  if (!run.gpu_metrics.empty()) set_var(env, "FLOPLINE_GPU_METRICS", run.gpu_metrics);
   return env;
 }
 
@@ -224,6 +250,8 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
   run.output = cwd_error ? opt.output : absolute_output(opt.output, cwd);
   run.kinds = opt.kinds;
   run.max_memory_mb = opt.max_memory_mb;
+  run.counters = opt.counters;
+  run.gpu_metrics = opt.gpu_metrics;
   run.manifest = make_manifest();
   std::vector<std::string> base;
   for (char** e = environ; *e != nullptr; ++e) base.emplace_back(*e);

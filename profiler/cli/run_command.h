@@ -25,6 +25,8 @@ struct RunOptions {
   std::optional<std::uint64_t> max_memory_mb;
   std::uint64_t top = 10;
   bool summary = true;
+  std::string counters;     // --counters[=N|all]: FLOPLINE_COUNTERS, "" = off
+  std::string gpu_metrics;  // --gpu-metrics[=INTERVAL]: FLOPLINE_GPU_METRICS, "" = off
   bool help = false;
   std::vector<std::string> command;  // CMD ARGS...
 };
@@ -40,6 +42,8 @@ struct RunEnvironment {
   std::string kinds;           // FLOPLINE_KINDS, unset when empty
   std::optional<std::uint64_t> max_memory_mb;
   std::string manifest;  // FLOPLINE_MANIFEST
+  std::string counters;     // FLOPLINE_COUNTERS, unset when empty
+  std::string gpu_metrics;  // FLOPLINE_GPU_METRICS, unset when empty
 };
 // `base` is "NAME=VALUE" entries (environ); returns it with flopline's variables set
 // (replacing earlier values) and the library appended to LD_PRELOAD (once).

@@ -26,6 +26,12 @@ struct SessionOptions {
   // Where write() with no argument writes; "%p" is replaced by the pid.
   std::string output_path = "flopline-%p.json";
   std::uint64_t max_memory_mb = 1024;  // beyond it records are dropped (and counted)
+  // Hardware counters per kernel (docs/COUNTERS.md), as FLOPLINE_COUNTERS takes them:
+  // "off", "on" (the first 2 launches of each kernel signature), "N", "all".
+  std::string counters = "off";
+  // GPU metrics over time, as FLOPLINE_GPU_METRICS takes them: "off", "on" (100 us),
+  // or an interval such as "20us". Not together with counters.
+  std::string gpu_metrics = "off";
 };
 
 struct SessionWriteResult {

@@ -72,6 +72,22 @@ bool Session::start() {
   cupti::SourceOptions o;
   o.kinds = *kinds;
   o.max_memory_bytes = s.options.max_memory_mb << 20;
+  const auto counters = capture::parse_counters(s.options.counters, &error);
+  if (!counters) {
+    s.error = "counters: " + error;
+    return false;
+  }
+  const auto gpu_metrics = capture::parse_gpu_metrics(s.options.gpu_metrics, &error);
+  if (!gpu_metrics) {
+    s.error = "gpu_metrics: " + error;
+    return false;
+  }
+  if (counters->on && gpu_metrics->on) {
+    s.error = "counters and gpu_metrics cannot be on together (both use the GPU's performance monitors)";
+    return false;
+  }
+  if (counters->on) o.counters = counters->per_signature;
+  if (gpu_metrics->on) o.gpu_metrics_interval_ns = gpu_metrics->interval_ns;
   if (!cupti::CuptiSource::instance().start(o, &s.error)) return false;
   s.running = true;
   return true;

@@ -141,12 +141,14 @@ void summarize(OperatorSummary& op, const std::vector<GpuWork>& work,
 }  // namespace
 
 Attribution attribute_operators(const RecordBatch& batch, const LaunchIndex& launches,
-                                const PairedMarkers& markers) {
+                                const PairedMarkers& markers,
+                                std::span<const std::optional<WorkCount>> counted) {
   const std::vector<GpuWork>& work = launches.gpu_work();
   const auto& ranges = markers.ranges;
   Attribution out;
   out.owner.assign(work.size(), kNoId);
   out.counts_from.assign(work.size(), kNoId);
+  out.precision_from.assign(work.size(), kNoId);
 
   std::vector<std::uint32_t> launch_calls;
   for (const GpuWork& w : work) {
@@ -172,10 +174,16 @@ Attribution attribute_operators(const RecordBatch& batch, const LaunchIndex& lau
   }
   for (std::uint32_t w = 0; w < work.size(); ++w) {
     if (out.owner[w] == kNoId) continue;
-    for (const std::uint32_t r : containing.at(work[w].launch)) {
+    const std::vector<std::uint32_t>& owners = containing.at(work[w].launch);
+    for (const std::uint32_t r : owners) {
       const auto& m = ranges[r].metrics;
       if (!m.has_flops() && !m.has_bytes()) continue;
       if (inclusive[r].size() == 1) out.counts_from[w] = r;
+      break;
+    }
+    for (const std::uint32_t r : owners) {
+      if (ranges[r].precision.empty()) continue;
+      out.precision_from[w] = r;
       break;
     }
   }
@@ -194,6 +202,15 @@ Attribution attribute_operators(const RecordBatch& batch, const LaunchIndex& lau
     op.launches = launch_count[r];
     summarize(op, work, inclusive[r]);
     op.self_gpu_time_ns = gpu_time(work, self[r]);
+    if (counted.empty()) continue;
+    for (const std::uint32_t w : inclusive[r]) {
+      if (w >= counted.size() || !counted[w]) continue;
+      const WorkCount& c = *counted[w];
+      ++op.counted_kernels;
+      op.counted_flops = op.counted_flops.value_or(0) + c.flops;
+      if (c.bytes) op.counted_bytes = op.counted_bytes.value_or(0) + *c.bytes;
+      op.counted_inferred = op.counted_inferred || c.inferred;
+    }
   }
   return out;
 }

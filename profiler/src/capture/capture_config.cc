@@ -3,6 +3,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <initializer_list>
 
 namespace flopline::capture {
 namespace {
@@ -262,6 +263,68 @@ std::string output_path_for_process(std::string_view output, std::int64_t pid,
   return expand_output_template(templ, pid, rank);
 }
 
+namespace {
+
+bool one_of(std::string_view s, std::initializer_list<std::string_view> words) {
+  std::string lower(s);
+  for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  for (std::string_view w : words) {
+    if (lower == w) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<CountersSetting> parse_counters(std::string_view text, std::string* error) {
+  CountersSetting s;
+  if (one_of(text, {"", "off", "0", "false", "no"})) return s;
+  s.on = true;
+  if (one_of(text, {"on", "true", "yes"})) return s;
+  if (one_of(text, {"all", "every"})) {
+    s.per_signature = 0;
+    return s;
+  }
+  std::uint32_t n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec == std::errc() && end == text.data() + text.size() && n >= 1) {
+    s.per_signature = n;
+    return s;
+  }
+  if (error) {
+    *error = "'" + std::string(text) +
+             "' is not on, off, all or a number of launches to measure per kernel signature";
+  }
+  return std::nullopt;
+}
+
+std::optional<GpuMetricsSetting> parse_gpu_metrics(std::string_view text, std::string* error) {
+  GpuMetricsSetting s;
+  if (one_of(text, {"", "off", "0", "false", "no"})) return s;
+  s.on = true;
+  if (one_of(text, {"on", "1", "true", "yes"})) return s;
+  // A decimal number, then its unit.
+  std::size_t i = 0;
+  while (i < text.size() && ((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;
+  const std::string_view number = text.substr(0, i), unit = text.substr(i);
+  double scale = 0;
+  if (unit == "ns") scale = 1;
+  if (unit == "us") scale = 1e3;
+  if (unit == "ms") scale = 1e6;
+  double value = 0;
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+  const double ns = value * scale;
+  if (number.empty() || ec != std::errc() || end != number.data() + number.size() || scale == 0 ||
+      ns < kMinGpuMetricsIntervalNs || ns > kMaxGpuMetricsIntervalNs) {
+    if (error) {
+      *error = "'" + std::string(text) + "' is not on, off or a sampling interval from 10us to 10ms (e.g. 50us)";
+    }
+    return std::nullopt;
+  }
+  s.interval_ns = static_cast<std::int64_t>(ns + 0.5);
+  return s;
+}
+
 CaptureEnv read_capture_env(const GetEnv& getenv) {
   CaptureEnv env;
   if (const char* v = getenv("FLOPLINE_OUTPUT")) env.output = v;
@@ -286,6 +349,28 @@ CaptureEnv read_capture_env(const GetEnv& getenv) {
   }
   if (const char* v = getenv("FLOPLINE_MANIFEST")) env.manifest = v;
   if (const char* v = getenv("FLOPLINE_QUIET")) env.quiet = std::string_view(v) == "1";
+  if (const char* v = getenv("FLOPLINE_COUNTERS")) {
+    std::string error;
+    if (auto c = parse_counters(v, &error)) {
+      env.counters = *c;
+    } else {
+      env.warnings.push_back("FLOPLINE_COUNTERS: " + error + "; counters are off");
+    }
+  }
+  if (const char* v = getenv("FLOPLINE_GPU_METRICS")) {
+    std::string error;
+    if (auto g = parse_gpu_metrics(v, &error)) {
+      env.gpu_metrics = *g;
+    } else {
+      env.warnings.push_back("FLOPLINE_GPU_METRICS: " + error + "; GPU metrics are off");
+    }
+  }
+  if (env.counters.on && env.gpu_metrics.on) {
+    // Both read the GPU's performance monitors, which one client holds at a time.
+    env.warnings.push_back("FLOPLINE_GPU_METRICS: not with FLOPLINE_COUNTERS (both use the GPU's "
+                           "performance monitors); GPU metrics are off");
+    env.gpu_metrics.on = false;
+  }
   env.rank = process_rank(getenv);
   return env;
 }

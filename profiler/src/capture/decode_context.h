@@ -6,6 +6,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "flopline/capture/kernel_counts.h"
 #include "flopline/capture/launch_index.h"
 #include "flopline/capture/record_decoder.h"
 
@@ -27,12 +28,21 @@ struct DecodeContext {
   std::unordered_map<std::uint32_t, std::uint32_t> device_of_context;
   const Attribution* attribution = nullptr;            // null without NVTX
   std::vector<std::uint32_t> range_metrics;            // per range: metrics index or kNone
+  std::vector<KernelCounts> kernel_counts;             // per batch kernel
+  std::vector<CountedWork> counted;                    // per batch counter record
+  std::vector<std::string> attribution_precisions;     // per range: its declared precision
+
+  const CountedWork* counted_of_kernel(std::size_t kernel) const {
+    if (kernel >= kernel_counts.size() || kernel_counts[kernel].record == kNoId) return nullptr;
+    return &counted[kernel_counts[kernel].record];
+  }
   std::unordered_set<std::uint32_t> gpu_devices_seen;  // ordinals with a GPU process
 
   std::uint32_t cpu_track(std::uint32_t thread_id) {
     return builder.track(cpu_process, static_cast<std::int64_t>(thread_id));
   }
   std::uint32_t gpu_track(std::uint32_t device, std::int64_t stream);
+  std::uint32_t gpu_process(std::uint32_t device);  // the device's GPU process
   const DeviceInfo* device(std::uint32_t ordinal) const {
     const auto it = devices.find(ordinal);
     return it == devices.end() ? nullptr : it->second;
@@ -41,6 +51,16 @@ struct DecodeContext {
 
 // Kernels, copies and sets with their args, metrics and launch flows.
 void emit_gpu_records(DecodeContext& ctx, DecodeResult& result);
+
+// Counter values per kernel (ctx.kernel_counts, ctx.counted) and, per gpu_work() entry,
+// the counted work that operator attribution sums.
+std::vector<std::optional<WorkCount>> count_kernels(DecodeContext& ctx);
+
+// GPU metrics samples as counter series on each device's GPU process.
+void emit_gpu_metrics(DecodeContext& ctx);
+
+// What counting and sampling did, in the trace's "flopline" metadata.
+void add_counter_info(DecodeContext& ctx);
 
 // "_Z..." names through the C++ ABI demangler; others (Triton's) unchanged.
 std::string demangle(const std::string& name);

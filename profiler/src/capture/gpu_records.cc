@@ -29,7 +29,40 @@ void add_graph(ArgsBuilder& a, std::uint32_t graph_id, std::uint64_t graph_node_
   a.add_uint("graph node id", graph_node_id);
 }
 
-trace::ArgsId kernel_args(DecodeContext& ctx, ArgsBuilder& a, const KernelRecord& k) {
+void add_pairs(ArgsBuilder& a, std::string_view key, const std::vector<std::pair<std::string, double>>& v) {
+  ArgsBuilder inner;
+  for (const auto& [k, x] : v) inner.add(k, x);
+  a.add_raw(key, inner.finish());
+}
+
+// The counted work of a kernel (docs/COUNTERS.md has every arg).
+void add_counter_args(ArgsBuilder& a, const CountedWork& w, bool measured) {
+  a.add("flops", w.flops);
+  if (!w.flops_by_precision.empty()) add_pairs(a, "flops by precision", w.flops_by_precision);
+  if (!w.tensor_flops_by_path.empty()) add_pairs(a, "tensor flops by path", w.tensor_flops_by_path);
+  if (w.sparse_ops > 0) a.add("sparse tensor ops", w.sparse_ops);
+  if (w.int_ops > 0) a.add("integer tensor ops", w.int_ops);
+  if (const auto bytes = w.dram_bytes()) {
+    a.add("dram bytes", *bytes);
+    if (w.dram_read_bytes) a.add("dram bytes read", *w.dram_read_bytes);
+    if (w.dram_write_bytes) a.add("dram bytes written", *w.dram_write_bytes);
+  }
+  a.add("flops source", measured ? "counters" : "counters (same signature)");
+  // A measured launch ran under kernel replay: its time is not a normal run's.
+  if (measured) a.add_bool("counters replayed", true);
+}
+
+// The precision a kernel's % of peak divides by: what its counters say, else what the
+// innermost operator owning it declared.
+std::string kernel_precision(const DecodeContext& ctx, std::size_t work_index, const CountedWork* counted) {
+  if (counted != nullptr && !counted->precision.empty()) return counted->precision;
+  if (ctx.attribution == nullptr) return {};
+  const std::uint32_t r = ctx.attribution->precision_from[work_index];
+  return r == kNoId ? std::string() : ctx.attribution_precisions[r];
+}
+
+trace::ArgsId kernel_args(DecodeContext& ctx, ArgsBuilder& a, const KernelRecord& k,
+                          std::size_t work_index, std::size_t kernel_index) {
   a.clear();
   a.add_uint("device", k.device);
   a.add_uint("context", k.context);
@@ -56,6 +89,10 @@ trace::ArgsId kernel_args(DecodeContext& ctx, ArgsBuilder& a, const KernelRecord
                 static_cast<std::int64_t>(k.cluster_z)});
   }
   add_graph(a, k.graph_id, k.graph_node_id);
+  const CountedWork* counted = ctx.counted_of_kernel(kernel_index);
+  if (counted != nullptr) add_counter_args(a, *counted, ctx.kernel_counts[kernel_index].measured);
+  const std::string precision = kernel_precision(ctx, work_index, counted);
+  if (!precision.empty()) a.add("precision", precision);
   return ctx.trace.args.add_json(a.finish());
 }
 
@@ -122,15 +159,18 @@ std::uint32_t metrics_of(DecodeContext& ctx, std::size_t work_index,
 
 }  // namespace
 
-std::uint32_t DecodeContext::gpu_track(std::uint32_t device_ordinal, std::int64_t stream) {
+std::uint32_t DecodeContext::gpu_process(std::uint32_t device_ordinal) {
   const std::uint32_t process = builder.process(pids.gpu(device_ordinal));
-  const std::uint32_t track = builder.track(process, stream, trace::TrackKind::kGpuStream);
   if (gpu_devices_seen.insert(device_ordinal).second) {
     // Set here too: the builder only infers the device for pids below 1024.
     trace.processes[process].is_gpu = true;
     trace.processes[process].device = static_cast<std::int32_t>(device_ordinal);
   }
-  return track;
+  return process;
+}
+
+std::uint32_t DecodeContext::gpu_track(std::uint32_t device_ordinal, std::int64_t stream) {
+  return builder.track(gpu_process(device_ordinal), stream, trace::TrackKind::kGpuStream);
 }
 
 void emit_gpu_records(DecodeContext& ctx, DecodeResult& result) {
@@ -151,8 +191,12 @@ void emit_gpu_records(DecodeContext& ctx, DecodeResult& result) {
           it->second = ctx.trace.strings.intern(ctx.options.demangle ? demangle(k.name) : k.name);
         s.name = it->second;
         s.cat = cat.kernel;
-        s.args = kernel_args(ctx, a, k);
-        s.metrics = metrics_of(ctx, w, std::nullopt);
+        s.args = kernel_args(ctx, a, k, w, g.index);
+        if (const CountedWork* c = ctx.counted_of_kernel(g.index)) {
+          s.metrics = ctx.builder.add_metrics({c->flops, c->dram_bytes().value_or(-1)});
+        } else {
+          s.metrics = metrics_of(ctx, w, std::nullopt);
+        }
         break;
       }
       case GpuWorkKind::kMemcpy: {

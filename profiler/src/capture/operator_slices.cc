@@ -33,10 +33,23 @@ void add_marker_data(ArgsBuilder& a, const NvtxMarkerData& d) {
   }
 }
 
-trace::ArgsId range_args(trace::Trace& t, ArgsBuilder& a, const NvtxRange& r) {
+// Where a range's FLOPs come from: its own declaration, else the counted work of its
+// kernels. With both, the counted sums ride along so `flopline stats` can compare them.
+void add_counted(ArgsBuilder& a, const NvtxRange& r, const OperatorSummary* op) {
+  if (op == nullptr || !op->counted_flops) return;
+  if (r.count_source == CountSource::kNone) {
+    a.add("flops source", op->counted_inferred ? "counters (same signature)" : "counters");
+    return;
+  }
+  a.add("counted flops", *op->counted_flops);
+  if (op->counted_bytes) a.add("counted dram bytes", *op->counted_bytes);
+}
+
+trace::ArgsId range_args(trace::Trace& t, ArgsBuilder& a, const NvtxRange& r, const OperatorSummary* op) {
   a.clear();
   add_marker_data(a, r.data);
   if (r.count_source != CountSource::kNone) a.add("flops source", to_string(r.count_source));
+  add_counted(a, r, op);
   if (!r.precision.empty()) a.add("precision", r.precision);  // picks the peak for % of peak
   if (r.from_torch) {
     // Kineto's cpu_op keys, so tools that read torch.profiler traces find them.
@@ -64,10 +77,15 @@ std::vector<std::uint32_t> emit_operators(const PairedMarkers& markers,
   std::vector<std::uint32_t> metrics(markers.ranges.size(), trace::kNone);
   for (std::size_t i = 0; i < markers.ranges.size(); ++i) {
     const NvtxRange& r = markers.ranges[i];
-    if (r.metrics.has_flops() || r.metrics.has_bytes()) metrics[i] = builder.add_metrics(r.metrics);
+    const OperatorSummary* op = i < attribution.operators.size() ? &attribution.operators[i] : nullptr;
+    if (r.metrics.has_flops() || r.metrics.has_bytes()) {
+      metrics[i] = builder.add_metrics(r.metrics);
+    } else if (op != nullptr && op->counted_flops) {
+      metrics[i] = builder.add_metrics({*op->counted_flops, op->counted_bytes.value_or(-1)});
+    }
     const std::uint32_t track = builder.track(cpu, static_cast<std::int64_t>(r.thread_id));
     builder.add_slice(track, Slice{r.start, r.end - r.start, t.strings.intern(r.name), cat_cpu,
-                                   range_args(t, a, r), metrics[i]});
+                                   range_args(t, a, r, op), metrics[i]});
   }
   for (const NvtxInstant& i : markers.instants) {
     a.clear();
@@ -84,8 +102,10 @@ std::vector<std::uint32_t> emit_operators(const PairedMarkers& markers,
     for (const StreamExtent& e : op.streams) {
       a.clear();
       a.add_uint("gpu records", e.records);
-      const std::string& precision = markers.ranges[op.range].precision;
-      if (!precision.empty()) a.add("precision", precision);
+      const NvtxRange& r = markers.ranges[op.range];
+      if (!r.precision.empty()) a.add("precision", r.precision);
+      if (r.count_source != CountSource::kNone) a.add("flops source", to_string(r.count_source));
+      add_counted(a, r, &op);
       const trace::ArgsId args = t.args.add_json(a.finish());
       const std::uint32_t gpu = builder.process(pids.gpu(e.device));
       const std::uint32_t track =

@@ -195,10 +195,12 @@ DecodeResult decode(const RecordBatch& batch, trace::TraceBuilder& builder,
   // NVTX first: operator names and args are added before kernel names and args, which
   // decides the nesting of a GPU extent and a kernel with the same interval (see
   // operator_slices.cc).
+  const std::vector<std::optional<WorkCount>> counted = detail::count_kernels(ctx);
   if (options.nvtx) {
     result.markers = pair_markers(batch, capture_end(batch), options.counts);
-    result.attribution = attribute_operators(batch, launches, result.markers);
+    result.attribution = attribute_operators(batch, launches, result.markers, counted);
     ctx.attribution = &result.attribution;
+    for (const NvtxRange& r : result.markers.ranges) ctx.attribution_precisions.push_back(r.precision);
     ctx.range_metrics = emit_operators(result.markers, result.attribution, ctx.pids, builder);
     // The GPU processes the extents created are recorded like the ones kernels create.
     for (const OperatorSummary& op : result.attribution.operators) {
@@ -209,7 +211,9 @@ DecodeResult decode(const RecordBatch& batch, trace::TraceBuilder& builder,
   detail::emit_gpu_records(ctx, result);
   emit_syncs(ctx, result);
   if (options.overhead) emit_overheads(ctx, result);
+  detail::emit_gpu_metrics(ctx);
   emit_metadata(ctx);
+  detail::add_counter_info(ctx);
   ctx.trace.report.dropped_records += batch.dropped_records;
   return result;
 }

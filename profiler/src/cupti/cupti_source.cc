@@ -15,8 +15,10 @@
 #include <utility>
 #include <vector>
 
+#include "counter_profiler.h"
 #include "cupti_records.h"
 #include "device_info.h"
+#include "gpu_metrics_sampler.h"
 #include "process_info.h"
 
 namespace flopline::cupti {
@@ -154,8 +156,17 @@ void CUPTIAPI on_buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint
 void CUPTIAPI on_api_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                               const void* data) {
   (void)user;
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+      GpuMetricsSampler::instance().on_context_created(static_cast<const CUpti_ResourceData*>(data)->context);
+    }
+    return;
+  }
+  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   on_call_callback(domain, cbid, cb);  // returns at once unless kKindCalls is recording
+  // A measured launch's recorded call spans its replay; its kernel says it was replayed.
+  CounterProfiler::instance().on_callback(domain, cbid, cb);  // at once unless counting
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API ||
       cbid != CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
     return;
@@ -375,6 +386,16 @@ bool CuptiSource::start(const SourceOptions& options, std::string* error) {
       }
     }
   }
+  if (options.counters && s.subscriber != nullptr) {
+    std::string why;
+    if (CounterProfiler::instance().start(*options.counters, &why)) {
+      CounterProfiler::enable_callbacks(s.subscriber);
+    }
+  }
+  if (options.gpu_metrics_interval_ns && s.subscriber != nullptr) {
+    GpuMetricsSampler::instance().start(*options.gpu_metrics_interval_ns);
+    cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+  }
   // Calls through callbacks, for the domains whose activity records are not on.
   bool calls_runtime = false, calls_driver = false;
   if ((options.kinds & capture::kKindCalls) != 0 && s.subscriber != nullptr) {
@@ -422,6 +443,7 @@ void CuptiSource::stop() {
     if (!s.running) return;
     enabled = s.enabled_kinds;
   }
+  GpuMetricsSampler::instance().stop();
   for (const KindEntry& k : kKinds) {
     if (enabled & k.bit) cuptiActivityDisable(k.kind);
   }
@@ -446,6 +468,8 @@ RecordBatch CuptiSource::snapshot() {
   }
   b.process_id = static_cast<std::uint32_t>(getpid());
   b.process_name = process_name();
+  CounterProfiler::instance().snapshot(&b.counters, &b.counter_records);
+  GpuMetricsSampler::instance().snapshot(&b.gpu_metrics, &b.gpu_metric_samples);
   return b;
 }
 
@@ -481,6 +505,8 @@ void CuptiSource::reset_after_fork() {
   // (leaked, its pages shared with the parent) and start from a fresh one.
   const bool was_capturing = impl_->ever_started;
   set_calls_recording(false);  // the parent's threads and their buffers are not here
+  CounterProfiler::instance().reset_after_fork();
+  GpuMetricsSampler::instance().reset_after_fork();
   impl_ = new Impl;
   g_impl = impl_;
   impl_->dead_after_fork = was_capturing;

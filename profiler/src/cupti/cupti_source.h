@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "flopline/capture/capture_config.h"
@@ -27,6 +28,11 @@ struct SourceOptions {
   std::uint32_t kinds = capture::kDefaultKinds;  // capture::ActivityKindBit bits
   std::size_t buffer_bytes = 8u << 20;
   std::uint64_t max_memory_bytes = 1024ull << 20;
+  // Hardware counters per kernel (counter_profiler.h): launches measured per signature,
+  // 0 = every launch; nothing = off.
+  std::optional<std::uint32_t> counters;
+  // GPU metrics over time (gpu_metrics_sampler.h): the sampling interval; nothing = off.
+  std::optional<std::int64_t> gpu_metrics_interval_ns;
 };
 
 struct SourceStats {
@@ -54,7 +60,8 @@ class CuptiSource {
   // Disables the kinds and flushes. The records stay until clear().
   void stop();
   // A copy of everything decoded so far, with the devices seen (their properties read
-  // from the driver), thread names, the process name and the dropped-record total.
+  // from the driver), thread names, the process name, the dropped-record total, and the
+  // counters and GPU metrics collected so far.
   capture::RecordBatch snapshot();
   void clear();
   SourceStats stats() const;

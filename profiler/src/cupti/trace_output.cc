@@ -16,11 +16,13 @@ CaptureWriteResult write_capture(const capture::RecordBatch& batch, const std::s
   CaptureWriteResult result;
   result.path = path;
   trace::Trace t = capture::decode_to_trace(batch);
-  t.info.emplace_back("version", FLOPLINE_VERSION);
+  // Version, command and pid first; what decoding noted (counters) after the caller's.
+  std::vector<std::pair<std::string, std::string>> head = {{"version", FLOPLINE_VERSION}};
   const std::string command = process_command_line();
-  if (!command.empty()) t.info.emplace_back("command", command);
-  t.info.emplace_back("pid", std::to_string(batch.process_id));
-  for (const auto& kv : info) t.info.push_back(kv);
+  if (!command.empty()) head.emplace_back("command", command);
+  head.emplace_back("pid", std::to_string(batch.process_id));
+  head.insert(head.end(), info.begin(), info.end());
+  t.info.insert(t.info.begin(), head.begin(), head.end());
   apply_calibrated_peaks(t.devices);
   const trace::WriteResult w = trace::write_chrome_trace(t, path);
   result.ok = w.ok;

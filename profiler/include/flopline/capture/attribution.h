@@ -17,10 +17,16 @@
 //
 // Kineto's gpu_user_annotation: for a range with GPU work, one slice per stream it
 // touched, from the first start to the last end of its work on that stream.
+//
+// Counted work: a range also sums the hardware-counted FLOPs and DRAM bytes of the
+// kernels it owns (children included); a range without declared counts shows those.
+// Precision: each GPU record takes the precision of the innermost range owning it that
+// declared one, so a kernel's % of peak divides by the right peak.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -39,6 +45,13 @@ struct StreamExtent {
   std::uint32_t records = 0;  // kernels + copies + sets
 };
 
+// The hardware-counted work of one GPU record (a kernel with counter values).
+struct WorkCount {
+  double flops = 0;
+  std::optional<double> bytes;  // DRAM bytes read + written
+  bool inferred = false;        // from another launch of the same signature
+};
+
 struct OperatorSummary {
   std::uint32_t range = 0;  // index into PairedMarkers::ranges
   std::string name;
@@ -55,6 +68,11 @@ struct OperatorSummary {
   TimeNs gpu_time_ns = 0;
   TimeNs kernel_time_ns = 0;
   TimeNs self_gpu_time_ns = 0;
+  // Sums over its kernels that carry counted values (children included).
+  std::uint32_t counted_kernels = 0;
+  std::optional<double> counted_flops;
+  std::optional<double> counted_bytes;
+  bool counted_inferred = false;  // some of them were inferred
   bool has_gpu_work() const { return !streams.empty(); }
 };
 
@@ -66,10 +84,15 @@ struct Attribution {
   // innermost range with counts, when that range owns this one record and nothing
   // else); kNoId otherwise. Lets a lone kernel carry its operator's FLOPs.
   std::vector<std::uint32_t> counts_from;
+  // Per gpu_work() entry: the innermost owning range that declared a precision; kNoId
+  // when none did.
+  std::vector<std::uint32_t> precision_from;
 };
 
+// `counted`: per LaunchIndex::gpu_work() entry, its counted work (empty: none at all).
 Attribution attribute_operators(const RecordBatch& batch, const LaunchIndex& launches,
-                                const PairedMarkers& markers);
+                                const PairedMarkers& markers,
+                                std::span<const std::optional<WorkCount>> counted = {});
 
 // The trace pids of one captured process: its OS pid for CPU work, and one pid per GPU.
 // GPU pids are the device ordinals (Kineto's convention) unless the OS pid is itself a

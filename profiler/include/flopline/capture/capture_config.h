@@ -88,6 +88,29 @@ std::string output_path_for_process(std::string_view output, std::int64_t pid,
                                     const std::optional<std::string>& rank,
                                     const std::function<bool(const std::string&)>& is_directory);
 
+// Hardware counters per kernel (docs/COUNTERS.md): off, or the first N launches of
+// each kernel signature measured (0 = every launch).
+struct CountersSetting {
+  bool on = false;
+  std::uint32_t per_signature = 2;
+};
+inline constexpr std::uint32_t kDefaultCountersPerSignature = 2;
+// "on", "1", "true", "yes" -> the default N; "N" (a whole number >= 1) -> N launches per
+// signature; "all" -> every launch; "off", "0", "false", "no", "" -> off. Nothing, with
+// `error` set, for anything else.
+std::optional<CountersSetting> parse_counters(std::string_view text, std::string* error);
+
+// GPU metrics over time (docs/COUNTERS.md): off, or PM sampling at an interval.
+struct GpuMetricsSetting {
+  bool on = false;
+  std::int64_t interval_ns = 100000;
+};
+inline constexpr std::int64_t kMinGpuMetricsIntervalNs = 10000;     // 10 us
+inline constexpr std::int64_t kMaxGpuMetricsIntervalNs = 10000000;  // 10 ms
+// "on", "1", ... -> 100 us; an interval with its unit ("20us", "0.5ms", "50000ns") from
+// 10 us to 10 ms; "off", "0", ... -> off. Nothing, with `error` set, otherwise.
+std::optional<GpuMetricsSetting> parse_gpu_metrics(std::string_view text, std::string* error);
+
 // The capture configuration read from the environment.
 struct CaptureEnv {
   std::string output;  // FLOPLINE_OUTPUT, as given ("" = default name in the working dir)
@@ -95,6 +118,8 @@ struct CaptureEnv {
   std::uint64_t max_memory_bytes = 1024ull << 20;  // FLOPLINE_MAX_MEMORY_MB
   std::string manifest;  // FLOPLINE_MANIFEST: file where each process notes what it wrote
   bool quiet = false;    // FLOPLINE_QUIET=1: no messages on stderr
+  CountersSetting counters;       // FLOPLINE_COUNTERS
+  GpuMetricsSetting gpu_metrics;  // FLOPLINE_GPU_METRICS
   std::optional<std::string> rank;
   // One line per variable that could not be used (its default was taken instead).
   std::vector<std::string> warnings;

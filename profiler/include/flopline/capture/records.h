@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "flopline/capture/counters.h"
 #include "flopline/trace/types.h"
 
 namespace flopline::capture {
@@ -275,6 +276,42 @@ struct DeviceInfo {
   std::int32_t warp_size = 32;
 };
 
+// Hardware counter values of one measured kernel launch (CUPTI's Range Profiling API in
+// auto-range, kernel-replay mode: one range per launch). docs/COUNTERS.md.
+struct CounterRecord {
+  std::uint32_t correlation_id = 0;  // the launch's: its kernel record carries the same id
+  std::uint32_t device = 0;
+  std::vector<double> values;  // parallel to CounterInfo::plan.metrics
+};
+
+// What counting did in a process.
+struct CounterInfo {
+  bool requested = false;
+  std::string chip;                 // "GH100"
+  CounterPlan plan;                 // the metrics, what is missing, the replay passes
+  std::uint32_t per_signature = 0;  // launches measured per kernel signature; 0 = all
+  std::uint64_t measured = 0;       // launches measured
+  std::uint64_t failed = 0;         // launches whose measurement failed
+  std::string unavailable;          // why nothing could be counted ("" when it could)
+};
+
+// One PM-sampling interval of one device (--gpu-metrics).
+struct GpuMetricSample {
+  std::uint32_t device = 0;
+  TimeNs start = 0;  // ns
+  TimeNs end = 0;    // ns
+  std::vector<double> values;  // parallel to GpuMetricsInfo::names
+};
+
+struct GpuMetricsInfo {
+  bool requested = false;
+  std::vector<std::string> names;   // the metrics sampled
+  std::vector<std::string> labels;  // what the trace calls them ("SM active %")
+  TimeNs interval_ns = 0;
+  std::uint64_t overflows = 0;      // times the hardware buffer filled before a decode
+  std::string unavailable;          // why nothing could be sampled ("" when it could)
+};
+
 struct ThreadName {
   std::uint32_t thread_id = 0;  // OS thread id
   std::string name;             // from /proc/self/task/TID/comm, say
@@ -297,6 +334,10 @@ struct RecordBatch {
   std::vector<NameRecord> names;
   std::vector<ThreadName> thread_names;
   std::uint64_t dropped_records = 0;  // records CUPTI could not deliver (buffer cap)
+  CounterInfo counters;
+  std::vector<CounterRecord> counter_records;
+  GpuMetricsInfo gpu_metrics;
+  std::vector<GpuMetricSample> gpu_metric_samples;
 };
 
 // Kineto's strings for the enums: "HtoD", "Pageable", "Device", "Event Sync", ...

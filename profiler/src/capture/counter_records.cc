@@ -1,0 +1,95 @@
+// Hardware counters and GPU metrics samples in the decoded trace (docs/COUNTERS.md).
+#include <algorithm>
+#include <string>
+
+#include "capture/decode_context.h"
+
+namespace flopline::capture::detail {
+namespace {
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (const std::string& s : v) {
+    if (!out.empty()) out += sep;
+    out += s;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::optional<WorkCount>> count_kernels(DecodeContext& ctx) {
+  const RecordBatch& b = ctx.batch;
+  ctx.kernel_counts = assign_kernel_counts(b);
+  ctx.counted.clear();
+  ctx.counted.reserve(b.counter_records.size());
+  for (const CounterRecord& r : b.counter_records) {
+    ctx.counted.push_back(evaluate_counters(b.counters.plan, r.values));
+  }
+  std::vector<std::optional<WorkCount>> out;
+  if (b.counter_records.empty()) return out;
+  const auto& work = ctx.launches.gpu_work();
+  out.resize(work.size());
+  for (std::size_t w = 0; w < work.size(); ++w) {
+    if (work[w].kind != GpuWorkKind::kKernel) continue;
+    const CountedWork* c = ctx.counted_of_kernel(work[w].index);
+    if (c == nullptr) continue;
+    out[w] = WorkCount{c->flops, c->dram_bytes(), !ctx.kernel_counts[work[w].index].measured};
+  }
+  return out;
+}
+
+void emit_gpu_metrics(DecodeContext& ctx) {
+  const RecordBatch& b = ctx.batch;
+  const GpuMetricsInfo& info = b.gpu_metrics;
+  if (b.gpu_metric_samples.empty()) return;
+  const trace::StringId name = ctx.trace.strings.intern("GPU metrics");
+  const trace::StringId cat = ctx.trace.strings.intern("gpu_metrics");
+  std::vector<trace::StringId> keys;
+  for (std::size_t i = 0; i < info.names.size(); ++i) {
+    keys.push_back(ctx.trace.strings.intern(i < info.labels.size() ? info.labels[i] : info.names[i]));
+  }
+  for (const GpuMetricSample& s : b.gpu_metric_samples) {
+    const std::uint32_t process = ctx.gpu_process(s.device);  // where its kernels are
+    for (std::size_t i = 0; i < keys.size() && i < s.values.size(); ++i) {
+      ctx.builder.add_counter_point(ctx.builder.counter_series(process, name, keys[i], cat), s.start,
+                                    s.values[i]);
+    }
+  }
+}
+
+void add_counter_info(DecodeContext& ctx) {
+  const RecordBatch& b = ctx.batch;
+  auto& info = ctx.trace.info;
+  if (b.counters.requested) {
+    const CounterInfo& c = b.counters;
+    if (!c.unavailable.empty()) {
+      info.emplace_back("counters", "unavailable: " + c.unavailable);
+    } else {
+      std::string what = "range profiler, auto range, kernel replay";
+      if (!c.chip.empty()) what += ", chip " + c.chip;
+      what += ", " + std::to_string(c.plan.metrics.size()) + " metrics";
+      if (c.plan.passes > 0) what += " in " + std::to_string(c.plan.passes) + " passes";
+      what += c.per_signature == 0 ? ", every launch measured"
+                                   : ", first " + std::to_string(c.per_signature) + " launches of each signature measured";
+      info.emplace_back("counters", what);
+      info.emplace_back("counter metrics", join(c.plan.names(), ","));
+      if (!c.plan.missing.empty()) info.emplace_back("counters missing", join(c.plan.missing, ", "));
+      if (!c.plan.left_out.empty()) info.emplace_back("counters left out (extra pass)", join(c.plan.left_out, ","));
+      info.emplace_back("counters measured launches", std::to_string(c.measured));
+      if (c.failed > 0) info.emplace_back("counters failed launches", std::to_string(c.failed));
+    }
+  }
+  if (b.gpu_metrics.requested) {
+    const GpuMetricsInfo& g = b.gpu_metrics;
+    if (!g.unavailable.empty()) {
+      info.emplace_back("gpu metrics", "unavailable: " + g.unavailable);
+    } else {
+      info.emplace_back("gpu metrics", "PM sampling every " + std::to_string(g.interval_ns) + " ns: " +
+                                           join(g.names, ","));
+      if (g.overflows > 0) info.emplace_back("gpu metrics overflows", std::to_string(g.overflows));
+    }
+  }
+}
+
+}  // namespace flopline::capture::detail

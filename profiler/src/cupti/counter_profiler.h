@@ -1,0 +1,55 @@
+// Per-kernel hardware counters through CUPTI's Range Profiling API (docs/COUNTERS.md):
+// auto range, kernel replay, one range per measured launch. On the launching thread,
+// from the launch callbacks of CuptiSource's subscriber:
+//
+//   driver launch, enter  the first N launches of each signature (LaunchSampler) start
+//                         the context's range profiler; any other launch takes a shared
+//                         lock, so no launch of another thread lands in a measured range
+//   driver launch, exit   stop, decode, evaluate the plan's metrics into a
+//                         CounterRecord with the launch's correlation id
+//
+// The range profiler of a context is set up at its first measured launch: the chip's
+// metric list gives the plan (capture/counters.h), the config image, the counter data.
+// Where counters cannot be read (no permission, an unsupported device, a virtual GPU
+// that hides them) the first failure turns counting off for the process and says why
+// once; the trace is written without counters.
+#pragma once
+
+#include <cupti.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "flopline/capture/records.h"
+
+namespace flopline::cupti {
+
+class CounterProfiler {
+ public:
+  static CounterProfiler& instance();
+
+  // Initializes CUPTI's profiler. False, with `why` set and counting off, when it cannot.
+  bool start(std::uint32_t per_signature, std::string* why);
+  bool active() const;
+  // Every launch callback of the subscriber goes here (it returns at once for others).
+  void on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+  // The callbacks counting needs, on `subscriber`.
+  static void enable_callbacks(CUpti_SubscriberHandle subscriber);
+  // A copy of what was counted so far.
+  void snapshot(capture::CounterInfo* info, std::vector<capture::CounterRecord>* records) const;
+  // Drops the records (after a fork, in the child).
+  void reset_after_fork();
+
+  CounterProfiler(const CounterProfiler&) = delete;
+  CounterProfiler& operator=(const CounterProfiler&) = delete;
+
+  struct Impl;
+
+ private:
+  CounterProfiler();
+  ~CounterProfiler() = delete;  // used at exit and in signal handlers
+  Impl* impl_;
+};
+
+}  // namespace flopline::cupti
