@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -41,17 +44,54 @@ const std::string* find_var(const std::vector<std::string>& env, std::string_vie
   return nullptr;
 }
 
-// A fresh manifest file that processes of the run note their traces in.
-std::string make_manifest() {
-  std::string dir = "/tmp";
-  if (const char* t = std::getenv("TMPDIR"); t != nullptr && *t != '\0') dir = t;
-  std::string templ = dir + "/flopline-run-XXXXXX";
-  std::vector<char> buf(templ.begin(), templ.end());
-  buf.push_back('\0');
-  const int fd = mkstemp(buf.data());
-  if (fd < 0) return {};
-  close(fd);
-  return std::string(buf.data());
+// A fresh manifest file that processes of the run note their traces in: in TMPDIR, else
+// /tmp (saying why TMPDIR was not used), else nothing (the run then cannot list files).
+std::string make_manifest(std::ostream& err) {
+  auto try_dir = [](const std::string& dir, std::string* why) -> std::string {
+    std::string templ = dir + "/flopline-run-XXXXXX";
+    std::vector<char> buf(templ.begin(), templ.end());
+    buf.push_back('\0');
+    const int fd = mkstemp(buf.data());
+    if (fd < 0) {
+      *why = std::strerror(errno);
+      return {};
+    }
+    close(fd);
+    return std::string(buf.data());
+  };
+  std::string why;
+  if (const char* t = std::getenv("TMPDIR"); t != nullptr && *t != '\0') {
+    if (std::string m = try_dir(t, &why); !m.empty()) return m;
+    err << "flopline run: TMPDIR=" << t << " is not usable (" << why << "); using /tmp\n";
+  }
+  if (std::string m = try_dir("/tmp", &why); !m.empty()) return m;
+  err << "flopline run: cannot create a file in /tmp (" << why
+      << "); the traces are written but not listed or summarised here\n";
+  return {};
+}
+
+// Why traces cannot be written where `-o` points, before the command runs: its directory
+// (or the directory it names) must exist and be writable. Empty when they can.
+std::string output_problem(const std::string& absolute_output) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool names_directory =
+      absolute_output.empty() || absolute_output.back() == '/' || fs::is_directory(absolute_output, ec);
+  std::string dir = names_directory ? absolute_output : fs::path(absolute_output).parent_path().string();
+  if (dir.empty()) dir = "/";
+  if (!fs::exists(dir, ec)) return dir + ": no such directory";
+  if (!fs::is_directory(dir, ec)) return dir + ": not a directory";
+  if (access(dir.c_str(), W_OK | X_OK) != 0) return dir + ": " + std::strerror(errno);
+  return {};
+}
+
+// An id every trace of this run carries in its metadata.
+std::string make_run_id() {
+  const auto now = std::chrono::system_clock::now().time_since_epoch().count();
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%llx-%x", static_cast<unsigned long long>(now),
+                static_cast<unsigned>(getpid()));
+  return buf;
 }
 
 // The driver is what CUDA programs load; without it nothing would be recorded.
@@ -63,6 +103,31 @@ std::optional<std::string> missing_driver() {
   }
   const char* why = dlerror();
   return std::string(why != nullptr ? why : "libcuda.so.1 not found");
+}
+
+// When `-o` named a plain file and the command's own process wrote nothing there (a
+// launcher, a shell), the first trace of the run takes that name (rank 0 first).
+void give_plain_path(const std::string& output, std::vector<capture::ManifestEntry>& files,
+                     std::ostream& err) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (output.empty() || output.back() == '/' || output.find("%p") != std::string::npos ||
+      output.find("%r") != std::string::npos || fs::is_directory(output, ec)) {
+    return;
+  }
+  capture::ManifestEntry* pick = nullptr;
+  for (capture::ManifestEntry& e : files) {
+    if (e.state != capture::ManifestState::kWritten) continue;
+    if (e.path == output) return;  // taken by the process it belongs to
+    if (pick == nullptr || e.path == capture::path_with_suffix(output, "rank0")) pick = &e;
+  }
+  if (pick == nullptr || fs::exists(output, ec)) return;
+  fs::rename(pick->path, output, ec);
+  if (ec) {
+    err << "flopline run: could not rename " << pick->path << " to " << output << ": " << ec.message() << "\n";
+    return;
+  }
+  pick->path = output;
 }
 
 std::string self_executable() {
@@ -103,9 +168,15 @@ std::string run_usage() {
          "  --no-summary           do not print the summary\n"
          "  -h, --help             show this help\n"
          "\n"
+         "Each process that did GPU work writes one trace; one that did none (a launcher, a\n"
+         "compile worker) writes nothing. A plain -o FILE belongs to CMD's own process; other\n"
+         "processes write FILE-rankR or FILE-PID beside it, and the first of them takes FILE\n"
+         "when CMD's own process did no GPU work. Every file written is named at the end.\n"
+         "Without a CUDA driver CMD still runs, unrecorded.\n"
+         "\n"
          "Exit status: CMD's own; 128+N when signal N ended it; 127 when CMD is not found;\n"
-         "1 when flopline cannot run it (no CUDA driver, no injection library); 2 for a bad\n"
-         "command line.\n";
+         "1 when flopline cannot run it (no injection library, -o in a missing or read-only\n"
+         "directory); 2 for a bad command line.\n";
 }
 
 Parsed<RunOptions> parse_run_args(std::span<const std::string> args) {
@@ -209,6 +280,8 @@ std::vector<std::string> build_run_environment(const std::vector<std::string>& b
     set_var(env, "FLOPLINE_MAX_MEMORY_MB", std::to_string(*run.max_memory_mb));
   }
   if (!run.manifest.empty()) set_var(env, "FLOPLINE_MANIFEST", run.manifest);
+  if (!run.run_id.empty()) set_var(env, "FLOPLINE_RUN_ID", run.run_id);
+  if (run.run_pid > 0) set_var(env, "FLOPLINE_RUN_PID", std::to_string(run.run_pid));
   if (!run.counters.empty()) set_var(env, "FLOPLINE_COUNTERS", run.counters);
   if (!run.gpu_metrics.empty()) set_var(env, "FLOPLINE_GPU_METRICS", run.gpu_metrics);
   return env;
@@ -231,10 +304,24 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
     err << "flopline run: command not found: " << opt.command[0] << "\n";
     return kExitCommandNotFound;
   }
-  if (auto why = missing_driver()) {
-    err << "flopline run: no CUDA driver on this machine (" << *why
-        << "); flopline records CUDA programs and needs the NVIDIA driver\n";
+  std::error_code cwd_error;
+  const std::string cwd = std::filesystem::current_path(cwd_error).string();
+  const std::string output = cwd_error ? opt.output : absolute_output(opt.output, cwd);
+  if (const std::string problem = output_problem(output); !problem.empty()) {
+    err << "flopline run: cannot write traces to " << (opt.output.empty() ? cwd : opt.output) << " ("
+        << problem << "); nothing was run\n";
     return kExitFailure;
+  }
+  if (auto why = missing_driver()) {
+    // Like nsys: the command still runs, so one script serves machines with and without GPUs.
+    err << "flopline run: no CUDA driver on this machine (" << *why << "); running " << opt.command[0]
+        << " without recording: no trace will be written\n";
+    out.flush();
+    std::vector<std::string> base;
+    for (char** e = environ; *e != nullptr; ++e) base.emplace_back(*e);
+    const ChildResult child = run_child(*program, opt.command, base);
+    if (!child.started) err << "flopline run: cannot run " << opt.command[0] << ": " << child.error << "\n";
+    return child.exit_code;
   }
   const auto inject =
       find_injection_library(self_executable(), std::getenv("FLOPLINE_INJECT_LIBRARY"));
@@ -245,14 +332,14 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
   }
   RunEnvironment run;
   run.inject_library = *inject;
-  std::error_code cwd_error;
-  const std::string cwd = std::filesystem::current_path(cwd_error).string();
-  run.output = cwd_error ? opt.output : absolute_output(opt.output, cwd);
+  run.output = output;
   run.kinds = opt.kinds;
   run.max_memory_mb = opt.max_memory_mb;
   run.counters = opt.counters;
   run.gpu_metrics = opt.gpu_metrics;
-  run.manifest = make_manifest();
+  run.manifest = make_manifest(err);
+  run.run_id = make_run_id();
+  run.run_pid = getpid();
   std::vector<std::string> base;
   for (char** e = environ; *e != nullptr; ++e) base.emplace_back(*e);
   const std::vector<std::string> env = build_run_environment(base, run);
@@ -268,15 +355,26 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
     err << "flopline run: " << opt.command[0] << " was ended by signal " << child.signal << " ("
         << signal_name(child.signal) << ")\n";
   }
-  std::vector<std::string> files;
-  for (const capture::ManifestEntry& e : capture::read_manifest(run.manifest)) {
-    if (std::find(files.begin(), files.end(), e.path) == files.end()) files.push_back(e.path);
-  }
+  std::vector<capture::ManifestEntry> notes = capture::read_manifest(run.manifest);
   if (!run.manifest.empty()) unlink(run.manifest.c_str());
+  std::vector<capture::ManifestEntry> left = capture::run_files(notes);
+  give_plain_path(run.output, left, err);
+  std::vector<std::string> files;
+  for (const capture::ManifestEntry& e : left) {
+    if (e.state == capture::ManifestState::kFailed) {
+      err << "flopline run: process " << e.pid << " could not write " << e.path << ": " << e.detail << "\n";
+    } else if (e.state == capture::ManifestState::kPartial) {
+      err << "flopline run: " << e.path << " (process " << e.pid << ") holds what was flushed "
+          << e.detail << "; the process ended before its final write\n";
+      files.push_back(e.path);
+    } else {
+      files.push_back(e.path);
+    }
+  }
   if (opt.summary && !files.empty()) print_run_summary(files, opt.top, out, err);
   if (files.empty()) {
-    err << "flopline run: no trace was written (the command used no CUDA, or it ended before "
-           "flopline could write)\n";
+    err << "flopline run: no trace was written (no process of the command did GPU work, or it "
+           "ended before flopline could write)\n";
   }
   for (const std::string& f : files) out << "flopline: trace: " << f << "\n";
   out.flush();

@@ -44,6 +44,8 @@ struct RunEnvironment {
   std::string manifest;  // FLOPLINE_MANIFEST
   std::string counters;     // FLOPLINE_COUNTERS, unset when empty
   std::string gpu_metrics;  // FLOPLINE_GPU_METRICS, unset when empty
+  std::string run_id;       // FLOPLINE_RUN_ID, unset when empty
+  std::int64_t run_pid = 0; // FLOPLINE_RUN_PID (this flopline run), unset when 0
 };
 // `base` is "NAME=VALUE" entries (environ); returns it with flopline's variables set
 // (replacing earlier values) and the library appended to LD_PRELOAD (once).

@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "flopline/trace/trace_paths.h"
 #include "stats_output.h"
 #include "trace_loading.h"
 
@@ -156,11 +157,18 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
     out << stats_usage();
     return kExitOk;
   }
-  auto loaded = load_traces(opt.files, err);
+  // A directory stands for the traces in it (every file of one `flopline run`).
+  std::string dir_error;
+  const std::vector<std::string> files = trace::expand_trace_paths(opt.files, &dir_error);
+  if (files.empty()) {
+    err << "flopline: " << dir_error << "\n";
+    return kExitFailure;
+  }
+  auto loaded = load_traces(files, err);
   if (!loaded) return kExitFailure;
 
   StatsReport report;
-  report.files = opt.files;
+  report.files = files;
   report.by = opt.by;
   report.range = opt.range;
   report.top = opt.top;

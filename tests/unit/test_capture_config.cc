@@ -131,7 +131,11 @@ TEST(CaptureEnv, ReadsAndFallsBack) {
                                           {"FLOPLINE_KINDS", "kernel,nvtx"},
                                           {"FLOPLINE_MAX_MEMORY_MB", "64"},
                                           {"FLOPLINE_MANIFEST", "/tmp/m"},
+                                          {"FLOPLINE_RUN_ID", "abc-1"},
+                                          {"FLOPLINE_RUN_PID", "4711"},
                                           {"RANK", "0"}}));
+  EXPECT_EQ(e.run_id, "abc-1");
+  EXPECT_EQ(e.run_pid, 4711);
   EXPECT_EQ(e.output, "x.json");
   EXPECT_EQ(e.kinds, kKindKernel | kKindNvtx);
   EXPECT_EQ(e.max_memory_bytes, 64ull << 20);
@@ -143,6 +147,7 @@ TEST(CaptureEnv, ReadsAndFallsBack) {
   EXPECT_EQ(e.kinds, kDefaultKinds);
   EXPECT_EQ(e.max_memory_bytes, 1024ull << 20);
   EXPECT_EQ(e.warnings.size(), 2u);
+  EXPECT_EQ(read_capture_env(env_of({{"FLOPLINE_RUN_PID", "x"}})).run_pid, 0);
 }
 
 TEST(Manifest, PathWithPid) {
@@ -152,12 +157,16 @@ TEST(Manifest, PathWithPid) {
   EXPECT_EQ(path_with_pid(".json", 7), ".json-7");
 }
 
-TEST(Manifest, SecondProcessGetsItsOwnFile) {
+std::string temp_manifest() {
   char name[] = "/tmp/flopline-manifest-test-XXXXXX";
   const int fd = mkstemp(name);
-  ASSERT_GE(fd, 0);
+  EXPECT_GE(fd, 0);
   close(fd);
-  const std::string m = name;
+  return name;
+}
+
+TEST(Manifest, SecondProcessGetsItsOwnFile) {
+  const std::string m = temp_manifest();
   EXPECT_EQ(claim_output_path(m, "t.json", 100), "t.json");
   EXPECT_EQ(claim_output_path(m, "t.json", 100), "t.json");  // the same process again
   EXPECT_EQ(claim_output_path(m, "t.json", 200), "t-200.json");
@@ -165,11 +174,55 @@ TEST(Manifest, SecondProcessGetsItsOwnFile) {
   const auto entries = read_manifest(m);
   ASSERT_EQ(entries.size(), 3u);
   EXPECT_EQ(entries[0].pid, 100);
+  EXPECT_EQ(entries[0].state, ManifestState::kClaimed);
   EXPECT_EQ(entries[1].path, "t-200.json");
   EXPECT_EQ(entries[2].path, "u.json");
   EXPECT_EQ(claim_output_path("", "t.json", 300), "t.json");
-  std::remove(name);
+  std::remove(m.c_str());
   EXPECT_TRUE(read_manifest(m).empty());
+}
+
+TEST(Manifest, OnlyFilesOnDiskAreListedAndFailuresSayWhy) {
+  const std::string m = temp_manifest();
+  claim_output_path(m, "a.json", 1);
+  claim_output_path(m, "b.json", 2);
+  claim_output_path(m, "c.json", 3);
+  note_partial(m, 1, "a.json", "up to 5.0 s");
+  note_written(m, 2, "b.json", "10 events, 2 kernels");
+  note_failed(m, 3, "c.json", "No space left\ton device");  // a tab never splits a note
+  note_partial(m, 1, "a.json", "up to 9.0 s");
+  const auto files = run_files(read_manifest(m));
+  ASSERT_EQ(files.size(), 3u);
+  EXPECT_EQ(files[0].path, "a.json");
+  EXPECT_EQ(files[0].state, ManifestState::kPartial);
+  EXPECT_EQ(files[0].detail, "up to 9.0 s");
+  EXPECT_EQ(files[1].state, ManifestState::kWritten);
+  EXPECT_EQ(files[1].detail, "10 events, 2 kernels");
+  EXPECT_EQ(files[2].state, ManifestState::kFailed);
+  EXPECT_EQ(files[2].detail, "No space left on device");
+  // A finished write is never hidden by a later partial note.
+  note_written(m, 1, "a.json", "done");
+  note_partial(m, 1, "a.json", "late");
+  EXPECT_EQ(run_files(read_manifest(m))[0].state, ManifestState::kWritten);
+  // A claim alone (a process that never wrote) lists nothing.
+  claim_output_path(m, "d.json", 4);
+  EXPECT_EQ(run_files(read_manifest(m)).size(), 3u);
+  std::remove(m.c_str());
+}
+
+TEST(RunOutputPath, APlainFileBelongsToTheCommandsOwnProcess) {
+  auto no_dir = [](const std::string&) { return false; };
+  EXPECT_EQ(run_output_path("/o/t.json", 50, std::nullopt, true, true, no_dir), "/o/t.json");
+  EXPECT_EQ(run_output_path("/o/t.json", 51, std::nullopt, false, true, no_dir), "/o/t-51.json");
+  EXPECT_EQ(run_output_path("/o/t.json.gz", 52, std::string("1"), false, true, no_dir), "/o/t-rank1.json.gz");
+  // Outside a run the path is taken as given.
+  EXPECT_EQ(run_output_path("/o/t.json", 51, std::nullopt, false, false, no_dir), "/o/t.json");
+  // Templates and directories already name each process.
+  EXPECT_EQ(run_output_path("/o/t-%p.json", 51, std::nullopt, false, true, no_dir), "/o/t-51.json");
+  EXPECT_EQ(run_output_path("/o/", 51, std::nullopt, false, true, no_dir), "/o/flopline-51.json");
+  EXPECT_EQ(run_output_path("/o/", 51, std::string("3"), false, true, no_dir), "/o/flopline-rank3.json");
+  auto dir = [](const std::string& p) { return p == "/o/d"; };
+  EXPECT_EQ(run_output_path("/o/d", 51, std::nullopt, false, true, dir), "/o/d/flopline-51.json");
 }
 
 TEST(Calibration, RoundTripAndApply) {

@@ -1,12 +1,14 @@
 // `flopline run` without a GPU: its command line, the environment it gives the child,
 // finding the command and the injection library, exit codes, and the errors a user
 // sees when the command does not exist.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -157,6 +159,94 @@ TEST(RunCommand, UnknownCommandExits127) {
   EXPECT_EQ(run_cli(args, out, err), kExitCommandNotFound);
   EXPECT_NE(err.str().find("command not found: flopline-no-such-command-xyz"), std::string::npos)
       << err.str();
+}
+
+bool has_driver() {
+  void* lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (lib != nullptr) dlclose(lib);
+  return lib != nullptr;
+}
+
+std::string temp_dir(const char* what) {
+  namespace fs = std::filesystem;
+  const fs::path d = fs::temp_directory_path() / (std::string("flopline-") + what + "-" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d.string();
+}
+
+TEST(RunCommand, WithoutADriverTheCommandStillRunsAndItsCodeIsReturned) {
+  if (has_driver()) GTEST_SKIP() << "this machine has a CUDA driver";
+  const std::string dir = temp_dir("nodriver");
+  const std::string marker = dir + "/ran";
+  std::ostringstream out, err;
+  const Args args = {"run", "-o", dir + "/t.json", "--", "sh", "-c", "touch " + marker + "; exit 3"};
+  EXPECT_EQ(run_cli(args, out, err), 3);
+  EXPECT_TRUE(std::filesystem::exists(marker));
+  EXPECT_NE(err.str().find("no CUDA driver"), std::string::npos) << err.str();
+  // Said once, and no trace claimed.
+  EXPECT_EQ(err.str().find("no CUDA driver"), err.str().rfind("no CUDA driver")) << err.str();
+  EXPECT_EQ(out.str().find("flopline: trace:"), std::string::npos) << out.str();
+  std::filesystem::remove_all(dir);
+}
+
+TEST(RunCommand, OutputIntoAMissingDirectoryFailsBeforeTheCommandRuns) {
+  const std::string dir = temp_dir("noout");
+  const std::string marker = dir + "/ran";
+  std::ostringstream out, err;
+  const Args args = {"run", "-o", dir + "/missing/t.json", "--", "sh", "-c", "touch " + marker};
+  EXPECT_EQ(run_cli(args, out, err), kExitFailure);
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "the command ran";
+  EXPECT_NE(err.str().find(dir + "/missing: no such directory"), std::string::npos) << err.str();
+  // A directory given as the output must exist too, and be writable.
+  std::ostringstream out2, err2;
+  EXPECT_EQ(run_cli(Args{"run", "-o", dir + "/nodir/", "--", "true"}, out2, err2), kExitFailure);
+  EXPECT_NE(err2.str().find("no such directory"), std::string::npos) << err2.str();
+  if (geteuid() != 0) {  // root writes anywhere
+    std::filesystem::create_directories(dir + "/ro");
+    chmod((dir + "/ro").c_str(), 0555);
+    std::ostringstream out3, err3;
+    EXPECT_EQ(run_cli(Args{"run", "-o", dir + "/ro/t.json", "--", "true"}, out3, err3), kExitFailure);
+    EXPECT_NE(err3.str().find("Permission denied"), std::string::npos) << err3.str();
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(RunArgs, CountersAndGpuMetrics) {
+  auto r = parse_run_args(Args{"--counters", "--", "prog"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.value->counters, "on");
+  r = parse_run_args(Args{"--counters=all", "prog"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.value->counters, "all");
+  r = parse_run_args(Args{"--gpu-metrics=20us", "prog"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.value->gpu_metrics, "20us");
+  r = parse_run_args(Args{"--counters=many", "prog"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("--counters"), std::string::npos);
+  r = parse_run_args(Args{"--gpu-metrics=1s", "prog"});
+  ASSERT_FALSE(r.ok());
+  r = parse_run_args(Args{"--counters", "--gpu-metrics", "prog"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("cannot be used together"), std::string::npos) << r.error;
+  // "--counters=off" with metrics is fine.
+  EXPECT_TRUE(parse_run_args(Args{"--counters=off", "--gpu-metrics", "prog"}).ok());
+}
+
+TEST(RunEnvironment, RunIdAndPidAndCounters) {
+  RunEnvironment run;
+  run.inject_library = "/l.so";
+  run.run_id = "id-1";
+  run.run_pid = 99;
+  run.counters = "3";
+  run.gpu_metrics = "off";
+  const Args env = build_run_environment({}, run);
+  auto has = [&](const std::string& kv) { return std::find(env.begin(), env.end(), kv) != env.end(); };
+  EXPECT_TRUE(has("FLOPLINE_RUN_ID=id-1"));
+  EXPECT_TRUE(has("FLOPLINE_RUN_PID=99"));
+  EXPECT_TRUE(has("FLOPLINE_COUNTERS=3"));
+  EXPECT_TRUE(has("FLOPLINE_GPU_METRICS=off"));
 }
 
 TEST(RunCommand, UsageErrorsExit2) {

@@ -1,5 +1,7 @@
 #include "flopline/capture/capture_config.h"
 
+#include "flopline/capture/output_manifest.h"
+
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -263,6 +265,19 @@ std::string output_path_for_process(std::string_view output, std::int64_t pid,
   return expand_output_template(templ, pid, rank);
 }
 
+std::string run_output_path(std::string_view output, std::int64_t pid,
+                            const std::optional<std::string>& rank, bool is_command_process,
+                            bool in_run,
+                            const std::function<bool(const std::string&)>& is_directory) {
+  const bool per_process = output.empty() || output.back() == '/' ||
+                           output.find("%p") != std::string_view::npos ||
+                           output.find("%r") != std::string_view::npos ||
+                           (is_directory && is_directory(std::string(output)));
+  const std::string path = output_path_for_process(output, pid, rank, is_directory);
+  if (per_process || !in_run || is_command_process) return path;
+  return path_with_suffix(path, rank ? "rank" + *rank : std::to_string(pid));
+}
+
 namespace {
 
 bool one_of(std::string_view s, std::initializer_list<std::string_view> words) {
@@ -349,6 +364,13 @@ CaptureEnv read_capture_env(const GetEnv& getenv) {
   }
   if (const char* v = getenv("FLOPLINE_MANIFEST")) env.manifest = v;
   if (const char* v = getenv("FLOPLINE_QUIET")) env.quiet = std::string_view(v) == "1";
+  if (const char* v = getenv("FLOPLINE_RUN_ID")) env.run_id = v;
+  if (const char* v = getenv("FLOPLINE_RUN_PID"); v != nullptr && *v != '\0') {
+    const std::string_view sv(v);
+    std::int64_t pid = 0;
+    const auto [end, ec] = std::from_chars(sv.data(), sv.data() + sv.size(), pid);
+    if (ec == std::errc() && end == sv.data() + sv.size() && pid > 0) env.run_pid = pid;
+  }
   if (const char* v = getenv("FLOPLINE_COUNTERS")) {
     std::string error;
     if (auto c = parse_counters(v, &error)) {

@@ -14,7 +14,9 @@
 //
 // The trace is written (flushed from CUPTI, decoded, written) at normal exit and at
 // exit() from any thread (atexit), after cudaDeviceReset, and on SIGINT, SIGTERM and
-// the crash signals before the signal's own action; one file per process. A child
+// the crash signals before the signal's own action; one file per process that did GPU
+// work (a kernel, copy or set): a launcher or compile worker that only loaded CUDA
+// writes none. Each write is noted in the run's manifest once the file is on disk. A child
 // forked from a capturing process writes nothing of its parent's; a child forked
 // before CUDA started captures on its own when CUDA starts there.
 #include <signal.h>
@@ -64,9 +66,14 @@ void say(const std::string& line) {
   std::fprintf(stderr, "flopline: %s\n", line.c_str());
 }
 
+bool recorded_gpu_work(const capture::RecordBatch& b) {
+  return !b.kernels.empty() || !b.memcpys.empty() || !b.memsets.empty();
+}
+
 // Flushes CUPTI, decodes and writes this process's trace. `stop` disables recording
-// first (exit and signals: nothing after this point is wanted).
-void write_trace(bool stop) {
+// first (exit and signals: nothing after this point is wanted). A process that did no
+// GPU work (a launcher, a compile worker) writes nothing unless `always`.
+void write_trace(bool stop, bool always = false) {
   InjectState& s = state();
   if (!s.initialized || getpid() != s.owner) return;  // not capturing, or a forked child
   std::lock_guard<std::mutex> lock(s.write_mu);
@@ -77,17 +84,26 @@ void write_trace(bool stop) {
     source.flush();
   }
   const capture::RecordBatch batch = source.snapshot();
+  if (!always && !recorded_gpu_work(batch)) return;
   const std::int64_t pid = getpid();
-  std::string path = capture::output_path_for_process(s.env.output, pid, s.env.rank, is_directory);
+  const bool in_run = s.env.run_pid > 0;
+  const bool command_process = in_run && static_cast<std::int64_t>(getppid()) == s.env.run_pid;
+  std::string path =
+      capture::run_output_path(s.env.output, pid, s.env.rank, command_process, in_run, is_directory);
   path = capture::claim_output_path(s.env.manifest, path, pid);
-  const CaptureWriteResult r =
-      write_capture(batch, path,
-                    {{"kinds", capture::activity_kinds_to_string(s.env.kinds)},
-                     {"max memory MB", std::to_string(s.env.max_memory_bytes >> 20)}});
+  std::vector<std::pair<std::string, std::string>> info = {
+      {"kinds", capture::activity_kinds_to_string(s.env.kinds)},
+      {"max memory MB", std::to_string(s.env.max_memory_bytes >> 20)}};
+  if (!s.env.run_id.empty()) info.emplace_back("run id", s.env.run_id);
+  if (s.env.rank) info.emplace_back("rank", *s.env.rank);
+  const CaptureWriteResult r = write_capture(batch, path, info);
   if (!r.ok) {
+    capture::note_failed(s.env.manifest, pid, path, r.error);
     say(r.error);
     return;
   }
+  capture::note_written(s.env.manifest, pid, r.path,
+                        std::to_string(r.events) + " events, " + std::to_string(r.kernels) + " kernels");
   say("wrote " + r.path + " (" + std::to_string(r.kernels) + " kernels, " +
       std::to_string(r.events) + " events)");
   if (r.dropped_records > 0) {
@@ -207,7 +223,7 @@ FLOPLINE_EXPORT int flopline_injection_active(void) {
 
 // Lets a program loaded with the injection write its trace now (tests, long jobs).
 FLOPLINE_EXPORT void flopline_injection_write(void) {
-  flopline::cupti::write_trace(false);
+  flopline::cupti::write_trace(false, true);
 }
 
 // LD_PRELOAD: nothing to do at load (see the file comment).

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "app_options.h"
+#include "flopline/trace/trace_paths.h"
 #include "gl_window.h"
 #include "headless_modes.h"
 #include "viewer_app.h"
@@ -23,7 +24,7 @@ int main(int argc, char** argv) {
                  parsed.error.c_str());
     return 2;
   }
-  const AppOptions& o = parsed.options;
+  AppOptions o = parsed.options;
   if (o.help) {
     std::fputs(app_usage().c_str(), stdout);
     return 0;
@@ -31,6 +32,15 @@ int main(int argc, char** argv) {
   if (o.version) {
     std::printf("flopline-view %s\n", FLOPLINE_VERSION);
     return 0;
+  }
+  // A directory stands for the traces in it (every file of one `flopline run`).
+  if (!o.traces.empty()) {
+    std::string dir_error;
+    o.traces = flopline::trace::expand_trace_paths(o.traces, &dir_error);
+    if (o.traces.empty()) {
+      std::fprintf(stderr, "flopline-view: %s\n", dir_error.c_str());
+      return 1;
+    }
   }
   // A missing file is a usage error before any window opens; an unreadable one is
   // reported by the reader (in the window, or on stderr in the headless modes).

@@ -111,6 +111,17 @@ inline constexpr std::int64_t kMaxGpuMetricsIntervalNs = 10000000;  // 10 ms
 // 10 us to 10 ms; "off", "0", ... -> off. Nothing, with `error` set, otherwise.
 std::optional<GpuMetricsSetting> parse_gpu_metrics(std::string_view text, std::string* error);
 
+// The path a process of a `flopline run` writes. Directories and templates with %p or
+// %r give each process its own name already (output_path_for_process). A plain file
+// path belongs to the command's own process; any other process of the run writes
+// beside it, its rank or pid as suffix ("t-rank1.json", "t-4711.json"), and `flopline
+// run` gives the plain path to the first of them when the command's own process did
+// no GPU work. Outside a run (`in_run` false) the plain path is taken as it is.
+std::string run_output_path(std::string_view output, std::int64_t pid,
+                            const std::optional<std::string>& rank, bool is_command_process,
+                            bool in_run,
+                            const std::function<bool(const std::string&)>& is_directory);
+
 // The capture configuration read from the environment.
 struct CaptureEnv {
   std::string output;  // FLOPLINE_OUTPUT, as given ("" = default name in the working dir)
@@ -118,6 +129,8 @@ struct CaptureEnv {
   std::uint64_t max_memory_bytes = 1024ull << 20;  // FLOPLINE_MAX_MEMORY_MB
   std::string manifest;  // FLOPLINE_MANIFEST: file where each process notes what it wrote
   bool quiet = false;    // FLOPLINE_QUIET=1: no messages on stderr
+  std::string run_id;             // FLOPLINE_RUN_ID: shared by every trace of one run
+  std::int64_t run_pid = 0;       // FLOPLINE_RUN_PID: the `flopline run` process
   CountersSetting counters;       // FLOPLINE_COUNTERS
   GpuMetricsSetting gpu_metrics;  // FLOPLINE_GPU_METRICS
   std::optional<std::string> rank;

@@ -1,0 +1,76 @@
+// A directory on the command line stands for the trace files in it: `flopline stats`
+// and `flopline-view` open every file of one `flopline run`.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_app.h"
+#include "flopline/trace/trace_paths.h"
+
+namespace flopline::trace {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path fresh_dir(const char* what) {
+  const fs::path d = fs::temp_directory_path() / (std::string("flopline-paths-") + what + "-" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+void write_trace(const fs::path& p, const char* kernel, int dur_us) {
+  std::ofstream(p) << R"({"traceEvents":[{"ph":"X","cat":"kernel","name":")" << kernel
+                   << R"(","pid":0,"tid":7,"ts":1,"dur":)" << dur_us << "}]}";
+}
+
+TEST(TracePaths, ADirectoryBecomesItsTraceFilesSorted) {
+  const fs::path d = fresh_dir("expand");
+  write_trace(d / "flopline-rank1.json", "b", 1);
+  write_trace(d / "flopline-rank0.json", "a", 1);
+  std::ofstream(d / "notes.txt") << "not a trace";
+  fs::create_directories(d / "sub");
+  write_trace(d / "sub" / "deeper.json", "c", 1);
+  std::string error;
+  const auto files = expand_trace_paths({"x.json", d.string()}, &error);
+  ASSERT_EQ(files.size(), 3u) << error;
+  EXPECT_EQ(files[0], "x.json");  // a file stays as given, even a missing one
+  EXPECT_EQ(files[1], (d / "flopline-rank0.json").string());
+  EXPECT_EQ(files[2], (d / "flopline-rank1.json").string());
+  fs::remove_all(d);
+}
+
+TEST(TracePaths, ADirectoryWithoutTracesIsAnErrorThatNamesIt) {
+  const fs::path d = fresh_dir("empty");
+  std::string error;
+  EXPECT_TRUE(expand_trace_paths({d.string()}, &error).empty());
+  EXPECT_NE(error.find(d.string()), std::string::npos) << error;
+  EXPECT_NE(error.find("no trace files"), std::string::npos) << error;
+  fs::remove_all(d);
+}
+
+TEST(TracePaths, StatsOfADirectoryAddsItsFiles) {
+  const fs::path d = fresh_dir("stats");
+  write_trace(d / "r0.json", "gemm", 3);
+  write_trace(d / "r1.json", "gemm", 5);
+  std::ostringstream out, err;
+  const std::vector<std::string> args = {"stats", d.string(), "--csv"};
+  EXPECT_EQ(cli::run_cli(args, out, err), 0) << err.str();
+  // One row, two instances, 8 us in all.
+  EXPECT_NE(out.str().find("gemm,2,8000,"), std::string::npos) << out.str();
+  std::ostringstream out2, err2;
+  fs::remove(d / "r0.json");
+  fs::remove(d / "r1.json");
+  const std::vector<std::string> args2 = {"stats", d.string()};
+  EXPECT_NE(cli::run_cli(args2, out2, err2), 0);
+  EXPECT_NE(err2.str().find("no trace files"), std::string::npos) << err2.str();
+  fs::remove_all(d);
+}
+
+}  // namespace
+}  // namespace flopline::trace
