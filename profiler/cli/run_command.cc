@@ -78,7 +78,7 @@ std::string output_problem(const std::string& absolute_output) {
   const bool names_directory =
       absolute_output.empty() || absolute_output.back() == '/' || fs::is_directory(absolute_output, ec);
   std::string dir = names_directory ? absolute_output : fs::path(absolute_output).parent_path().string();
-  if (dir.empty()) dir = "/";
+  if (dir.empty()) dir.assign(1, '/');
   if (!fs::exists(dir, ec)) return dir + ": no such directory";
   if (!fs::is_directory(dir, ec)) return dir + ": not a directory";
   if (access(dir.c_str(), W_OK | X_OK) != 0) return dir + ": " + std::strerror(errno);
@@ -164,6 +164,9 @@ std::string run_usage() {
          "  --gpu-metrics[=INTERVAL] sample SM, tensor-pipe and DRAM activity of each GPU\n"
          "                         every INTERVAL (10us..10ms, default 100us) as counter\n"
          "                         tracks; not with --counters\n"
+         "  --flush-interval T     append finished events to the trace every T while CMD\n"
+         "                         runs (100ms..1h, default 5s; off = only at the end), so\n"
+         "                         a process killed with SIGKILL keeps what was flushed\n"
          "  --top N                rows in each summary table (default 10)\n"
          "  --no-summary           do not print the summary\n"
          "  -h, --help             show this help\n"
@@ -232,6 +235,11 @@ Parsed<RunOptions> parse_run_args(std::span<const std::string> args) {
       std::string error;
       if (!capture::parse_gpu_metrics(v2, &error)) return P::fail(concat("--gpu-metrics: ", error));
       o.gpu_metrics = v2;
+    } else if (name == "--flush-interval") {
+      if (auto e = value(a, v)) return P::fail(*e);
+      std::string error;
+      if (!capture::parse_flush_interval(v, &error)) return P::fail(concat("--flush-interval: ", error));
+      o.flush_interval = v;
     } else if (name == "--top") {
       if (auto e = value(a, v)) return P::fail(*e);
       auto n = parse_positive_count(v, "--top");
@@ -280,6 +288,7 @@ std::vector<std::string> build_run_environment(const std::vector<std::string>& b
     set_var(env, "FLOPLINE_MAX_MEMORY_MB", std::to_string(*run.max_memory_mb));
   }
   if (!run.manifest.empty()) set_var(env, "FLOPLINE_MANIFEST", run.manifest);
+  if (!run.flush_interval.empty()) set_var(env, "FLOPLINE_FLUSH_INTERVAL", run.flush_interval);
   if (!run.run_id.empty()) set_var(env, "FLOPLINE_RUN_ID", run.run_id);
   if (run.run_pid > 0) set_var(env, "FLOPLINE_RUN_PID", std::to_string(run.run_pid));
   if (!run.counters.empty()) set_var(env, "FLOPLINE_COUNTERS", run.counters);
@@ -337,6 +346,7 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
   run.max_memory_mb = opt.max_memory_mb;
   run.counters = opt.counters;
   run.gpu_metrics = opt.gpu_metrics;
+  run.flush_interval = opt.flush_interval;
   run.manifest = make_manifest(err);
   run.run_id = make_run_id();
   run.run_pid = getpid();

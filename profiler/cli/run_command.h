@@ -27,6 +27,7 @@ struct RunOptions {
   bool summary = true;
   std::string counters;     // --counters[=N|all]: FLOPLINE_COUNTERS, "" = off
   std::string gpu_metrics;  // --gpu-metrics[=INTERVAL]: FLOPLINE_GPU_METRICS, "" = off
+  std::string flush_interval;  // --flush-interval T: FLOPLINE_FLUSH_INTERVAL, "" = default
   bool help = false;
   std::vector<std::string> command;  // CMD ARGS...
 };
@@ -44,6 +45,7 @@ struct RunEnvironment {
   std::string manifest;  // FLOPLINE_MANIFEST
   std::string counters;     // FLOPLINE_COUNTERS, unset when empty
   std::string gpu_metrics;  // FLOPLINE_GPU_METRICS, unset when empty
+  std::string flush_interval;  // FLOPLINE_FLUSH_INTERVAL, unset when empty
   std::string run_id;       // FLOPLINE_RUN_ID, unset when empty
   std::int64_t run_pid = 0; // FLOPLINE_RUN_PID (this flopline run), unset when 0
 };

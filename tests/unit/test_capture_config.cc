@@ -267,3 +267,36 @@ TEST(Calibration, Path) {
 
 }  // namespace
 }  // namespace flopline::capture
+
+namespace flopline::capture {
+namespace {
+
+TEST(FlushInterval, UnitsRangeAndOff) {
+  std::string error;
+  EXPECT_EQ(parse_flush_interval("5s", &error), 5'000'000'000);
+  EXPECT_EQ(parse_flush_interval("250ms", &error), 250'000'000);
+  EXPECT_EQ(parse_flush_interval("1.5s", &error), 1'500'000'000);
+  EXPECT_EQ(parse_flush_interval("2m", &error), 120'000'000'000);
+  EXPECT_EQ(parse_flush_interval("off", &error), 0);
+  EXPECT_EQ(parse_flush_interval("0", &error), 0);
+  EXPECT_FALSE(parse_flush_interval("5", &error).has_value());  // no unit
+  EXPECT_NE(error.find("'5'"), std::string::npos);
+  EXPECT_FALSE(parse_flush_interval("50ms", &error).has_value());  // under 100 ms
+  EXPECT_FALSE(parse_flush_interval("2h", &error).has_value());
+  auto env = [](const char* v) {
+    return read_capture_env([v](const char* n) -> const char* {
+      return std::string_view(n) == "FLOPLINE_FLUSH_INTERVAL" ? v : nullptr;
+    });
+  };
+  EXPECT_EQ(env("1s").flush_interval_ns, 1'000'000'000);
+  EXPECT_EQ(env("off").flush_interval_ns, 0);
+  const CaptureEnv bad = env("soon");
+  EXPECT_EQ(bad.flush_interval_ns, kDefaultFlushIntervalNs);
+  ASSERT_EQ(bad.warnings.size(), 1u);
+  EXPECT_NE(bad.warnings[0].find("FLOPLINE_FLUSH_INTERVAL"), std::string::npos);
+  EXPECT_EQ(read_capture_env([](const char*) -> const char* { return nullptr; }).flush_interval_ns,
+            kDefaultFlushIntervalNs);
+}
+
+}  // namespace
+}  // namespace flopline::capture

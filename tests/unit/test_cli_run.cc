@@ -230,6 +230,12 @@ TEST(RunArgs, CountersAndGpuMetrics) {
   r = parse_run_args(Args{"--counters", "--gpu-metrics", "prog"});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error.find("cannot be used together"), std::string::npos) << r.error;
+  r = parse_run_args(Args{"--flush-interval", "2s", "prog"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.value->flush_interval, "2s");
+  r = parse_run_args(Args{"--flush-interval=soon", "prog"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("--flush-interval"), std::string::npos);
   // "--counters=off" with metrics is fine.
   EXPECT_TRUE(parse_run_args(Args{"--counters=off", "--gpu-metrics", "prog"}).ok());
 }

@@ -106,6 +106,7 @@ std::vector<std::uint32_t> emit_operators(const PairedMarkers& markers,
       if (!r.precision.empty()) a.add("precision", r.precision);
       if (r.count_source != CountSource::kNone) a.add("flops source", to_string(r.count_source));
       add_counted(a, r, &op);
+      if (r.unclosed) a.add_bool("unclosed", true);  // its extent may still grow
       const trace::ArgsId args = t.args.add_json(a.finish());
       const std::uint32_t gpu = builder.process(pids.gpu(e.device));
       const std::uint32_t track =

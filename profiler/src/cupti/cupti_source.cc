@@ -435,6 +435,18 @@ void CuptiSource::flush() {
   s.idle_cv.wait(lock, [&] { return s.idle(); });
 }
 
+void CuptiSource::flush_completed() {
+  Impl& s = *impl_;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (!s.running || s.dead_after_fork) return;
+  }
+  cuptiActivityFlushAll(0);
+  drain_calls();
+  std::unique_lock<std::mutex> lock(s.mu);
+  s.idle_cv.wait(lock, [&] { return s.idle(); });
+}
+
 void CuptiSource::stop() {
   Impl& s = *impl_;
   std::uint32_t enabled = 0;

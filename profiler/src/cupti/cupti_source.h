@@ -57,6 +57,9 @@ class CuptiSource {
   bool running() const;
   // Every record CUPTI holds so far is decoded into the batch when this returns.
   void flush();
+  // The same for records of finished work only, while the program runs (buffers of
+  // work still in flight stay with CUPTI).
+  void flush_completed();
   // Disables the kinds and flushes. The records stay until clear().
   void stop();
   // A copy of everything decoded so far, with the devices seen (their properties read

@@ -21,9 +21,11 @@
 // before CUDA started captures on its own when CUDA starts there.
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,6 +33,7 @@
 #include <string>
 
 #include "cupti_source.h"
+#include "periodic_writer.h"
 #include "flopline/capture/capture_config.h"
 #include "flopline/capture/output_manifest.h"
 #include "trace_output.h"
@@ -70,6 +73,17 @@ bool recorded_gpu_work(const capture::RecordBatch& b) {
   return !b.kernels.empty() || !b.memcpys.empty() || !b.memsets.empty();
 }
 
+// The path this process writes: its name under the run's rules, claimed in the manifest.
+std::string output_path() {
+  InjectState& s = state();
+  const std::int64_t pid = getpid();
+  const bool in_run = s.env.run_pid > 0;
+  const bool command_process = in_run && static_cast<std::int64_t>(getppid()) == s.env.run_pid;
+  const std::string path =
+      capture::run_output_path(s.env.output, pid, s.env.rank, command_process, in_run, is_directory);
+  return capture::claim_output_path(s.env.manifest, path, pid);
+}
+
 // Flushes CUPTI, decodes and writes this process's trace. `stop` disables recording
 // first (exit and signals: nothing after this point is wanted). A process that did no
 // GPU work (a launcher, a compile worker) writes nothing unless `always`.
@@ -79,6 +93,7 @@ void write_trace(bool stop, bool always = false) {
   std::lock_guard<std::mutex> lock(s.write_mu);
   CuptiSource& source = CuptiSource::instance();
   if (stop) {
+    PeriodicWriter::instance().stop();  // the complete trace replaces what it appended
     source.stop();
   } else {
     source.flush();
@@ -86,11 +101,7 @@ void write_trace(bool stop, bool always = false) {
   const capture::RecordBatch batch = source.snapshot();
   if (!always && !recorded_gpu_work(batch)) return;
   const std::int64_t pid = getpid();
-  const bool in_run = s.env.run_pid > 0;
-  const bool command_process = in_run && static_cast<std::int64_t>(getppid()) == s.env.run_pid;
-  std::string path =
-      capture::run_output_path(s.env.output, pid, s.env.rank, command_process, in_run, is_directory);
-  path = capture::claim_output_path(s.env.manifest, path, pid);
+  const std::string path = output_path();
   std::vector<std::pair<std::string, std::string>> info = {
       {"kinds", capture::activity_kinds_to_string(s.env.kinds)},
       {"max memory MB", std::to_string(s.env.max_memory_bytes >> 20)}};
@@ -113,8 +124,20 @@ void write_trace(bool stop, bool always = false) {
   }
 }
 
-void on_exit_write() {
+// The final write, once per process, whichever way it ends (exit, _exit, a signal).
+std::atomic<bool> g_final_write_started{false};
+// The capturing process. Read before anything else in final_write(): a vfork child
+// shares this process's memory and must change none of it.
+std::atomic<pid_t> g_capturing_pid{0};
+
+void final_write() {
+  if (g_capturing_pid.load() != getpid()) return;
+  if (g_final_write_started.exchange(true)) return;
   write_trace(true);
+}
+
+void on_exit_write() {
+  final_write();
 }
 
 bool is_handler(const struct sigaction& sa) {
@@ -142,7 +165,7 @@ void on_signal(int sig, siginfo_t* info, void* context) {
   // write needs; the alarm ends the process if it ever does.
   if (!s.signal_write_started.exchange(true)) {
     alarm(60);
-    write_trace(true);
+    final_write();
     alarm(0);
   }
   sigaction(sig, &prev, nullptr);
@@ -166,6 +189,7 @@ void after_fork_in_child() {
   CuptiSource::instance().reset_after_fork();
   InjectState& s = state();
   s.signal_write_started = false;
+  g_final_write_started = false;
 }
 
 // Starts the capture once per process. Returns false when CUPTI refused.
@@ -190,6 +214,19 @@ bool start_capture() {
   const bool first_in_process = !s.initialized;
   s.initialized = true;
   s.owner = getpid();
+  g_capturing_pid = s.owner;
+  if (s.env.flush_interval_ns > 0) {
+    PeriodicWriterOptions w;
+    w.interval_ns = s.env.flush_interval_ns;
+    w.path = output_path;
+    w.appended = [](const std::string& path, std::uint64_t events, std::int64_t reach_ns) {
+      char detail[96];
+      std::snprintf(detail, sizeof detail, "up to %.1f s after its first event (%llu events)", reach_ns / 1e9,
+                    static_cast<unsigned long long>(events));
+      capture::note_partial(state().env.manifest, getpid(), path, detail);
+    };
+    PeriodicWriter::instance().start(std::move(w));
+  }
   if (first_in_process) {
     // Registered now, after the CUDA runtime registered its own teardown, so it runs
     // before that teardown.
@@ -224,6 +261,23 @@ FLOPLINE_EXPORT int flopline_injection_active(void) {
 // Lets a program loaded with the injection write its trace now (tests, long jobs).
 FLOPLINE_EXPORT void flopline_injection_write(void) {
   flopline::cupti::write_trace(false, true);
+}
+
+// _exit and _Exit skip atexit handlers: Python's os._exit (how fork-started
+// multiprocessing workers end), and launchers and servers that skip their teardown on
+// purpose. The library is preloaded, so these definitions come before libc's: they write
+// the trace, from whichever thread calls them, then end the process as libc would. In a
+// child forked from a capturing process write_trace returns at once (vfork too).
+FLOPLINE_EXPORT void _exit(int status) {
+  flopline::cupti::final_write();
+  syscall(SYS_exit_group, status);
+  __builtin_unreachable();
+}
+
+FLOPLINE_EXPORT void _Exit(int status) {
+  flopline::cupti::final_write();
+  syscall(SYS_exit_group, status);
+  __builtin_unreachable();
 }
 
 // LD_PRELOAD: nothing to do at load (see the file comment).

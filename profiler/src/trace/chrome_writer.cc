@@ -168,6 +168,24 @@ void render_chrome_trace(const Trace& trace, std::string& out, const WriteOption
   chrome_writer_detail::render(trace, out, opt);
 }
 
+std::uint64_t render_chrome_event_lines(const Trace& trace, TimeNs after, TimeNs upto,
+                                        const std::function<bool(const Slice&)>& keep,
+                                        std::string& out, const WriteOptions& opt) {
+  using namespace chrome_writer_detail;
+  RenderContext ctx(trace, opt);
+  ctx.base = 0;  // absolute times: an array has no baseTimeNanoseconds
+  const EventWindow window{after, upto, keep ? &keep : nullptr};
+  ctx.window = &window;
+  OutBuffer buf(out);
+  write_metadata_events(ctx, buf);
+  const std::uint64_t metadata = ctx.events;
+  write_track_events(ctx, buf);
+  write_counter_events(ctx, buf);
+  write_flow_events(ctx, buf);
+  buf.finish();
+  return ctx.events - metadata;
+}
+
 WriteResult write_chrome_trace(const Trace& trace, const std::string& path,
                                const WriteOptions& opt) {
   using chrome_writer_detail::OutBuffer;

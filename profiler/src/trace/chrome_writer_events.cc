@@ -2,6 +2,7 @@
 // Each event is one line ending in ",\n" (render() drops the last comma). Every
 // event asks the buffer once for room for its largest possible size, then writes
 // with raw copies: this is the writer's hot loop.
+#include <algorithm>
 #include <string_view>
 
 #include "flopline/trace/json_text.h"
@@ -274,7 +275,35 @@ void write_metadata_events(RenderContext& ctx, OutBuffer& out) {
   }
 }
 
+// The windowed render (EventWindow): a slower loop with the window's tests, kept apart
+// from the hot loop below.
+void write_windowed_track_events(RenderContext& ctx, OutBuffer& out) {
+  const Trace& t = ctx.trace;
+  const EventWindow& w = *ctx.window;
+  for (std::size_t ti = 0; ti < t.tracks.size(); ++ti) {
+    const Track& track = t.tracks[ti];
+    const std::string_view head = ctx.track_head[ti];
+    for (const auto& row : track.rows) {
+      for (const Slice& s : row) {
+        if (!w.holds(s.end()) || (w.keep != nullptr && !(*w.keep)(s))) continue;
+        if (track.kind == TrackKind::kAsync) {
+          write_async_slice(ctx, out, ctx.pid_of(track.process), s);
+        } else {
+          write_slice(ctx, out, head, s);
+        }
+      }
+    }
+    for (const Instant& in : track.instants) {
+      if (w.holds(in.ts)) write_instant(ctx, out, track, head, in);
+    }
+  }
+}
+
 void write_track_events(RenderContext& ctx, OutBuffer& out) {
+  if (ctx.window != nullptr) {
+    write_windowed_track_events(ctx, out);
+    return;
+  }
   const Trace& t = ctx.trace;
   const ArgStore& args = t.args;
   for (std::size_t ti = 0; ti < t.tracks.size(); ++ti) {
@@ -316,6 +345,7 @@ void write_counter_events(RenderContext& ctx, OutBuffer& out) {
     mid += ctx.esc[series.key];
     mid += ':';
     for (const CounterPoint& point : series.points) {
+      if (ctx.window != nullptr && !ctx.window->holds(point.ts)) continue;
       char* p = out.room(kFixedRoom + head.size() + mid.size());
       p = put(p, head);
       p = write_us3(p, ctx.rel(point.ts));
@@ -333,6 +363,8 @@ void write_flow_events(RenderContext& ctx, OutBuffer& out) {
   for (const Flow& f : t.flows) {
     // An end with no track cannot be placed on a thread; there is nothing to draw.
     if (f.from.track >= t.tracks.size() || f.to.track >= t.tracks.size()) continue;
+    // A flow goes out once both its ends are in.
+    if (ctx.window != nullptr && !ctx.window->holds(std::max(f.from.ts, f.to.ts))) continue;
     const std::string_view cat = ctx.esc[f.cat];
     const std::string_view name = ctx.esc[f.name];
     const std::string_view from = ctx.track_head[f.from.track];

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,6 +78,15 @@ class EscapedStrings {
   std::vector<std::size_t> offsets_;
 };
 
+// What a windowed render writes (render_chrome_event_lines): events that end in
+// (after, upto], slices `keep` accepts; times are absolute.
+struct EventWindow {
+  TimeNs after = 0;
+  TimeNs upto = 0;
+  const std::function<bool(const Slice&)>* keep = nullptr;
+  bool holds(TimeNs end) const { return end > after && end <= upto; }
+};
+
 // State of one render: the trace, options, time base and the pre-rendered pieces
 // that events share.
 struct RenderContext {
@@ -89,6 +99,7 @@ struct RenderContext {
   std::uint64_t events = 0;              // events written so far
   std::uint64_t next_async_id = 1;      // ids of async pairs
   std::uint64_t next_object_id = 1;     // ids of object events (O/N/D)
+  const EventWindow* window = nullptr;  // null: every event
 
   RenderContext(const Trace& t, const WriteOptions& o);
   TimeNs rel(TimeNs t) const {

@@ -122,6 +122,12 @@ std::string run_output_path(std::string_view output, std::int64_t pid,
                             bool in_run,
                             const std::function<bool(const std::string&)>& is_directory);
 
+// How often the trace reaches its file while the program runs (FLOPLINE_FLUSH_INTERVAL):
+// an interval with its unit ("5s", "500ms", "2m") from 100 ms to 1 hour, or "off" / "0".
+// Nothing, with `error` set, for anything else.
+inline constexpr std::int64_t kDefaultFlushIntervalNs = 5'000'000'000;
+std::optional<std::int64_t> parse_flush_interval(std::string_view text, std::string* error);
+
 // The capture configuration read from the environment.
 struct CaptureEnv {
   std::string output;  // FLOPLINE_OUTPUT, as given ("" = default name in the working dir)
@@ -133,6 +139,7 @@ struct CaptureEnv {
   std::int64_t run_pid = 0;       // FLOPLINE_RUN_PID: the `flopline run` process
   CountersSetting counters;       // FLOPLINE_COUNTERS
   GpuMetricsSetting gpu_metrics;  // FLOPLINE_GPU_METRICS
+  std::int64_t flush_interval_ns = kDefaultFlushIntervalNs;  // FLOPLINE_FLUSH_INTERVAL; 0 = off
   std::optional<std::string> rank;
   // One line per variable that could not be used (its default was taken instead).
   std::vector<std::string> warnings;

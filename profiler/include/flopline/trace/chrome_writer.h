@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -34,6 +35,15 @@ struct WriteResult {
 // Serialises into `out` (the whole document). Args left in the source file
 // (ArgsMode::kOnDemand) come out as {}: check args.location_count() first.
 void render_chrome_trace(const Trace& trace, std::string& out, const WriteOptions& opt = {});
+// The events of `trace` that end in (after, upto] (a flow: its later end), slices that
+// `keep` refuses left out, appended to `out` as lines of a Chrome-trace array
+// ("{...},\n" each, absolute times in microseconds with three decimals), after the
+// metadata events of every process and track. Returns the events written, metadata
+// events aside. What the
+// incremental trace file (incremental_trace.h) appends at each flush.
+std::uint64_t render_chrome_event_lines(const Trace& trace, TimeNs after, TimeNs upto,
+                                        const std::function<bool(const Slice&)>& keep,
+                                        std::string& out, const WriteOptions& opt = {});
 // Writes PATH.tmp then renames to PATH. Never leaves a half-written PATH. Refuses (ok
 // false, nothing written) a trace whose args were left in its source file
 // (ArgsMode::kOnDemand): it would write them as {} and lose them.
