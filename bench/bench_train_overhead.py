@@ -1,0 +1,135 @@
+"""What recording costs on a training step, measured so that it can be trusted: each
+configuration runs train_loop.py in its own process, the same warm-up for all, in many
+interleaved rounds (the order rotates every round), and the result is the median step
+time of each configuration with the spread of its round medians. A cost is reported
+only where it exceeds that spread.
+
+    python3 bench_train_overhead.py --flopline BUILD/profiler/flopline \
+        --floor BUILD/bench/libflopline_floor.so [--rounds 10] [--configs none,floor,flopline,torch]
+
+Configurations:
+  none         no profiler
+  floor        libflopline_floor.so: flopline's CUPTI requests, every record discarded
+  flopline     flopline run, default kinds
+  torch        torch.profiler (CPU and CUDA activities) around the timed steps
+  counters     flopline run --counters (default: first 2 launches of each signature)
+  gpu-metrics  flopline run --gpu-metrics
+  flush        flopline run --flush-interval 1s (traces written while the program runs)
+Prints a table last; --out DIR keeps every run's JSON and log.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LOOP = os.path.join(HERE, "train_loop.py")
+
+
+def command(config, args, out_dir, round_no):
+    py = [sys.executable, LOOP, "--steps", str(args.steps), "--warmup", str(args.warmup),
+          "--label", config]
+    result = os.path.join(out_dir, f"{config}-{round_no}.json")
+    py += ["--json", result]
+    env = dict(os.environ)
+    if config == "none":
+        return py, env, result
+    if config == "torch":
+        return py + ["--profiler", "torch"], env, result
+    if config == "floor":
+        env["CUDA_INJECTION64_PATH"] = args.floor
+        env["NVTX_INJECTION64_PATH"] = args.floor
+        env["LD_PRELOAD"] = ":".join(p for p in (env.get("LD_PRELOAD", ""), args.floor) if p)
+        return py, env, result
+    trace = os.path.join(out_dir, f"{config}-{round_no}.trace.json")
+    run = [args.flopline, "run", "--no-summary", "-o", trace]
+    if config == "counters":
+        run.append("--counters")
+    elif config == "gpu-metrics":
+        run.append("--gpu-metrics")
+    elif config == "flush":
+        run += ["--flush-interval", "1s"]
+    return run + ["--"] + py, env, result
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--flopline", required=True)
+    ap.add_argument("--floor", default="")
+    ap.add_argument("--configs", default="none,floor,flopline,torch")
+    ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    configs = args.configs.split(",")
+    if "floor" in configs and not os.path.exists(args.floor):
+        sys.exit(f"bench_train_overhead: --floor {args.floor!r} not found")
+    out_dir = args.out or tempfile.mkdtemp(prefix="flopline-overhead-")
+    os.makedirs(out_dir, exist_ok=True)
+    medians = {c: [] for c in configs}
+    walls = {c: [] for c in configs}
+    failures = 0
+    for r in range(args.rounds):
+        order = configs[r % len(configs):] + configs[:r % len(configs)]
+        for c in order:
+            cmd, env, result = command(c, args, out_dir, r)
+            t0 = time.perf_counter()
+            p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+            wall = time.perf_counter() - t0
+            with open(os.path.join(out_dir, f"{c}-{r}.log"), "w") as log:
+                log.write(" ".join(cmd) + "\n" + p.stdout + p.stderr)
+            if p.returncode != 0 or not os.path.exists(result):
+                failures += 1
+                print(f"round {r} {c}: exit {p.returncode}\n{p.stderr[-2000:]}", flush=True)
+                continue
+            with open(result) as f:
+                med = json.load(f)["median_ms"]
+            medians[c].append(med)
+            walls[c].append(wall)
+            print(f"round {r} {c:12s} median {med:8.3f} ms  process {wall:6.1f} s", flush=True)
+
+    base = statistics.median(medians["none"]) if medians.get("none") else None
+    summary = {}
+    print()
+    print(f"{'config':12s} {'rounds':>6s} {'median ms':>10s} {'spread ms':>17s} {'added ms':>9s} "
+          f"{'process s':>9s}")
+    for c in configs:
+        v = medians[c]
+        if not v:
+            print(f"{c:12s} {'0':>6s}  (no result)")
+            continue
+        m = statistics.median(v)
+        lo, hi = min(v), max(v)
+        added = None if base is None else m - base
+        # The cost is visible only when it is larger than the spread of either side.
+        noise = (hi - lo) if base is None else max(hi - lo, max(medians["none"]) - min(medians["none"]))
+        shown = "-" if added is None else (f"{added:+.3f}" if abs(added) > noise else "noise")
+        summary[c] = {"median_ms": m, "min_ms": lo, "max_ms": hi, "added_ms": added, "noise_ms": noise,
+                      "process_s": statistics.median(walls[c])}
+        print(f"{c:12s} {len(v):6d} {m:10.3f} {lo:8.3f}..{hi:8.3f} {shown:>9s} "
+              f"{statistics.median(walls[c]):9.1f}")
+    def ratio(a, b):
+        sa, sb = summary.get(a), summary.get(b)
+        if not sa or not sb or not sb["added_ms"] or sb["added_ms"] <= 0 or sa["added_ms"] is None:
+            return None
+        return sa["added_ms"] / sb["added_ms"]
+    for a, b in (("flopline", "floor"), ("flopline", "torch")):
+        r = ratio(a, b)
+        if r is not None:
+            print(f"added time {a} / {b}: {r:.2f}")
+    if "counters" in summary and "flopline" in summary:
+        print(f"whole process with --counters / without: "
+              f"{summary['counters']['process_s'] / summary['flopline']['process_s']:.2f}")
+    with open(os.path.join(out_dir, "summary.json"), "w") as f:
+        json.dump({"configs": summary, "medians": medians, "process_s": walls}, f, indent=1)
+    print(f"results: {out_dir}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

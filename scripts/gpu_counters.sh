@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Everything issue-sized about hardware counters and the files of a run, on a GPU machine,
+# in one call: the gpu tests of counters and run files, flopline against Nsight Compute
+# on a training step, the counted share of a training loop's kernel time and the cost of
+# --counters, and what --gpu-metrics costs per step. Logs and traces go to $OUT; a short
+# table is printed last.
+#   Build here:  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLOPLINE_BUILD_VIEWER=OFF
+#                cmake --build build-gpu && scripts/gpu_pack.sh --slim
+#   Run there:   scripts/gpu_counters.sh [tests|ncu|loop|metrics ...]   (carry build-gpu-slim)
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+[ -e "$root/build-gpu" ] || ln -s build-gpu-slim "$root/build-gpu"
+build="${FLOPLINE_GPU_BUILD:-$root/build-gpu}"
+OUT="${OUT:-$root/gpu-out}"
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+source "$root/scripts/gpu_env.sh"
+flopline="$build/profiler/flopline"
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(tests ncu loop metrics)
+status=0
+summary="$OUT/summary.txt"
+: > "$summary"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/machine.txt"
+
+for part in "${parts[@]}"; do
+  case "$part" in
+  tests)
+    echo "== gpu tests: counters and run files"
+    (cd "$build" && ctest -L gpu -R "counters|runs" --output-on-failure 2>&1) | tee "$OUT/ctest.log"
+    grep -E "tests passed|tests failed" "$OUT/ctest.log" | sed 's/^/ctest: /' >> "$summary"
+    grep -qE "100% tests passed" "$OUT/ctest.log" || status=1
+    ;;
+  ncu)
+    echo "== flopline against Nsight Compute, five kernels of a training step"
+    python3 "$root/bench/counters_vs_ncu.py" --flopline "$flopline" --out "$OUT/ncu" 2>&1 | tee "$OUT/ncu.log"
+    rc=${PIPESTATUS[0]}
+    [ "$rc" -eq 0 ] || status=1
+    grep -E "^(matmul|triton|elementwise|reduction|optimizer) " "$OUT/ncu.log" >> "$summary"
+    ;;
+  loop)
+    echo "== the training loop with and without --counters"
+    timed() {  # LABEL CMD...: runs CMD, prints "LABEL_wall_s S"
+      local label=$1 t0 t1; shift
+      t0=$(date +%s.%N); "$@"; t1=$(date +%s.%N)
+      echo "${label}_wall_s $(python3 -c "print(round($t1 - $t0, 2))")"
+    }
+    for round in 1 2; do
+      timed plain "$flopline" run --no-summary -o "$OUT/loop-plain.json" -- \
+        python3 "$root/bench/train_loop.py" --steps 60 --warmup 10 --label plain 2>&1 | grep -E "train_loop|wall_s" | tee -a "$OUT/loop.log"
+      timed counted "$flopline" run --counters -o "$OUT/loop-counted.json" -- \
+        python3 "$root/bench/train_loop.py" --steps 60 --warmup 10 --label counted 2>&1 | tee "$OUT/loop-counted-run.log" | grep -E "train_loop|wall_s|counters" | tee -a "$OUT/loop.log"
+    done
+    python3 "$root/bench/counted_coverage.py" "$OUT/loop-counted.json" --min-pct 90 | tee -a "$OUT/loop.log" || status=1
+    grep -E "wall_s|kernel time with|train_loop" "$OUT/loop.log" >> "$summary"
+    ;;
+  metrics)
+    echo "== --gpu-metrics per step, interleaved"
+    python3 "$root/bench/bench_train_overhead.py" --flopline "$flopline" --configs flopline,gpu-metrics \
+      --rounds 4 --out "$OUT/metrics" 2>&1 | tee "$OUT/metrics.log"
+    sed -n '/^config/,$p' "$OUT/metrics.log" >> "$summary"
+    ;;
+  *) echo "unknown part $part"; status=2 ;;
+  esac
+done
+(cd "$OUT" && tar czf traces.tgz --exclude='*.tgz' ncu/*.csv loop-counted.json metrics/summary.json 2>/dev/null)
+echo
+echo "== summary"
+cat "$summary"
+exit $status

@@ -1,0 +1,250 @@
+// GPU tests of hardware counters (flopline run --counters, --gpu-metrics): the samples
+// and a Triton matmul run under `flopline run`, and each kernel's counted FLOPs and DRAM
+// bytes are compared with the work the program is known to do. Without a CUDA device
+// the binary prints "skipped: no CUDA device" and exits 77.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "flopline/trace/json_value.h"
+#include "gpu_test_support.h"
+#include "trace_query.h"
+
+namespace flopline::gputest {
+namespace {
+
+std::string out_dir() { return gpu_test_out_dir(FLOPLINE_COUNTER_TEST_OUT); }
+
+RunResult counted_run(const std::string& name, const std::vector<std::string>& command,
+                      const std::vector<std::string>& options = {"--counters"},
+                      const std::vector<std::string>& env = {}) {
+  return run_under_flopline(FLOPLINE_EXE, out_dir() + "/" + name, command, env, options);
+}
+
+// M, N, K from a range name that ends in "MxNxK".
+bool mnk(const std::string& name, double* m, double* n, double* k) {
+  static const std::regex re(R"((\d+)x(\d+)x(\d+))");
+  std::smatch s;
+  if (!std::regex_search(name, s, re)) return false;
+  *m = std::stod(s[1]);
+  *n = std::stod(s[2]);
+  *k = std::stod(s[3]);
+  return true;
+}
+
+std::string text_arg(const SliceView& s, const std::string& key) {
+  const auto m = trace::json_member(s.args, key);
+  return m ? trace::json_string(*m).value_or("") : "";
+}
+
+// The counted FLOPs of the kernels an operator launched; every kernel must carry them.
+double counted_flops(const TraceView& t, const SliceView& range) {
+  double sum = 0;
+  const auto kernels = t.launched_in(range);
+  EXPECT_FALSE(kernels.empty()) << range.name;
+  for (const SliceView& k : kernels) {
+    const auto f = arg_number(k, "flops");
+    EXPECT_TRUE(f.has_value()) << k.name << " in " << range.name << " has no counted FLOPs: " << k.args;
+    EXPECT_NE(text_arg(k, "flops source").find("counters"), std::string::npos) << k.args;
+    sum += f.value_or(0);
+  }
+  return sum;
+}
+
+void expect_within(double got, double want, double rel, const std::string& what) {
+  EXPECT_NEAR(got / want, 1.0, rel) << what << ": counted " << got << ", expected " << want;
+}
+
+TEST(Counters, MatmulsCountTwoMnk) {
+  for (const char* dtype : {"fp32", "tf32", "bf16"}) {
+    for (const char* size : {"1024", "1536"}) {
+      const std::string name = std::string("matmul_") + dtype + "_" + size;
+      const RunResult r = counted_run(name, {FLOPLINE_MATMUL_BENCH, "--size", size, "--provider", "all",
+                                             "--dtype", dtype, "--reps", "2", "--seed", "1"});
+      ASSERT_EQ(r.result.exit_code, 0) << describe(r);
+      ASSERT_EQ(r.files.size(), 1u) << describe(r);
+      const TraceView t = must_load(r.files[0]);
+      int ops = 0;
+      for (const char* provider : {"builtin matmul", "cublas matmul"}) {
+        for (const SliceView& op : t.named("user_annotation", provider)) {
+          double m = 0, n = 0, k = 0;
+          ASSERT_TRUE(mnk(op.name, &m, &n, &k)) << op.name;
+          expect_within(counted_flops(t, op), 2 * m * n * k, 0.01, op.name);
+          ++ops;
+        }
+      }
+      EXPECT_GE(ops, 4) << name << ": two providers, two timed matmuls each";
+    }
+  }
+}
+
+TEST(Counters, CountingChangesNoResult) {
+  // --validate compares each provider with an fp64 reference and exits 1 on a miss.
+  for (const char* dtype : {"tf32", "bf16"}) {
+    const RunResult r = counted_run(std::string("validate_") + dtype,
+                                    {FLOPLINE_MATMUL_BENCH, "--validate", "--skip-run", "--dtype", dtype},
+                                    {"--counters=all"});
+    EXPECT_EQ(r.result.exit_code, 0) << describe(r);
+  }
+}
+
+TEST(Counters, TritonMatmulCountsTwoMnk) {
+  const CommandResult probe = run_command({"python3", "-c", "import torch, triton"});
+  ASSERT_EQ(probe.exit_code, 0) << "PyTorch and Triton are needed: " << probe.err;
+  const RunResult r = counted_run("triton_matmul", {"python3", FLOPLINE_TRITON_MATMUL},
+                                  {"--counters"}, {"PYTHONUNBUFFERED=1"});
+  ASSERT_EQ(r.result.exit_code, 0) << describe(r);
+  ASSERT_GE(r.files.size(), 1u) << describe(r);
+  const TraceView t = must_load(r.files[0]);
+  const auto ops = t.named("user_annotation", "triton matmul");
+  ASSERT_EQ(ops.size(), 2u) << describe(r);
+  for (const SliceView& op : ops) {
+    double m = 0, n = 0, k = 0;
+    ASSERT_TRUE(mnk(op.name, &m, &n, &k));
+    expect_within(counted_flops(t, op), 2 * m * n * k, 0.01, op.name);
+    for (const SliceView& kernel : t.launched_in(op)) {
+      EXPECT_EQ(text_arg(kernel, "precision"), "fp16") << kernel.args;
+    }
+  }
+}
+
+TEST(Counters, ElementwiseAddMovesThreeNBytes) {
+  const double n = 16777216;
+  const RunResult r = counted_run("vector_add", {FLOPLINE_VECTOR_ADD, "--sizes", "16777216", "--reps", "3"});
+  ASSERT_EQ(r.result.exit_code, 0) << describe(r);
+  ASSERT_EQ(r.files.size(), 1u) << describe(r);
+  const TraceView t = must_load(r.files[0]);
+  int checked = 0;
+  for (const SliceView& op : t.named("user_annotation", "n=16777216")) {
+    for (const SliceView& k : t.launched_in(op)) {
+      const auto bytes = arg_number(k, "dram bytes");
+      ASSERT_TRUE(bytes.has_value()) << k.name << ": " << k.args;
+      expect_within(*bytes, 3 * n * 4, 0.05, op.name + " DRAM bytes");
+      const auto flops = arg_number(k, "flops");
+      ASSERT_TRUE(flops.has_value());
+      expect_within(*flops, n, 0.01, op.name + " FLOPs (one add per element)");
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 4) << describe(r);
+}
+
+TEST(Counters, FusedMatmulSoftmaxCountsAtLeastItsMatmul) {
+  const RunResult r = counted_run("fused_softmax", {FLOPLINE_FUSED_SOFTMAX_BENCH, "--sizes", "1024,2048",
+                                                    "--provider", "fused", "--dim", "rows", "--reps", "2"});
+  ASSERT_EQ(r.result.exit_code, 0) << describe(r);
+  ASSERT_EQ(r.files.size(), 1u) << describe(r);
+  const TraceView t = must_load(r.files[0]);
+  int checked = 0;
+  for (const SliceView& op : t.by_cat("user_annotation")) {
+    double m = 0, n = 0, k = 0;
+    if (op.name.find("softmax") == std::string::npos || !mnk(op.name, &m, &n, &k)) continue;
+    const double counted = counted_flops(t, op);
+    EXPECT_GE(counted, 2 * m * n * k) << op.name;
+    EXPECT_LT(counted, 2 * m * n * k * 1.2) << op.name << ": softmax adds a few FLOPs per score";
+    ++checked;
+  }
+  EXPECT_GE(checked, 2) << describe(r);
+}
+
+TEST(Counters, LaterLaunchesTakeTheMeasuredValues) {
+  const RunResult r = counted_run("inferred", {FLOPLINE_MATMUL_BENCH, "--size", "1024", "--provider", "cublas",
+                                               "--dtype", "bf16", "--reps", "4", "--seed", "1"},
+                                  {"--counters=1"});
+  ASSERT_EQ(r.result.exit_code, 0) << describe(r);
+  const TraceView t = must_load(r.files.at(0));
+  std::map<std::string, std::vector<SliceView>> by_name;
+  for (const SliceView& k : t.by_cat("kernel")) {
+    if (k.name.find("gemm") != std::string::npos || k.name.find("nvjet") != std::string::npos) {
+      by_name[k.name].push_back(k);
+    }
+  }
+  ASSERT_FALSE(by_name.empty());
+  for (const auto& [name, ks] : by_name) {
+    ASSERT_GE(ks.size(), 2u) << name;
+    EXPECT_EQ(text_arg(ks[0], "flops source"), "counters") << name;
+    EXPECT_TRUE(trace::json_member(ks[0].args, "counters replayed").has_value());
+    for (std::size_t i = 1; i < ks.size(); ++i) {
+      EXPECT_EQ(text_arg(ks[i], "flops source"), "counters (same signature)") << name;
+      EXPECT_EQ(arg_number(ks[i], "flops"), arg_number(ks[0], "flops")) << name;
+    }
+  }
+  // The metadata names the metrics and how many launches were measured.
+  bool named = false;
+  for (const auto& [k, v] : t.trace.info) named = named || (k == "counter metrics" && !v.empty());
+  EXPECT_TRUE(named);
+}
+
+TEST(Counters, RunSummaryShowsCountedRates) {
+  const RunResult r = counted_run("summary", {FLOPLINE_MATMUL_BENCH, "--size", "2048", "--provider", "cublas",
+                                              "--dtype", "tf32", "--reps", "2"});
+  ASSERT_EQ(r.result.exit_code, 0) << describe(r);
+  const std::string& out = r.result.out;
+  const std::size_t kernels = out.find("Kernels by GPU time");
+  ASSERT_NE(kernels, std::string::npos) << out;
+  EXPECT_NE(out.find("TFLOP/s", kernels), std::string::npos) << "kernel rows have counted rates:\n" << out;
+}
+
+// The mean of `series` over [start, end).
+double mean_over(const trace::Trace& t, const std::string& key, trace::TimeNs start, trace::TimeNs end) {
+  double sum = 0;
+  int n = 0;
+  for (const trace::CounterSeries& s : t.counters) {
+    if (t.str(s.key) != key) continue;
+    for (const trace::CounterPoint& p : s.points) {
+      if (p.ts >= start && p.ts < end) {
+        sum += p.value;
+        ++n;
+      }
+    }
+  }
+  return n > 0 ? sum / n : -1;
+}
+
+TEST(Counters, GpuMetricsShowTensorActivityDuringMatmulsOnly) {
+  const std::string script = std::string(FLOPLINE_MATMUL_BENCH) + " --size 4096 --provider cublas --dtype bf16 --reps 20 && " +
+                             FLOPLINE_VECTOR_ADD + " --sizes 268435456 --blocks 256 --reps 20";
+  const RunResult r = counted_run("gpu_metrics", {"sh", "-c", script}, {"--gpu-metrics=20us"});
+  ASSERT_EQ(r.result.exit_code, 0) << describe(r);
+  ASSERT_EQ(r.files.size(), 2u) << describe(r);
+  double matmul_tensor = -1, add_tensor = -1, add_dram = -1;
+  for (const std::string& f : r.files) {
+    const TraceView t = must_load(f);
+    ASSERT_FALSE(t.trace.counters.empty()) << f << " has no GPU metrics tracks";
+    for (const SliceView& op : t.named("user_annotation", "cublas matmul")) {
+      matmul_tensor = std::max(matmul_tensor, mean_over(t.trace, "tensor pipe active %", op.start, op.end));
+    }
+    for (const SliceView& op : t.named("user_annotation", "n=268435456")) {
+      add_tensor = std::max(add_tensor, mean_over(t.trace, "tensor pipe active %", op.start, op.end));
+      add_dram = std::max(add_dram, mean_over(t.trace, "DRAM read GB/s", op.start, op.end));
+    }
+  }
+  EXPECT_GT(matmul_tensor, 30) << "tensor pipe during bf16 matmuls";
+  EXPECT_GE(add_tensor, 0) << "samples during the adds";
+  EXPECT_LT(add_tensor, 5) << "tensor pipe during elementwise adds";
+  EXPECT_GT(add_dram, 500) << "DRAM read GB/s during the adds";
+}
+
+}  // namespace
+}  // namespace flopline::gputest
+
+int main(int argc, char** argv) {
+  int devices = 0;
+  const cudaError_t e = cudaGetDeviceCount(&devices);
+  if (e == cudaErrorNoDevice || (e == cudaSuccess && devices == 0)) {
+    std::printf("skipped: no CUDA device\n");
+    return 77;
+  }
+  if (e != cudaSuccess) {
+    std::printf("CUDA does not start: %s\n", cudaGetErrorString(e));
+    return 1;
+  }
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
