@@ -14,7 +14,8 @@ Configurations:
   torch        torch.profiler (CPU and CUDA activities) around the timed steps
   counters     flopline run --counters (default: first 2 launches of each signature)
   gpu-metrics  flopline run --gpu-metrics
-  flush        flopline run --flush-interval 1s (traces written while the program runs)
+  flush        flopline run --flush-interval 200ms (appends while the timed steps run; the
+               default 5s rarely falls inside them)
 Prints a table last; --out DIR keeps every run's JSON and log.
 """
 import argparse
@@ -52,7 +53,7 @@ def command(config, args, out_dir, round_no):
     elif config == "gpu-metrics":
         run.append("--gpu-metrics")
     elif config == "flush":
-        run += ["--flush-interval", "1s"]
+        run += ["--flush-interval", "200ms"]
     return run + ["--"] + py, env, result
 
 
@@ -62,7 +63,7 @@ def main():
     ap.add_argument("--floor", default="")
     ap.add_argument("--configs", default="none,floor,flopline,torch")
     ap.add_argument("--rounds", type=int, default=10)
-    ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--steps", type=int, default=60)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--out", default=None)
     args = ap.parse_args()

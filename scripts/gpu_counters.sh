@@ -26,8 +26,8 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/mac
 for part in "${parts[@]}"; do
   case "$part" in
   tests)
-    echo "== gpu tests: counters and run files"
-    (cd "$build" && ctest -L gpu -R "counters|runs" --output-on-failure 2>&1) | tee "$OUT/ctest.log"
+    echo "== gpu tests: counters, run files, endings"
+    (cd "$build" && ctest -L gpu -R "counters|runs|endings" --output-on-failure 2>&1) | tee "$OUT/ctest.log"
     grep -E "tests passed|tests failed" "$OUT/ctest.log" | sed 's/^/ctest: /' >> "$summary"
     grep -qE "100% tests passed" "$OUT/ctest.log" || status=1
     ;;
@@ -35,6 +35,7 @@ for part in "${parts[@]}"; do
     echo "== flopline against Nsight Compute, five kernels of a training step"
     python3 "$root/bench/counters_vs_ncu.py" --flopline "$flopline" --out "$OUT/ncu" 2>&1 | tee "$OUT/ncu.log"
     rc=${PIPESTATUS[0]}
+    [ "$rc" -eq 0 ] || tail -20 "$OUT/ncu/ncu.log" 2>/dev/null
     [ "$rc" -eq 0 ] || status=1
     grep -E "^(matmul|triton|elementwise|reduction|optimizer) " "$OUT/ncu.log" >> "$summary"
     ;;
@@ -64,6 +65,11 @@ for part in "${parts[@]}"; do
   esac
 done
 (cd "$OUT" && tar czf traces.tgz --exclude='*.tgz' ncu/*.csv loop-counted.json metrics/summary.json 2>/dev/null)
+# The gpu tests' own logs and traces, for reading a failure here.
+(cd "$build/tests/gpu" && tar czf "$OUT/test-out.tgz" counters/out/*.log counters/out/matmul_fp32_1536.json \
+  run_files/out endings/out/*.log 2>/dev/null)
+# At most a few files come back: the ncu outputs go into one archive.
+(cd "$OUT" && tar czf ncu.tgz ncu 2>/dev/null && rm -rf ncu)
 echo
 echo "== summary"
 cat "$summary"

@@ -5,7 +5,8 @@
 # LD_LIBRARY_PATH=build-gpu-run/profiler, since the build's rpath names this machine's path.
 #   Usage: scripts/gpu_pack.sh [TARGET_PATH...]   (paths relative to build-gpu)
 #          scripts/gpu_pack.sh --slim   build-gpu-slim/: the build tree less objects,
-#            static libraries, benchmarks, CMake's own files and the CPU-only test
+#            static libraries, benchmarks (but the floor library of the overhead
+#            benchmark), CMake's own files and the CPU-only test
 #            executables (unit, viewer: not labelled gpu; about 56 MB), for the
 #            whole `ctest -L gpu` there (carry build-gpu-slim; the tests record
 #            build-gpu's absolute paths, and the benchmarks of gpu_check.sh are left out):
@@ -18,7 +19,8 @@ if [ "${1:-}" = --slim ]; then
   rm -rf "$root/build-gpu-slim"
   mkdir -p "$root/build-gpu-slim"
   (cd "$root/build-gpu" &&
-   find . -type f ! -name '*.o' ! -name '*.a' ! -path './bench/*' ! -path '*/CMakeFiles/*' ! -name '*.ninja' \
+   find . -type f ! -name '*.o' ! -name '*.a' \( ! -path './bench/*' -o -name 'libflopline_floor.so' \) \
+     ! -path '*/CMakeFiles/*' ! -name '*.ninja' \
      ! -name '.ninja*' ! -path './tests/flopline_unit_tests' ! -path './tests/viewer/flopline_viewer_core_tests' |
      tar -cf - -T - | tar -xf - -C "$root/build-gpu-slim")
   du -sh "$root/build-gpu-slim"

@@ -1,5 +1,8 @@
 #include "run_summary.h"
 
+#include <cstdio>
+#include <string_view>
+
 #include "flopline/trace/analysis.h"
 #include "stats_output.h"
 #include "trace_loading.h"
@@ -29,6 +32,39 @@ bool print_table(const std::vector<LoadedTrace>& traces, const std::vector<std::
   return true;
 }
 
+// What --counters did: the metadata line of each trace and the share of kernel time
+// that carries counted values.
+void print_counter_note(const std::vector<LoadedTrace>& traces, std::ostream& out) {
+  std::string what;
+  std::int64_t kernel_ns = 0, counted_ns = 0;
+  for (const LoadedTrace& lt : traces) {
+    const trace::Trace& t = *lt.trace;
+    for (const auto& [k, v] : t.info) {
+      if (k == "counters" && what.empty()) what = v;
+    }
+    for (const trace::Track& track : t.tracks) {
+      for (const auto& row : track.rows) {
+        for (const trace::Slice& sl : row) {
+          if (t.str(sl.cat) != "kernel") continue;
+          kernel_ns += sl.dur;
+          if (sl.args != trace::kNoArgs && t.args.json(sl.args).find("\"flops source\":\"counters") !=
+                                                 std::string_view::npos) {
+            counted_ns += sl.dur;
+          }
+        }
+      }
+    }
+  }
+  if (what.empty()) return;
+  out << "\ncounters: " << what;
+  if (kernel_ns > 0 && what.rfind("unavailable", 0) != 0) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.1f%%", 100.0 * static_cast<double>(counted_ns) / static_cast<double>(kernel_ns));
+    out << "; " << pct << " of kernel time carries counted FLOPs";
+  }
+  out << "\n";
+}
+
 }  // namespace
 
 void print_run_summary(const std::vector<std::string>& files, std::uint64_t top, std::ostream& out,
@@ -50,6 +86,7 @@ void print_run_summary(const std::vector<std::string>& files, std::uint64_t top,
   if (!print_table(*loaded, files, trace::GroupBy::kName, {"kernel"}, top, out)) {
     out << "(no kernels)\n";
   }
+  print_counter_note(*loaded, out);
   if (dropped > 0) {
     err << "flopline run: " << dropped
         << " activity records were dropped (raise --max-memory-mb to keep them)\n";

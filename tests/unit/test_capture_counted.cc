@@ -374,3 +374,54 @@ TEST(CaptureEnvCounters, ReadFromTheEnvironmentAndNeverBothMonitors) {
 
 }  // namespace
 }  // namespace flopline::capture
+
+namespace flopline::capture {
+namespace {
+
+TEST(KernelCounts, MeasuredLaunchesWithoutTimesArePlacedAtTheirCall) {
+  RecordBatch b;
+  const std::vector<std::string> chip = {"sm__sass_thread_inst_executed_op_ffma_pred_on", "gpu__time_duration"};
+  b.counters.plan = plan_counter_metrics(chip);
+  ASSERT_EQ(b.counters.plan.metrics.size(), 2u);
+  ApiRecord call;
+  call.name = "cuLaunchKernel";
+  call.start = 5000;
+  call.end = 90000;  // the replay ran inside the call
+  call.correlation_id = 3;
+  b.api_calls.push_back(call);
+  KernelRecord measured;
+  measured.name = "k";
+  measured.correlation_id = 3;  // no times: CUPTI gives a replayed launch none
+  b.kernels.push_back(measured);
+  KernelRecord running;  // no times and no counters: still running at a forced flush
+  running.name = "late";
+  running.correlation_id = 4;
+  b.kernels.push_back(running);
+  KernelRecord normal;
+  normal.name = "n";
+  normal.start = 100;
+  normal.end = 200;
+  normal.correlation_id = 1;
+  b.kernels.push_back(normal);
+  KernelRecord earlier;  // launched before, still running when the measured call began
+  earlier.name = "e";
+  earlier.start = 4000;
+  earlier.end = 7000;
+  earlier.correlation_id = 2;
+  b.kernels.push_back(earlier);
+  std::vector<double> v(2, 0);
+  v[b.counters.plan.metrics[0].use == CounterUse::kDuration ? 0 : 1] = 1234.0;  // ns
+  b.counter_records.push_back({3, 0, v});
+  place_replayed_kernels(b);
+  ASSERT_EQ(b.kernels.size(), 3u);
+  EXPECT_EQ(b.kernels[0].name, "k");
+  // After the call's start (5000) and after the earlier work on the device (7000).
+  EXPECT_EQ(b.kernels[0].start, 7000);
+  EXPECT_EQ(b.kernels[0].end, 7000 + 1234);
+  EXPECT_TRUE(b.kernels[0].replayed);
+  EXPECT_EQ(b.kernels[1].name, "n");
+  EXPECT_FALSE(b.kernels[1].replayed);
+}
+
+}  // namespace
+}  // namespace flopline::capture

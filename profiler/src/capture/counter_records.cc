@@ -77,6 +77,14 @@ void add_counter_info(DecodeContext& ctx) {
       if (!c.plan.missing.empty()) info.emplace_back("counters missing", join(c.plan.missing, ", "));
       if (!c.plan.left_out.empty()) info.emplace_back("counters left out (extra pass)", join(c.plan.left_out, ","));
       info.emplace_back("counters measured launches", std::to_string(c.measured));
+      if (const auto lost = unmatched_counter_records(b); !lost.empty()) {
+        std::string ids;
+        for (std::size_t i = 0; i < lost.size() && i < 8; ++i) {
+          const CounterRecord& r = b.counter_records[lost[i]];
+          ids += (i ? ", " : "") + std::to_string(r.device) + ":" + std::to_string(r.correlation_id);
+        }
+        info.emplace_back("counters without their kernel", std::to_string(lost.size()) + " (device:correlation " + ids + ")");
+      }
       if (c.failed > 0) info.emplace_back("counters failed launches", std::to_string(c.failed));
     }
   }

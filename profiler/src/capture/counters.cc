@@ -217,6 +217,13 @@ CounterPlan plan_counter_metrics(std::span<const std::string> chip_metrics, cons
   add_tensor_metrics(listed, tensors, plan);
   add_simt_metrics(listed, plan);
   add_dram_metrics(listed, plan);
+  if (listed.count("gpu__time_duration") != 0) {
+    CounterMetric m;
+    m.name = "gpu__time_duration.sum";
+    m.use = CounterUse::kDuration;
+    m.path = "time";
+    plan.metrics.push_back(m);
+  }
   if (!passes) return plan;
   // The required metrics first, then each optional one if the pass count stays.
   std::vector<CounterMetric> kept, optional;
@@ -304,6 +311,9 @@ CountedWork evaluate_counters(const CounterPlan& plan, std::span<const double> v
         break;
       case CounterUse::kDramWrite:
         w.dram_write_bytes = w.dram_write_bytes.value_or(0) + x;
+        break;
+      case CounterUse::kDuration:
+        w.duration_ns = x;
         break;
     }
   }

@@ -48,7 +48,8 @@ void add_counter_args(ArgsBuilder& a, const CountedWork& w, bool measured) {
     if (w.dram_write_bytes) a.add("dram bytes written", *w.dram_write_bytes);
   }
   a.add("flops source", measured ? "counters" : "counters (same signature)");
-  // A measured launch ran under kernel replay: its time is not a normal run's.
+  // A measured launch ran under kernel replay: its time is not a normal run's (it is
+  // placed at its launch call, with the GPU time its counters measured).
   if (measured) a.add_bool("counters replayed", true);
 }
 

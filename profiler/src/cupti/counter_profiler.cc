@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -158,6 +159,11 @@ struct ContextProfiler {
 // Sets up counting on `ctx`. On failure `why` says what failed.
 std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, std::string* why) {
   auto cp = std::make_unique<ContextProfiler>();
+  const auto initialized = static_cast<CUptiResult>(initialize_profiler());
+  if (initialized != CUPTI_SUCCESS) {
+    *why = why_unavailable("cuptiProfilerInitialize", initialized);
+    return nullptr;
+  }
   CUptiResult r = cuptiGetDeviceId(ctx, &cp->device);
   if (r != CUPTI_SUCCESS) {
     *why = why_unavailable("cuptiGetDeviceId", r);
@@ -252,6 +258,7 @@ struct ThreadLaunch {
   ContextProfiler* profiler = nullptr;
   bool have_values = false;    // a measured range awaiting the outermost exit's id
   std::uint32_t device = 0;
+  std::uint32_t driver_correlation = 0;  // the driver call's id, for FLOPLINE_COUNTERS_DEBUG
   std::vector<double> values;
 };
 
@@ -384,18 +391,12 @@ CounterProfiler& CounterProfiler::instance() {
 }
 
 bool CounterProfiler::start(std::uint32_t per_signature, std::string* why) {
+  (void)why;  // failures come at the first measured launch, where CUPTI can be set up
   Impl& s = *impl_;
   std::lock_guard<std::mutex> lock(s.mu);
   s.info.requested = true;
   s.info.per_signature = per_signature;
   s.sampler = capture::LaunchSampler(per_signature);
-  auto p = cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-  const CUptiResult r = cuptiProfilerInitialize(&p);
-  if (r != CUPTI_SUCCESS) {
-    s.turn_off(why_unavailable("cuptiProfilerInitialize", r));
-    if (why) *why = s.info.unavailable;
-    return false;
-  }
   s.started = true;
   s.enabled = true;
   return true;
@@ -423,6 +424,7 @@ void CounterProfiler::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId 
   if (t.depth == 0) return;  // entered before counting started
   if (level == LaunchLevel::kDriver && t.in_driver) {
     t.in_driver = false;
+    t.driver_correlation = data->correlationId;
     impl_->exit_driver();
   }
   if (--t.depth > 0 || !t.have_values) return;
@@ -432,6 +434,11 @@ void CounterProfiler::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId 
   rec.correlation_id = data->correlationId;
   rec.device = t.device;
   rec.values = std::move(t.values);
+  static const bool debug = std::getenv("FLOPLINE_COUNTERS_DEBUG") != nullptr;
+  if (debug) {
+    std::fprintf(stderr, "flopline: counters: launch %s correlation %u (driver call %u), device %u, %zu values\n",
+                 data->functionName, rec.correlation_id, t.driver_correlation, rec.device, rec.values.size());
+  }
   std::lock_guard<std::mutex> lock(impl_->mu);
   ++impl_->info.measured;
   impl_->records.push_back(std::move(rec));

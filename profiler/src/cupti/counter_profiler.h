@@ -29,7 +29,8 @@ class CounterProfiler {
  public:
   static CounterProfiler& instance();
 
-  // Initializes CUPTI's profiler. False, with `why` set and counting off, when it cannot.
+  // Arms counting. CUPTI's profiler is set up at the first measured launch (it needs a
+  // context); what fails there turns counting off and is said once.
   bool start(std::uint32_t per_signature, std::string* why);
   bool active() const;
   // Every launch callback of the subscriber goes here (it returns at once for others).

@@ -287,8 +287,12 @@ bool timed(const T& a) {
 std::size_t append_activity(const CUpti_Activity* record, RecordBatch& batch, ApiNames& api_names) {
   switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-    case CUPTI_ACTIVITY_KIND_KERNEL:
-      return timed(as<KernelActivity>(record)) ? add_kernel(as<KernelActivity>(record), batch) : 0;
+    case CUPTI_ACTIVITY_KIND_KERNEL: {
+      // A launch measured by the range profiler has no times (start = end = 0): kept,
+      // and placed or dropped once the counter records are known (kernel_counts.h).
+      const KernelActivity& k = as<KernelActivity>(record);
+      return timed(k) || (k.start == 0 && k.end == 0) ? add_kernel(k, batch) : 0;
+    }
     case CUPTI_ACTIVITY_KIND_MEMCPY:
       return timed(as<MemcpyActivity>(record)) ? add_memcpy(as<MemcpyActivity>(record), batch) : 0;
     case CUPTI_ACTIVITY_KIND_MEMCPY2:

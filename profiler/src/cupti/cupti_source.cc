@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "counter_profiler.h"
+#include "flopline/capture/kernel_counts.h"
 #include "cupti_records.h"
 #include "device_info.h"
 #include "gpu_metrics_sampler.h"
@@ -156,17 +157,12 @@ void CUPTIAPI on_buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint
 void CUPTIAPI on_api_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                               const void* data) {
   (void)user;
-  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
-    if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
-      GpuMetricsSampler::instance().on_context_created(static_cast<const CUpti_ResourceData*>(data)->context);
-    }
-    return;
-  }
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   on_call_callback(domain, cbid, cb);  // returns at once unless kKindCalls is recording
   // A measured launch's recorded call spans its replay; its kernel says it was replayed.
   CounterProfiler::instance().on_callback(domain, cbid, cb);  // at once unless counting
+  GpuMetricsSampler::instance().on_callback(domain, cbid, cb);  // at once unless sampling
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API ||
       cbid != CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
     return;
@@ -394,7 +390,7 @@ bool CuptiSource::start(const SourceOptions& options, std::string* error) {
   }
   if (options.gpu_metrics_interval_ns && s.subscriber != nullptr) {
     GpuMetricsSampler::instance().start(*options.gpu_metrics_interval_ns);
-    cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+    CounterProfiler::enable_callbacks(s.subscriber);  // the launch callbacks it starts on
   }
   // Calls through callbacks, for the domains whose activity records are not on.
   bool calls_runtime = false, calls_driver = false;
@@ -482,6 +478,7 @@ RecordBatch CuptiSource::snapshot() {
   b.process_name = process_name();
   CounterProfiler::instance().snapshot(&b.counters, &b.counter_records);
   GpuMetricsSampler::instance().snapshot(&b.gpu_metrics, &b.gpu_metric_samples);
+  capture::place_replayed_kernels(b);
   return b;
 }
 

@@ -62,6 +62,11 @@ void disable(DeviceSampler& d) {
 
 std::unique_ptr<DeviceSampler> set_up(std::uint32_t device, std::int64_t interval_ns,
                                       std::vector<std::string>* missing, std::string* why) {
+  const auto initialized = static_cast<CUptiResult>(initialize_profiler());
+  if (initialized != CUPTI_SUCCESS) {
+    *why = failure("cuptiProfilerInitialize", initialized);
+    return nullptr;
+  }
   auto d = std::make_unique<DeviceSampler>();
   d->device = device;
   auto chip = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
@@ -241,22 +246,35 @@ void GpuMetricsSampler::start(std::int64_t interval_ns) {
   s.interval_ns = interval_ns;
   s.info.requested = true;
   s.info.interval_ns = interval_ns;
-  auto p = cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-  if (const CUptiResult r = cuptiProfilerInitialize(&p); r != CUPTI_SUCCESS) {
-    s.info.unavailable = failure("cuptiProfilerInitialize", r);
-    std::fprintf(stderr, "flopline: GPU metrics unavailable: %s; the trace is written without them\n",
-                 s.info.unavailable.c_str());
-    return;
-  }
+  // CUPTI's profiler is set up at the first launch (it needs a context).
   s.enabled = true;
   if (s.thread == nullptr) s.thread = new std::thread([&s] { s.loop(); });
 }
 
-void GpuMetricsSampler::on_context_created(CUcontext context) {
+void GpuMetricsSampler::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                    const CUpti_CallbackData* data) {
   Impl& s = *impl_;
-  if (!s.enabled.load(std::memory_order_relaxed)) return;
+  // At the exit of the first launch: the context is then fully set up (CUPTI's profiler
+  // refuses to start earlier).
+  if (!s.enabled.load(std::memory_order_relaxed) || data->callbackSite != CUPTI_API_EXIT) return;
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+      break;
+    default:
+      return;
+  }
+  // Launches on the context this thread launched on last: a device already handled.
+  thread_local CUcontext last = nullptr;
+  if (data->context == nullptr || data->context == last) return;
+  last = data->context;
   std::uint32_t device = 0;
-  if (context == nullptr || cuptiGetDeviceId(context, &device) != CUPTI_SUCCESS) return;
+  if (cuptiGetDeviceId(data->context, &device) != CUPTI_SUCCESS) return;
   std::lock_guard<std::mutex> lock(s.mu);
   if (s.devices.count(device) != 0 || s.refused.count(device) != 0) return;
   std::string why;

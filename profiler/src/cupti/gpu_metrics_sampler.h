@@ -1,9 +1,9 @@
 // GPU metrics over time (--gpu-metrics) through CUPTI's PM Sampling API: each device
 // that launches work samples SM active %, tensor pipe active % and DRAM read and write
 // throughput at a fixed interval into the hardware buffer; a background thread decodes
-// it, so the launching threads never wait on it. Sampling of a device starts when a
-// context is created on it (CUPTI's resource callback, once per context, never on the
-// launch path) and stops at write time. docs/COUNTERS.md.
+// it, so the launching threads never wait on it. Sampling of a device starts after the
+// first launch on it returns (a launch on the thread's last context costs one
+// comparison) and stops at write time. docs/COUNTERS.md.
 #pragma once
 
 #include <cupti.h>
@@ -22,8 +22,9 @@ class GpuMetricsSampler {
 
   // Arms sampling at `interval_ns` (documented range 10-1000 us).
   void start(std::int64_t interval_ns);
-  // CUPTI_CBID_RESOURCE_CONTEXT_CREATED: starts sampling the context's device.
-  void on_context_created(CUcontext context);
+  // Every launch callback of the subscriber goes here; after the first launch on a
+  // device returns, sampling of that device starts.
+  void on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data);
   // Stops every device and decodes what is left.
   void stop();
   // Decodes what the devices hold so far, then copies the samples out.

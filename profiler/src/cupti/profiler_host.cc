@@ -1,6 +1,7 @@
 #include "profiler_host.h"
 
 #include <cupti.h>
+#include <cupti_profiler_target.h>
 
 namespace flopline::cupti {
 namespace {
@@ -46,6 +47,14 @@ CUptiResult config_image(CUpti_Profiler_Host_Object* object, std::vector<std::ui
 }
 
 }  // namespace
+
+int initialize_profiler() {
+  static const CUptiResult result = [] {
+    auto p = cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+    return cuptiProfilerInitialize(&p);
+  }();
+  return result;
+}
 
 std::string cupti_result_text(int result) {
   const char* s = nullptr;

@@ -53,6 +53,10 @@ T cupti_params(std::size_t struct_size) {
   return p;
 }
 
+// cuptiProfilerInitialize, once per process (later calls return the first result). It
+// needs a context: CUPTI refuses it inside cuInit.
+int initialize_profiler();
+
 // CUPTI's text for a result code.
 std::string cupti_result_text(int result);
 

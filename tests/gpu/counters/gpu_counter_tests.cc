@@ -27,14 +27,19 @@ RunResult counted_run(const std::string& name, const std::vector<std::string>& c
   return run_under_flopline(FLOPLINE_EXE, out_dir() + "/" + name, command, env, options);
 }
 
-// M, N, K from a range name that ends in "MxNxK".
+// M, N, K from a range name that ends in "MxNxK", or in "N" for a square problem.
 bool mnk(const std::string& name, double* m, double* n, double* k) {
-  static const std::regex re(R"((\d+)x(\d+)x(\d+))");
+  static const std::regex three(R"((\d+)x(\d+)x(\d+))");
+  static const std::regex one(R"( (\d+)$)");
   std::smatch s;
-  if (!std::regex_search(name, s, re)) return false;
-  *m = std::stod(s[1]);
-  *n = std::stod(s[2]);
-  *k = std::stod(s[3]);
+  if (std::regex_search(name, s, three)) {
+    *m = std::stod(s[1]);
+    *n = std::stod(s[2]);
+    *k = std::stod(s[3]);
+    return true;
+  }
+  if (!std::regex_search(name, s, one)) return false;
+  *m = *n = *k = std::stod(s[1]);
   return true;
 }
 
@@ -47,12 +52,12 @@ std::string text_arg(const SliceView& s, const std::string& key) {
 double counted_flops(const TraceView& t, const SliceView& range) {
   double sum = 0;
   const auto kernels = t.launched_in(range);
-  EXPECT_FALSE(kernels.empty()) << range.name;
+  EXPECT_FALSE(kernels.empty()) << range.name << " [" << range.start << ", " << range.end << ")";
   for (const SliceView& k : kernels) {
-    const auto f = arg_number(k, "flops");
-    EXPECT_TRUE(f.has_value()) << k.name << " in " << range.name << " has no counted FLOPs: " << k.args;
+    // The reader keeps "flops" as the slice's metrics, not in its args.
+    EXPECT_TRUE(k.metrics.has_flops()) << k.name << " in " << range.name << " has no counted FLOPs: " << k.args;
     EXPECT_NE(text_arg(k, "flops source").find("counters"), std::string::npos) << k.args;
-    sum += f.value_or(0);
+    sum += std::max(0.0, k.metrics.flops);
   }
   return sum;
 }
@@ -84,6 +89,14 @@ TEST(Counters, MatmulsCountTwoMnk) {
   }
 }
 
+// How many launches the trace says were measured (its metadata).
+long measured_launches(const TraceView& t) {
+  for (const auto& [k, v] : t.trace.info) {
+    if (k == "counters measured launches") return std::stol(v);
+  }
+  return -1;
+}
+
 TEST(Counters, CountingChangesNoResult) {
   // --validate compares each provider with an fp64 reference and exits 1 on a miss.
   for (const char* dtype : {"tf32", "bf16"}) {
@@ -91,6 +104,8 @@ TEST(Counters, CountingChangesNoResult) {
                                     {FLOPLINE_MATMUL_BENCH, "--validate", "--skip-run", "--dtype", dtype},
                                     {"--counters=all"});
     EXPECT_EQ(r.result.exit_code, 0) << describe(r);
+    ASSERT_EQ(r.files.size(), 1u) << describe(r);
+    EXPECT_GT(measured_launches(must_load(r.files[0])), 2) << "the validated matmuls were measured";
   }
 }
 
@@ -115,20 +130,23 @@ TEST(Counters, TritonMatmulCountsTwoMnk) {
 }
 
 TEST(Counters, ElementwiseAddMovesThreeNBytes) {
-  const double n = 16777216;
-  const RunResult r = counted_run("vector_add", {FLOPLINE_VECTOR_ADD, "--sizes", "16777216", "--reps", "3"});
+  // Vectors far larger than L2: a measured launch starts with caches flushed, and the
+  // write-back of the replay's memory restore adds a fixed ~10 MB that a small problem
+  // would show as a percentage.
+  const double n = 67108864;
+  const RunResult r = counted_run("vector_add", {FLOPLINE_VECTOR_ADD, "--sizes", "67108864", "--blocks", "256,1024",
+                                                 "--reps", "3"});
   ASSERT_EQ(r.result.exit_code, 0) << describe(r);
   ASSERT_EQ(r.files.size(), 1u) << describe(r);
   const TraceView t = must_load(r.files[0]);
   int checked = 0;
-  for (const SliceView& op : t.named("user_annotation", "n=16777216")) {
+  for (const SliceView& op : t.named("user_annotation", "n=67108864")) {
     for (const SliceView& k : t.launched_in(op)) {
       const auto bytes = arg_number(k, "dram bytes");
       ASSERT_TRUE(bytes.has_value()) << k.name << ": " << k.args;
       expect_within(*bytes, 3 * n * 4, 0.05, op.name + " DRAM bytes");
-      const auto flops = arg_number(k, "flops");
-      ASSERT_TRUE(flops.has_value());
-      expect_within(*flops, n, 0.01, op.name + " FLOPs (one add per element)");
+      ASSERT_TRUE(k.metrics.has_flops()) << k.args;
+      expect_within(k.metrics.flops, n, 0.01, op.name + " FLOPs (one add per element)");
       ++checked;
     }
   }
@@ -144,11 +162,14 @@ TEST(Counters, FusedMatmulSoftmaxCountsAtLeastItsMatmul) {
   int checked = 0;
   for (const SliceView& op : t.by_cat("user_annotation")) {
     double m = 0, n = 0, k = 0;
-    if (op.name.find("softmax") == std::string::npos || !mnk(op.name, &m, &n, &k)) continue;
+    if (op.name.find("fused softmax") == std::string::npos || !mnk(op.name, &m, &n, &k)) continue;
     const double counted = counted_flops(t, op);
     EXPECT_GE(counted, 2 * m * n * k) << op.name;
     EXPECT_LT(counted, 2 * m * n * k * 1.2) << op.name << ": softmax adds a few FLOPs per score";
     ++checked;
+  }
+  if (checked < 2) {
+    for (const SliceView& op : t.by_cat("user_annotation")) ADD_FAILURE() << "range: " << op.name;
   }
   EXPECT_GE(checked, 2) << describe(r);
 }
@@ -165,16 +186,18 @@ TEST(Counters, LaterLaunchesTakeTheMeasuredValues) {
       by_name[k.name].push_back(k);
     }
   }
-  ASSERT_FALSE(by_name.empty());
+  int repeated = 0;
   for (const auto& [name, ks] : by_name) {
-    ASSERT_GE(ks.size(), 2u) << name;
+    if (ks.size() < 2) continue;  // cuBLAS's first call may pick another kernel once
+    ++repeated;
     EXPECT_EQ(text_arg(ks[0], "flops source"), "counters") << name;
     EXPECT_TRUE(trace::json_member(ks[0].args, "counters replayed").has_value());
     for (std::size_t i = 1; i < ks.size(); ++i) {
       EXPECT_EQ(text_arg(ks[i], "flops source"), "counters (same signature)") << name;
-      EXPECT_EQ(arg_number(ks[i], "flops"), arg_number(ks[0], "flops")) << name;
+      EXPECT_EQ(ks[i].metrics.flops, ks[0].metrics.flops) << name;
     }
   }
+  EXPECT_GE(repeated, 1) << "a matmul kernel launched four times";
   // The metadata names the metrics and how many launches were measured.
   bool named = false;
   for (const auto& [k, v] : t.trace.info) named = named || (k == "counter metrics" && !v.empty());
@@ -182,13 +205,16 @@ TEST(Counters, LaterLaunchesTakeTheMeasuredValues) {
 }
 
 TEST(Counters, RunSummaryShowsCountedRates) {
-  const RunResult r = counted_run("summary", {FLOPLINE_MATMUL_BENCH, "--size", "2048", "--provider", "cublas",
-                                              "--dtype", "tf32", "--reps", "2"});
+  // Plain NVTX ranges with no counts: every rate in the summary comes from the counters.
+  const RunResult r = counted_run("summary", {"python3", FLOPLINE_TRITON_MATMUL}, {"--counters"},
+                                  {"PYTHONUNBUFFERED=1"});
   ASSERT_EQ(r.result.exit_code, 0) << describe(r);
   const std::string& out = r.result.out;
   const std::size_t kernels = out.find("Kernels by GPU time");
   ASSERT_NE(kernels, std::string::npos) << out;
   EXPECT_NE(out.find("TFLOP/s", kernels), std::string::npos) << "kernel rows have counted rates:\n" << out;
+  EXPECT_NE(out.find("of kernel time carries counted FLOPs"), std::string::npos) << out;
+  EXPECT_EQ(out.find("unavailable"), std::string::npos) << out;
 }
 
 // The mean of `series` over [start, end).
@@ -216,7 +242,9 @@ TEST(Counters, GpuMetricsShowTensorActivityDuringMatmulsOnly) {
   double matmul_tensor = -1, add_tensor = -1, add_dram = -1;
   for (const std::string& f : r.files) {
     const TraceView t = must_load(f);
-    ASSERT_FALSE(t.trace.counters.empty()) << f << " has no GPU metrics tracks";
+    std::string info;
+    for (const auto& [k, v] : t.trace.info) info += k + ": " + v + "\n";
+    ASSERT_FALSE(t.trace.counters.empty()) << f << " has no GPU metrics tracks; metadata:\n" << info << describe(r);
     for (const SliceView& op : t.named("user_annotation", "cublas matmul")) {
       matmul_tensor = std::max(matmul_tensor, mean_over(t.trace, "tensor pipe active %", op.start, op.end));
     }

@@ -15,6 +15,8 @@
 //   SIMT         sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on (smsp__
 //                when sm__ is not listed): thread instructions; an FMA is two FLOPs.
 //   DRAM         dram__bytes_{read,write} (or dram__sectors_{read,write} x 32 bytes).
+//   duration     gpu__time_duration: the kernel's GPU time during the measurement (a
+//                measured launch's activity record carries no times of its own).
 //
 // Values are the metrics' ".sum" over the whole GPU for one kernel launch.
 //
@@ -40,6 +42,7 @@ enum class CounterUse : std::uint8_t {
   kSimtOps,          // SIMT thread instructions
   kDramRead,         // bytes (or sectors) read from DRAM
   kDramWrite,        // bytes (or sectors) written to DRAM
+  kDuration,         // the kernel's GPU time under replay (ns): places a replayed kernel
 };
 
 struct CounterMetric {
@@ -50,8 +53,10 @@ struct CounterMetric {
                           // total; "simt"; "dram"
   double per_count = 1;   // FLOPs (or bytes) per counted unit: 2 for an FMA, 32 per sector
   bool integer = false;   // integer tensor ops: counted apart from FLOPs
-  // Kept only when it adds no replay pass (sparsity counts, integer ops).
-  bool optional() const { return integer || use == CounterUse::kTensorSparseOps; }
+  // Kept only when it adds no replay pass (sparsity counts, integer ops, duration).
+  bool optional() const {
+    return integer || use == CounterUse::kTensorSparseOps || use == CounterUse::kDuration;
+  }
 };
 
 struct CounterPlan {
@@ -85,6 +90,7 @@ struct CountedWork {
   double int_ops = 0;     // integer tensor operations (int8), not in flops
   std::optional<double> dram_read_bytes;
   std::optional<double> dram_write_bytes;
+  std::optional<double> duration_ns;  // gpu__time_duration of the measured launch
   // The precision with the most FLOPs ("" when there are none): the peak that "% of
   // peak" divides by.
   std::string precision;

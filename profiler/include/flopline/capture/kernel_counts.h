@@ -23,8 +23,21 @@ struct KernelCounts {
   bool measured = false;         // its own launch was measured (replayed)
 };
 
+// Kernels of measured launches arrive without times (start = end = 0): the replay runs
+// inside the launch call, after everything launched before it has finished, so each is
+// placed at the later of its call's start and the end of the device's earlier work, with
+// the duration its counters measured (gpu__time_duration; 0 when not collected), and
+// marked replayed.
+// Kernels without times that no counter record names (work still running at a forced
+// flush) are dropped, as the converter drops them without counters.
+void place_replayed_kernels(RecordBatch& batch);
+
 // One entry per RecordBatch::kernels element.
 std::vector<KernelCounts> assign_kernel_counts(const RecordBatch& batch);
+
+// Counter records whose launch matches no single kernel record (indices): a kernel
+// record lost (the buffer cap), or one launch that ran several kernels.
+std::vector<std::uint32_t> unmatched_counter_records(const RecordBatch& batch);
 
 // What the capture knows of a launch when it decides whether to measure it.
 struct LaunchKey {

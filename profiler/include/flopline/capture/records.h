@@ -51,6 +51,10 @@ struct KernelRecord {
   // Thread-block cluster dimensions (compute capability 9.0+); 0 when not a cluster launch.
   std::uint32_t cluster_x = 0, cluster_y = 0, cluster_z = 0;
   std::string name;  // as CUPTI gives it: often a mangled C++ name
+  // A launch measured by the range profiler: CUPTI gives its record no times, so it is
+  // placed at its launch call with the duration the counters measured
+  // (place_replayed_kernels()).
+  bool replayed = false;
 
   std::int64_t blocks() const { return static_cast<std::int64_t>(grid_x) * grid_y * grid_z; }
   std::int64_t threads_per_block() const {
