@@ -96,6 +96,9 @@ void add_counter_info(DecodeContext& ctx) {
       info.emplace_back("gpu metrics", "PM sampling every " + std::to_string(g.interval_ns) + " ns: " +
                                            join(g.names, ","));
       if (g.overflows > 0) info.emplace_back("gpu metrics overflows", std::to_string(g.overflows));
+      if (g.unfinished) {
+        info.emplace_back("gpu metrics unfinished", "the last samples were not decoded in time (a shorter run or a longer interval keeps them)");
+      }
     }
   }
 }

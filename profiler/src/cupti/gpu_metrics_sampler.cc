@@ -20,10 +20,14 @@ namespace flopline::cupti {
 namespace {
 
 constexpr std::size_t kHardwareBufferBytes = 128u << 20;
-constexpr std::uint32_t kSamplesPerDecode = 8192;
+// Samples per counter-data image: evaluating one sample costs more the larger the
+// image, so images stay small and are emptied often.
+constexpr std::uint32_t kSamplesPerDecode = 512;
 // How often the background thread empties the hardware buffers: at the shortest
 // interval the buffer holds far more than this many samples.
-constexpr auto kDecodePeriod = std::chrono::milliseconds(50);
+constexpr auto kDecodePeriod = std::chrono::milliseconds(20);
+// The final decode at exit never takes longer than this; what is left is counted.
+constexpr auto kFinalDecodeLimit = std::chrono::seconds(5);
 
 struct DeviceSampler {
   std::uint32_t device = 0;
@@ -161,13 +165,18 @@ struct GpuMetricsSampler::Impl {
   capture::GpuMetricsInfo info;
   std::vector<capture::GpuMetricSample> samples;
 
-  void decode_all();
-  void decode(DeviceSampler& d, std::vector<capture::GpuMetricSample>& out);
+  // Decodes until the hardware buffers are empty or `deadline` passes.
+  void decode_all(std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
+  bool decode(DeviceSampler& d, std::vector<capture::GpuMetricSample>& out,
+              std::chrono::steady_clock::time_point deadline);
   void loop();
 };
 
-void GpuMetricsSampler::Impl::decode(DeviceSampler& d, std::vector<capture::GpuMetricSample>& out) {
-  for (int round = 0; round < 1000; ++round) {
+// False when `deadline` passed with records still in the hardware buffer.
+bool GpuMetricsSampler::Impl::decode(DeviceSampler& d, std::vector<capture::GpuMetricSample>& out,
+                                     std::chrono::steady_clock::time_point deadline) {
+  for (;;) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
     auto p = cupti_params<CUpti_PmSampling_DecodeData_Params>(CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE);
     p.pPmSamplingObject = d.object;
     p.pCounterDataImage = d.counter_data.data();
@@ -177,11 +186,11 @@ void GpuMetricsSampler::Impl::decode(DeviceSampler& d, std::vector<capture::GpuM
       std::lock_guard<std::mutex> lock(mu);
       ++info.overflows;
     }
-    if (r != CUPTI_SUCCESS) return;
+    if (r != CUPTI_SUCCESS) return true;
     auto ci = cupti_params<CUpti_PmSampling_GetCounterDataInfo_Params>(CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
     ci.pCounterDataImage = d.counter_data.data();
     ci.counterDataImageSize = d.counter_data.size();
-    if (cuptiPmSamplingGetCounterDataInfo(&ci) != CUPTI_SUCCESS) return;
+    if (cuptiPmSamplingGetCounterDataInfo(&ci) != CUPTI_SUCCESS) return true;
     std::vector<double> raw;
     for (std::size_t i = 0; i < ci.numCompletedSamples; ++i) {
       auto si = cupti_params<CUpti_PmSampling_CounterData_GetSampleInfo_Params>(CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE);
@@ -202,11 +211,11 @@ void GpuMetricsSampler::Impl::decode(DeviceSampler& d, std::vector<capture::GpuM
     }
     CUptiResult reset = CUPTI_SUCCESS;
     reset_data(d, &reset);
-    if (p.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) return;
+    if (p.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) return true;
   }
 }
 
-void GpuMetricsSampler::Impl::decode_all() {
+void GpuMetricsSampler::Impl::decode_all(std::chrono::steady_clock::time_point deadline) {
   std::lock_guard<std::mutex> one(decode_mu);
   std::vector<DeviceSampler*> ds;
   {
@@ -216,9 +225,11 @@ void GpuMetricsSampler::Impl::decode_all() {
     }
   }
   std::vector<capture::GpuMetricSample> out;
-  for (DeviceSampler* d : ds) decode(*d, out);
-  if (out.empty()) return;
+  bool complete = true;
+  for (DeviceSampler* d : ds) complete = decode(*d, out, deadline) && complete;
   std::lock_guard<std::mutex> lock(mu);
+  if (!complete) info.unfinished = true;
+  if (out.empty()) return;
   samples.insert(samples.end(), std::make_move_iterator(out.begin()), std::make_move_iterator(out.end()));
 }
 
@@ -322,13 +333,13 @@ void GpuMetricsSampler::stop() {
     cuptiPmSamplingStop(&p);
     d->running = false;
   }
-  s.decode_all();
+  s.decode_all(std::chrono::steady_clock::now() + kFinalDecodeLimit);
   for (DeviceSampler* d : ds) disable(*d);
 }
 
 void GpuMetricsSampler::snapshot(capture::GpuMetricsInfo* info, std::vector<capture::GpuMetricSample>* samples) {
   Impl& s = *impl_;
-  if (s.enabled.load()) s.decode_all();
+  if (s.enabled.load()) s.decode_all(std::chrono::steady_clock::now() + kFinalDecodeLimit);
   std::lock_guard<std::mutex> lock(s.mu);
   *info = s.info;
   *samples = s.samples;

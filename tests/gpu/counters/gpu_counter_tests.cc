@@ -235,8 +235,8 @@ double mean_over(const trace::Trace& t, const std::string& key, trace::TimeNs st
 
 TEST(Counters, GpuMetricsShowTensorActivityDuringMatmulsOnly) {
   const std::string script = std::string(FLOPLINE_MATMUL_BENCH) + " --size 4096 --provider cublas --dtype bf16 --reps 20 && " +
-                             FLOPLINE_VECTOR_ADD + " --sizes 268435456 --blocks 256 --reps 20";
-  const RunResult r = counted_run("gpu_metrics", {"sh", "-c", script}, {"--gpu-metrics=20us"});
+                             FLOPLINE_VECTOR_ADD + " --sizes 67108864 --blocks 256 --reps 20";
+  const RunResult r = counted_run("gpu_metrics", {"sh", "-c", script}, {"--gpu-metrics=50us"});
   ASSERT_EQ(r.result.exit_code, 0) << describe(r);
   ASSERT_EQ(r.files.size(), 2u) << describe(r);
   double matmul_tensor = -1, add_tensor = -1, add_dram = -1;
@@ -248,7 +248,7 @@ TEST(Counters, GpuMetricsShowTensorActivityDuringMatmulsOnly) {
     for (const SliceView& op : t.named("user_annotation", "cublas matmul")) {
       matmul_tensor = std::max(matmul_tensor, mean_over(t.trace, "tensor pipe active %", op.start, op.end));
     }
-    for (const SliceView& op : t.named("user_annotation", "n=268435456")) {
+    for (const SliceView& op : t.named("user_annotation", "n=67108864")) {
       add_tensor = std::max(add_tensor, mean_over(t.trace, "tensor pipe active %", op.start, op.end));
       add_dram = std::max(add_dram, mean_over(t.trace, "DRAM read GB/s", op.start, op.end));
     }

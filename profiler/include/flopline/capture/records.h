@@ -313,6 +313,7 @@ struct GpuMetricsInfo {
   std::vector<std::string> labels;  // what the trace calls them ("SM active %")
   TimeNs interval_ns = 0;
   std::uint64_t overflows = 0;      // times the hardware buffer filled before a decode
+  bool unfinished = false;          // the final decode stopped at its time limit
   std::string unavailable;          // why nothing could be sampled ("" when it could)
 };
 
