@@ -11,4 +11,4 @@ target_include_directories(flopline_viewer_core PUBLIC ${CMAKE_CURRENT_LIST_DIR}
 # flopline_cli_lib: the stats CSV escaping (csv_field), shared with `flopline stats`.
 target_link_libraries(flopline_viewer_core
   PUBLIC flopline_trace Threads::Threads
-  PRIVATE flopline_cli_lib ZLIB::ZLIB flopline_warnings)
+  PRIVATE flopline_cli_lib ZLIB::ZLIB nlohmann_json::nlohmann_json flopline_warnings)
