@@ -21,6 +21,16 @@ std::optional<double> rate_of(const Json& v, bool zero_ok) {
 
 }  // namespace
 
+std::string_view calibrate_usage() {
+  return "usage: flopline calibrate [--device N] [--size N] [--reps N] [-o PATH]\n"
+         "\n"
+         "Measures the achievable matrix-product rate per precision (cuBLAS, N x N x N,\n"
+         "default 8192) and the device-to-device copy bandwidth (2 GiB, counted as read\n"
+         "plus write), best of --reps (default 10), and stores them for later traces'\n"
+         "\"% of peak\" (peak source \"calibrated\"). Default file:\n"
+         "$FLOPLINE_PEAKS_FILE, else ~/.cache/flopline/peaks-<GPU uuid>.json.\n";
+}
+
 std::string format_calibration(const CalibratedPeaks& p) {
   Json flops = Json::object();
   for (const auto& [precision, rate] : p.peak_flops) flops[precision] = rate;
