@@ -6,29 +6,19 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "calibrate_command.h"
-#include "cli_app.h"
 #include "cli_parse.h"
+#include "cli_test_util.h"
 
 namespace flopline::cli {
 namespace {
 
 using Args = std::vector<std::string>;
-
-struct CliRun {
-  int rc;
-  std::string out, err;
-};
-
-CliRun run_flopline(const Args& a) {
-  std::ostringstream out, err;
-  const int rc = run_cli(a, out, err);
-  return {rc, out.str(), err.str()};
-}
+using testing::CliRun;
+using testing::run_flopline;
 
 TEST(CalibrateCommand, HelpNeedsNoMeasuringProgram) {
   for (const Args& a : {Args{"calibrate", "--help"}, Args{"calibrate", "-h"},
