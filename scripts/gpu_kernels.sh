@@ -58,7 +58,7 @@ for b in bench_matmul bench_softmax bench_elementwise; do
   [ "$b" = bench_matmul ] && extra="$quick $big"
   timeout 300 "$exe" $extra 2>&1 | tee -a "$OUT/bench.txt"
 done
-# The fused softmax with bf16 output at the anchor shapes.
+# The fused softmax with bf16 output at the anchor shapes.
 if [ -x "$build/bench/kernels/bench_softmax" ]; then
   timeout 300 "$build/bench/kernels/bench_softmax" $quick --out bf16 --shape 4096 4096 4096 --shape 8192 8192 1024 \
     --shape 16384 2048 128 --shape 16384 1024 64 2>&1 | tee -a "$OUT/bench.txt"

@@ -8,7 +8,6 @@ file(GLOB FLOPLINE_VIEWER_CORE_SOURCES CONFIGURE_DEPENDS "${CMAKE_CURRENT_LIST_D
 add_library(flopline_viewer_core STATIC ${FLOPLINE_VIEWER_CORE_SOURCES})
 # Headers are included as "core/viewport.h".
 target_include_directories(flopline_viewer_core PUBLIC ${CMAKE_CURRENT_LIST_DIR}/src)
-# flopline_cli_lib: the stats CSV escaping (csv_field), shared with `flopline stats`.
 target_link_libraries(flopline_viewer_core
   PUBLIC flopline_trace Threads::Threads
-  PRIVATE flopline_cli_lib ZLIB::ZLIB flopline_warnings)
+  PRIVATE ZLIB::ZLIB nlohmann_json::nlohmann_json flopline_warnings)

@@ -80,9 +80,9 @@ int main(int argc, char** argv) {
   fk::testing::Cublas cublas;
   if (!cublas.ok()) std::printf("note: %s (unfused baseline uses flopline's matmul)\n", cublas.error().c_str());
   const int reps = quick ? 5 : 20;
-  // The issue's anchor shapes, three more with k <= 2048, two at k = 2048 where bf16 ->
-  // fp32 rows start to rescale in the sweep's launch, and the classic experiment's square
-  // sizes (128-512) with 1024 and 2048.
+  // The anchor shapes (where PyTorch's softmax(A @ B) was measured), three more with
+  // k <= 2048, two at k = 2048 where bf16 -> fp32 rows start to rescale in the sweep's
+  // launch, and the classic experiment's square sizes (128-512) with 1024 and 2048.
   std::vector<Shape> shapes = {{4096, 4096, 4096}, {8192, 8192, 1024}, {16384, 2048, 128},
                                {4096, 2048, 512},  {16384, 1024, 64},  {8192, 2048, 2048},
                                {8192, 8192, 2048}, {4096, 4096, 2048},

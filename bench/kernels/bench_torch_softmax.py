@@ -1,9 +1,9 @@
-"""PyTorch's own softmax(A @ B) at the fused matmul+softmax anchors (issue's shapes), to
-set beside bench_softmax's fused and unfused figures from the same device call.
+"""PyTorch's own softmax(A @ B) at the fused matmul+softmax anchor shapes, to set beside
+bench_softmax's fused and unfused figures from the same device call.
 
     python3 bench/kernels/bench_torch_softmax.py [--shape M N K]...
 
-The anchors in the issue are PyTorch's pair on an H200 (cuBLAS's matmul through
+The anchor figures are PyTorch's pair on an H200 (cuBLAS's matmul through
 torch.matmul, then torch.softmax); this measures that pair on the machine at hand, timed
 like bench_softmax: each call synchronized, CUDA events around it, the matmul alone and
 the pair interleaved round by round, medians of 20 rounds after 3 warm-up rounds. tf32:
@@ -58,7 +58,7 @@ def run_case(m, n, k, dtype, dim):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shape", nargs=3, type=int, action="append", metavar=("M", "N", "K"),
-                        help="run only these shapes (default: the issue's anchors)")
+                        help="run only these shapes (default: the anchors)")
     args = parser.parse_args()
     if not torch.cuda.is_available():
         print("bench_torch_softmax: skipped: no CUDA device", file=sys.stderr)

@@ -18,14 +18,8 @@
 namespace {
 
 int usage(int rc) {
-  std::fprintf(rc == 0 ? stdout : stderr,
-               "usage: flopline calibrate [--device N] [--size N] [--reps N] [-o PATH]\n"
-               "\n"
-               "Measures the achievable matrix-product rate per precision (cuBLAS, N x N x N,\n"
-               "default 8192) and the device-to-device copy bandwidth (2 GiB, counted as read\n"
-               "plus write), best of --reps (default 10), and stores them for later traces'\n"
-               "\"%% of peak\" (peak source \"calibrated\"). Default file:\n"
-               "$FLOPLINE_PEAKS_FILE, else ~/.cache/flopline/peaks-<GPU uuid>.json.\n");
+  const std::string_view text = flopline::capture::calibrate_usage();
+  std::fwrite(text.data(), 1, text.size(), rc == 0 ? stdout : stderr);
   return rc;
 }
 

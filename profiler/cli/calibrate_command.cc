@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli_parse.h"
+#include "flopline/capture/calibration.h"
 #include "run_process.h"
 
 extern char** environ;
@@ -28,6 +29,12 @@ std::optional<std::string> find_calibrate_program(const std::string& exe_path) {
 }
 
 int run_calibrate_command(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  for (const std::string& a : args) {
+    if (a == "--help" || a == "-h") {
+      out << capture::calibrate_usage();
+      return kExitOk;
+    }
+  }
   std::error_code ec;
   const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   const auto program = find_calibrate_program(ec ? std::string() : self);

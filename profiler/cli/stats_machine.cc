@@ -1,11 +1,11 @@
 // CSV and JSON output of `flopline stats`: fixed schemas for programs. Times are
 // integer nanoseconds; other numbers are written in their shortest round-trip form,
 // so a reader gets back exactly the double that was computed.
-#include <charconv>
 #include <cmath>
 #include <string>
 
 #include "flopline/trace/json_text.h"
+#include "flopline/trace/stats_csv.h"
 #include "stats_output.h"
 
 namespace flopline::cli {
@@ -15,21 +15,10 @@ void append_i64(std::string& out, std::int64_t v) {
   out += std::to_string(v);
 }
 
-void append_real(std::string& out, double v) {
-  // Shortest round-trip digits; plain notation for the magnitudes FLOP and byte
-  // counts and rates have (3000000000, not 3e+09), exponents only outside them.
-  char buf[64];
-  const double mag = std::fabs(v);
-  const bool plain = v == 0 || (mag >= 1e-5 && mag < 1e21);
-  const auto r = std::to_chars(buf, buf + sizeof buf, v,
-                               plain ? std::chars_format::fixed : std::chars_format::general);
-  out.append(buf, r.ptr);
-}
-
-// Empty cell (CSV) or null (JSON) for unknown and non-finite values.
+// Null for unknown and non-finite values.
 void append_opt(std::string& out, const std::optional<double>& v, std::string_view unknown) {
   if (v && std::isfinite(*v)) {
-    append_real(out, *v);
+    trace::append_stats_number(out, *v);
   } else {
     out += unknown;
   }
@@ -66,34 +55,11 @@ std::string_view group_by_name(trace::GroupBy by) {
   return "name";
 }
 
-std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"') o += '"';
-    o += c;
-  }
-  o += '"';
-  return o;
-}
-
 void write_stats_csv(const StatsReport& report, std::ostream& out) {
-  std::string s =
-      "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
-      "pct_peak\n";
+  std::string s(trace::kStatsCsvColumns);
+  s += '\n';
   for (const trace::StatsRow& r : report.result.rows) {
-    s += csv_field(r.name);
-    for (std::int64_t v : {static_cast<std::int64_t>(r.count), r.total_ns, r.avg_ns, r.median_ns,
-                           r.min_ns, r.max_ns, r.std_ns}) {
-      s += ',';
-      append_i64(s, v);
-    }
-    s += ',';
-    append_real(s, r.pct);
-    for (const auto* v : {&r.flops, &r.bytes, &r.tflops, &r.gbps, &r.pct_peak}) {
-      s += ',';
-      append_opt(s, *v, "");
-    }
+    trace::append_stats_csv_row(s, r);
     s += '\n';
   }
   out << s;

@@ -30,9 +30,8 @@ struct StatsReport {
 std::string_view group_by_name(trace::GroupBy by);  // "name", "op", "category"
 
 void write_stats_table(const StatsReport& report, std::ostream& out);
-// Header: name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,
-// tflops,gbps,pct_peak. Unknown values are empty cells; names are quoted per RFC 4180
-// when they hold a comma, quote, CR or LF.
+// The header (trace::kStatsCsvColumns), then one line per row
+// (flopline/trace/stats_csv.h).
 void write_stats_csv(const StatsReport& report, std::ostream& out);
 // {"files":[...],"group_by":..,"categories":[...],"all_categories":..,"range":..,
 //  "total_ns":..,"slices":..,"rows_total":..,"events_total":..,"events_skipped":..,
@@ -45,7 +44,5 @@ std::string with_thousands(std::int64_t v);  // 1234567 -> "1,234,567"
 // Shortens `name` to at most `max_bytes` bytes by eliding its middle with "...",
 // never splitting a UTF-8 sequence; control characters become '?'.
 std::string shorten_name(std::string_view name, std::size_t max_bytes);
-// RFC 4180 field: quoted (quotes doubled) only when needed.
-std::string csv_field(std::string_view s);
 
 }  // namespace flopline::cli

@@ -2,12 +2,12 @@
 // every error path, plus the exit codes the dispatcher returns for them.
 #include <gtest/gtest.h>
 
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli_app.h"
 #include "cli_parse.h"
+#include "cli_test_util.h"
 #include "command_table.h"
 #include "stats_command.h"
 
@@ -280,16 +280,8 @@ TEST(StatsArgs, UsageMentionsEveryOption) {
 
 // ---- the dispatcher ---------------------------------------------------------------
 
-struct CliRun {
-  int rc;
-  std::string out, err;
-};
-
-CliRun run_flopline(const Args& a) {
-  std::ostringstream out, err;
-  const int rc = run_cli(a, out, err);
-  return {rc, out.str(), err.str()};
-}
+using testing::CliRun;
+using testing::run_flopline;
 
 TEST(Cli, HelpAndVersion) {
   for (const char* h : {"--help", "-h", "help"}) {

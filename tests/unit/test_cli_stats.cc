@@ -11,6 +11,7 @@
 
 #include "cli_app.h"
 #include "cli_parse.h"
+#include "flopline/trace/stats_csv.h"
 #include "stats_output.h"
 
 namespace flopline::cli {
@@ -55,6 +56,7 @@ TEST(StatsFormat, ShorteningNeverSplitsUtf8) {
 }
 
 TEST(StatsFormat, CsvFieldsQuoteOnlyWhenNeeded) {
+  using trace::csv_field;
   EXPECT_EQ(csv_field("plain name"), "plain name");
   EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
   EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");

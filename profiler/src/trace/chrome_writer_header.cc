@@ -1,12 +1,16 @@
 // The members of a Chrome trace around traceEvents: schemaVersion, deviceProperties
 // (Kineto's keys plus flopline's peaks), displayTimeUnit, baseTimeNanoseconds, and
 // after the events flopline's own metadata and the other top-level members a read
-// trace carried. Small and written once, so plain std::string appends suffice.
+// trace carried. Small and written once, so they are built as nlohmann_json values;
+// only the events between them go through the fast writer.
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "flopline/trace/json_text.h"
 #include "flopline/trace/json_value.h"
@@ -19,120 +23,100 @@
 namespace flopline::trace::chrome_writer_detail {
 namespace {
 
-// deviceProperties keys the writer fills from DeviceProperties' fields.
-constexpr std::array<std::string_view, 12> kDeviceKeys = {
-    "id",     "name",         "totalGlobalMem",     "computeMajor",   "computeMinor",
-    "numSms", "clockRateKHz", "memoryClockRateKHz", "memoryBusWidth", "peakFlops",
-    "peakBandwidthBytesPerSec", "peakSource"};
+// Members keep the order they are written in (Kineto's order; a read trace's order).
+using Json = nlohmann::ordered_json;
 
 // Top-level keys the writer itself produces; a read trace's members of these names
 // are replaced, not repeated.
-constexpr std::array<std::string_view, 6> kTopKeys = {
-    "schemaVersion", "deviceProperties", "displayTimeUnit", "baseTimeNanoseconds", "traceEvents",
-    "flopline"};
+constexpr std::array<std::string_view, 6> kTopKeys = {"schemaVersion",   "deviceProperties",
+                                                      "displayTimeUnit", "baseTimeNanoseconds",
+                                                      "traceEvents",     "flopline"};
 
-bool contains(const auto& keys, std::string_view key) {
-  return std::find(keys.begin(), keys.end(), key) != keys.end();
-}
-
-void member_key(std::string& s, std::string_view key) {
-  s += ',';
-  append_json_string(s, key);
-  s += ':';
-}
-
-void write_device(std::string& s, const DeviceProperties& d) {
-  s += "{\"id\":";
-  append_int(s, d.id);
-  member_key(s, "name");
-  append_json_string(s, d.name);
-  member_key(s, "totalGlobalMem");
-  append_uint(s, d.total_global_mem);
-  member_key(s, "computeMajor");
-  append_int(s, d.compute_major);
-  member_key(s, "computeMinor");
-  append_int(s, d.compute_minor);
-  member_key(s, "numSms");
-  append_int(s, d.num_sms);
-  member_key(s, "clockRateKHz");
-  append_int(s, d.clock_khz);
-  member_key(s, "memoryClockRateKHz");
-  append_int(s, d.memory_clock_khz);
-  member_key(s, "memoryBusWidth");
-  append_int(s, d.memory_bus_width);
-  member_key(s, "peakFlops");
-  s += '{';
-  std::vector<std::string_view> seen;
-  for (const auto& [precision, flops] : d.peak_flops) {
-    if (contains(seen, precision)) continue;  // JSON objects want unique keys
-    seen.push_back(precision);
-    if (seen.size() > 1) s += ',';
-    append_json_string(s, precision);
-    s += ':';
-    append_double(s, flops);
+// Whole numbers as integers, as the events write them ("67000000000000", not
+// "67000000000000.0"); non-finite values come out as null.
+Json number(double v) {
+  constexpr double kExactInt = 9007199254740992.0;  // 2^53
+  if (std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < kExactInt) {
+    return static_cast<std::int64_t>(v);
   }
-  s += '}';
-  member_key(s, "peakBandwidthBytesPerSec");
-  append_double(s, d.peak_bytes_per_s);
-  member_key(s, "peakSource");
-  append_json_string(s, d.peak_source);
+  return v;
+}
+
+// A value as a tolerant read stored it (nan, invalid UTF-8, newlines), made strict;
+// null when even that is not JSON (an empty value).
+Json value_of(std::string_view raw) {
+  std::string strict;
+  append_json_compact(strict, raw);
+  Json v = Json::parse(strict, nullptr, /*allow_exceptions=*/false);
+  return v.is_discarded() ? Json(nullptr) : v;
+}
+
+// One line, and any byte sequence in names gives valid JSON (invalid UTF-8 -> U+FFFD).
+std::string dump(const Json& j) {
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+Json device_json(const DeviceProperties& d) {
+  Json flops = Json::object();
+  for (const auto& [precision, rate] : d.peak_flops) {
+    if (!flops.contains(precision)) flops[precision] = number(rate);  // keys are unique
+  }
+  Json j = {{"id", d.id},
+            {"name", d.name},
+            {"totalGlobalMem", d.total_global_mem},
+            {"computeMajor", d.compute_major},
+            {"computeMinor", d.compute_minor},
+            {"numSms", d.num_sms},
+            {"clockRateKHz", d.clock_khz},
+            {"memoryClockRateKHz", d.memory_clock_khz},
+            {"memoryBusWidth", d.memory_bus_width},
+            {"peakFlops", std::move(flops)},
+            {"peakBandwidthBytesPerSec", number(d.peak_bytes_per_s)},
+            {"peakSource", d.peak_source}};
   // Keys of the entry as read that flopline does not model (Kineto's warpSize,
-  // regsPerBlock...) go back out unchanged.
-  if (!d.raw_json.empty()) {
-    std::vector<std::string> written;
-    for (const auto& [key, value] : json_members(d.raw_json)) {
-      if (contains(kDeviceKeys, key) || contains(written, key)) continue;
-      written.push_back(key);
-      member_key(s, key);
-      append_json_compact(s, value);
-    }
+  // regsPerBlock...) go back out with the same values.
+  for (const auto& [key, value] : json_members(d.raw_json)) {
+    if (!j.contains(key)) j[key] = value_of(value);
   }
-  s += '}';
+  return j;
 }
 
 }  // namespace
 
 void write_header(RenderContext& ctx, OutBuffer& out) {
-  std::string s = "{\"schemaVersion\":1,\"deviceProperties\":[";
-  for (std::size_t i = 0; i < ctx.trace.devices.size(); ++i) {
-    if (i > 0) s += ',';
-    write_device(s, ctx.trace.devices[i]);
-  }
-  s += "],\"displayTimeUnit\":\"ms\",\"baseTimeNanoseconds\":";
-  append_int(s, ctx.base);
+  Json devices = Json::array();
+  for (const DeviceProperties& d : ctx.trace.devices) devices.push_back(device_json(d));
+  const Json head = {{"schemaVersion", 1},
+                     {"deviceProperties", std::move(devices)},
+                     {"displayTimeUnit", "ms"},
+                     {"baseTimeNanoseconds", ctx.base}};
+  // The object stays open: traceEvents follows, one event per line.
+  std::string s = dump(head);
+  s.pop_back();
   s += ",\"traceEvents\":[\n";
   out.append(s);
 }
 
 void write_footer(RenderContext& ctx, OutBuffer& out) {
   const Trace& t = ctx.trace;
-  std::string s = "],\"flopline\":{\"version\":";
   // A version in info is the one that made the trace (a re-written trace keeps it).
   auto version = std::find_if(t.info.begin(), t.info.end(),
                               [](const auto& kv) { return kv.first == "version"; });
-  append_json_string(s, version != t.info.end() ? std::string_view(version->second)
-                                                : std::string_view(FLOPLINE_VERSION));
-  std::vector<std::string_view> written = {"version", "droppedRecords"};
+  Json meta = {{"version", version != t.info.end() ? version->second : FLOPLINE_VERSION}};
   for (const auto& [key, value] : t.info) {
-    if (contains(written, key)) continue;
-    written.push_back(key);
-    member_key(s, key);
-    append_json_string(s, value);
+    if (key != "droppedRecords" && !meta.contains(key)) meta[key] = value;
   }
-  s += ",\"droppedRecords\":";
-  append_uint(s, t.report.dropped_records);
-  s += '}';
-  std::vector<std::string_view> top(kTopKeys.begin(), kTopKeys.end());
+  meta["droppedRecords"] = t.report.dropped_records;
+  Json tail = {{"flopline", std::move(meta)}};
   for (const auto& [key, value] : t.extra_top_level) {
-    if (contains(top, key)) continue;
-    top.push_back(key);
-    member_key(s, key);
-    const std::size_t before = s.size();
-    append_json_compact(s, value);
-    if (s.size() == before) s += "null";  // an empty value would break the object
+    const bool ours = std::find(kTopKeys.begin(), kTopKeys.end(), key) != kTopKeys.end();
+    if (!ours && !tail.contains(key)) tail[key] = value_of(value);
   }
-  s += "}\n";
-  out.append(s);
+  // The rest of the object write_header opened: "]," closes traceEvents.
+  const std::string s = dump(tail);
+  out.append("],");
+  out.append(std::string_view(s).substr(1));
+  out.append("\n");
 }
 
 }  // namespace flopline::trace::chrome_writer_detail

@@ -144,7 +144,7 @@ std::string describe(const Case& c) {
   return ::testing::AssertionSuccess();
 }
 
-// The issue's sizes, then shapes at the edges of each scheme.
+// Degenerate and odd sizes, then shapes at the edges of each scheme.
 const Shape kShapes[] = {{1, 1}, {7, 17}, {128, 4097}, {1000, 128}, {4097, 7}};
 
 void check_all(SoftmaxDim dim, const std::vector<Shape>& extra) {

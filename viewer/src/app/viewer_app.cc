@@ -70,8 +70,9 @@ std::vector<std::string> ViewerApp::load_now(const std::vector<std::string>& pat
 void ViewerApp::start_load(std::vector<std::string> paths, bool add) {
   if (paths.empty()) return;
   if (add) {
-    // Until the core can merge flow indexes, adding re-reads the open files with the
-    // new ones (viewer/src/app/NEEDS_FROM_CORE.md).
+    // Adding re-reads the open files with the new ones, so one load builds the layout and
+    // the flow index over all of them. (FlowIndex::append could join a load of only the
+    // new files to the open index, sparing the re-read; the app does not use it.)
     std::vector<std::string> all;
     for (const auto& f : s_.files) all.push_back(f->path);
     all.insert(all.end(), paths.begin(), paths.end());

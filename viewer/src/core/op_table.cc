@@ -4,11 +4,10 @@
 
 #include <algorithm>
 #include <array>
-#include <sstream>
 
 #include "core/search.h"
 #include "flopline/trace/json_value.h"
-#include "stats_output.h"
+#include "flopline/trace/stats_csv.h"
 
 namespace flopline::viewer {
 namespace {
@@ -264,23 +263,14 @@ SliceHandle longest_instance(TraceList traces, const std::vector<SliceHandle>& i
 }
 
 std::string op_table_csv(const OpTable& table, const std::vector<std::size_t>& rows) {
-  // Each row goes through `flopline stats --csv`'s writer, so numbers and escaping
-  // are the same byte for byte; the precision column is appended.
-  std::string out =
-      "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,pct_"
-      "peak,"
-      "precision\n";
+  // The columns and cells of `flopline stats --csv` (the same writer, so numbers and
+  // escaping are the same byte for byte), with the precision column appended.
+  std::string out(trace::kStatsCsvColumns);
+  out += ",precision\n";
   auto add_row = [&](const OpRow& r) {
-    cli::StatsReport one;
-    one.result.rows.push_back(r.stats);
-    std::ostringstream line;
-    cli::write_stats_csv(one, line);
-    std::string text = line.str();
-    text.erase(0, text.find('\n') + 1);  // the header (it holds no quoted newline)
-    if (!text.empty() && text.back() == '\n') text.pop_back();
-    out += text;
+    trace::append_stats_csv_row(out, r.stats);
     out += ',';
-    out += cli::csv_field(r.precision);
+    out += trace::csv_field(r.precision);
     out += '\n';
   };
   if (rows.empty()) {

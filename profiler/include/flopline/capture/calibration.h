@@ -29,6 +29,10 @@ struct CalibratedPeaks {
   double peak_bytes_per_s = 0;                             // copy: bytes read + written per s
 };
 
+// `flopline calibrate --help`: printed by the flopline command, which answers it even
+// where the measuring program (built only with CUDA) is absent, and by that program.
+std::string_view calibrate_usage();
+
 std::string format_calibration(const CalibratedPeaks& peaks);
 // Nothing when the text is not a calibration this version wrote.
 std::optional<CalibratedPeaks> parse_calibration(std::string_view json);

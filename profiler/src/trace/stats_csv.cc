@@ -1,0 +1,45 @@
+#include "flopline/trace/stats_csv.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+
+namespace flopline::trace {
+
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"') o += '"';
+    o += c;
+  }
+  o += '"';
+  return o;
+}
+
+void append_stats_number(std::string& out, double v) {
+  char buf[64];
+  const double mag = std::fabs(v);
+  const bool plain = v == 0 || (mag >= 1e-5 && mag < 1e21);
+  const auto r = std::to_chars(buf, buf + sizeof buf, v,
+                               plain ? std::chars_format::fixed : std::chars_format::general);
+  out.append(buf, r.ptr);
+}
+
+void append_stats_csv_row(std::string& out, const StatsRow& r) {
+  out += csv_field(r.name);
+  for (std::int64_t v : {static_cast<std::int64_t>(r.count), r.total_ns, r.avg_ns, r.median_ns,
+                         r.min_ns, r.max_ns, r.std_ns}) {
+    out += ',';
+    out += std::to_string(v);
+  }
+  out += ',';
+  append_stats_number(out, r.pct);
+  for (const std::optional<double>* v : {&r.flops, &r.bytes, &r.tflops, &r.gbps, &r.pct_peak}) {
+    out += ',';
+    if (*v && std::isfinite(**v)) append_stats_number(out, **v);
+  }
+}
+
+}  // namespace flopline::trace
