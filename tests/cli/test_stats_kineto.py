@@ -18,6 +18,7 @@ import glob
 import gzip
 import io
 import json
+import math
 import os
 import re
 import subprocess
@@ -89,7 +90,14 @@ def expected_kernels(events):
         if not isinstance(e, dict) or e.get("ph") != "X" or not category_matches(e.get("cat"), "kernel"):
             continue
         name = e.get("name", "")
-        dur = us_text_to_ns(e.get("dur", 0))
+        raw = e.get("dur", 0)
+        dur = us_text_to_ns(raw)
+        # A dur that is a number the model cannot hold (nan, inf, past int64 ns) skips its
+        # event (docs/TRACE_FORMAT.md, "Numbers out of range").
+        if isinstance(raw, float) and not math.isfinite(raw):
+            continue
+        if isinstance(raw, decimal.Decimal) and dur is not None and abs(dur) >= 2**63:
+            continue
         if dur is None or dur < 0:  # the reader takes a missing, bad or negative dur as 0
             dur = 0
         row = out.setdefault(name, [0, 0])
