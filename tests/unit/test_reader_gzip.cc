@@ -120,6 +120,18 @@ TEST(ReaderGzip, AFileCutInHalfLoadsTheFirstHalfWithWarnings) {
   EXPECT_TRUE(any_contains(w, "truncated at byte")) << w.back();
 }
 
+TEST(ReaderGzip, ASyntaxErrorNearTheStartIsReadPastAsInPlainText) {
+  TempDir dir;
+  const std::string path = dir.file("hex.json.gz");
+  std::string text = kernels_trace(3000);
+  text.replace(text.find("\"ts\":10,"), 8, "\"ts\":0x10,");
+  write_bytes(path, gzip_member(text));
+  const ReadResult r = read_chrome_trace_file(path);
+  ASSERT_TRUE(r.ok()) << r.error->message();
+  EXPECT_EQ(r.trace.report.events_loaded, 2999u);
+  EXPECT_EQ(r.trace.report.events_total, 3000u);
+}
+
 TEST(ReaderGzip, AGoodMemberFollowedByABadOneKeepsTheGoodOne) {
   TempDir dir;
   const std::string path = dir.file("members.json.gz");

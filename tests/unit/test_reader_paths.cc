@@ -27,6 +27,46 @@ using test::kernels_trace;
 using test::TempDir;
 using test::write_bytes;
 
+// What `cat x | flopline stats /dev/stdin` is: an anonymous pipe, plain or gzip.
+class PipeInput {
+ public:
+  explicit PipeInput(std::string bytes) : bytes_(std::move(bytes)) {
+    ::signal(SIGPIPE, SIG_IGN);  // the reader may stop before the writer is done
+    EXPECT_EQ(::pipe2(fd_, O_CLOEXEC), 0);
+    writer_ = std::thread([this] {
+      std::size_t done = 0;
+      while (done < bytes_.size()) {
+        const ssize_t n = ::write(fd_[1], bytes_.data() + done, bytes_.size() - done);
+        if (n <= 0) break;  // the reader closed its end
+        done += static_cast<std::size_t>(n);
+      }
+      ::close(fd_[1]);
+    });
+  }
+  ~PipeInput() {
+    ::close(fd_[0]);
+    writer_.join();
+  }
+  std::string path() const { return "/proc/self/fd/" + std::to_string(fd_[0]); }
+
+ private:
+  std::string bytes_;
+  int fd_[2] = {-1, -1};
+  std::thread writer_;
+};
+
+std::string random_bytes(std::size_t n) {
+  std::string s(n, '\0');
+  std::uint64_t x = 88172645463325252ull;
+  for (char& c : s) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    c = static_cast<char>(x >> 24);
+  }
+  return s;
+}
+
 TEST(ReaderPaths, ADirectoryIsNamedAsOne) {
   TempDir dir;
   const ReadResult r = read_chrome_trace_file(dir.path().string());
@@ -45,6 +85,12 @@ TEST(ReaderPaths, DevicesAreReadAsStreamsThatStopAtTheirFirstBytes) {
   const ReadResult random = read_chrome_trace_file("/dev/urandom");
   ASSERT_FALSE(random.ok());
   EXPECT_LT(random.error->offset, 4096u);
+  for (const char* start : {"[", "{"}) {  // as if the first random byte had been a bracket
+    PipeInput in(start + random_bytes(32u << 20));
+    const ReadResult r = read_chrome_trace_file(in.path());
+    ASSERT_FALSE(r.ok());
+    EXPECT_LT(r.trace.report.text_bytes, 2u << 20);
+  }
   EXPECT_NE(random.error->reason.find("(the path is a character device, read as a stream)"),
             std::string::npos)
       << random.error->reason;
@@ -92,34 +138,6 @@ TEST(ReaderPaths, ANamedPipeWithAWriterIsRead) {
   ASSERT_TRUE(r.ok()) << r.error->message();
   EXPECT_EQ(r.trace.report.events_loaded, 50u);
 }
-
-// What `cat x | flopline stats /dev/stdin` is: an anonymous pipe, plain or gzip.
-class PipeInput {
- public:
-  explicit PipeInput(std::string bytes) : bytes_(std::move(bytes)) {
-    ::signal(SIGPIPE, SIG_IGN);  // the reader may stop before the writer is done
-    EXPECT_EQ(::pipe2(fd_, O_CLOEXEC), 0);
-    writer_ = std::thread([this] {
-      std::size_t done = 0;
-      while (done < bytes_.size()) {
-        const ssize_t n = ::write(fd_[1], bytes_.data() + done, bytes_.size() - done);
-        if (n <= 0) break;  // the reader closed its end
-        done += static_cast<std::size_t>(n);
-      }
-      ::close(fd_[1]);
-    });
-  }
-  ~PipeInput() {
-    ::close(fd_[0]);
-    writer_.join();
-  }
-  std::string path() const { return "/proc/self/fd/" + std::to_string(fd_[0]); }
-
- private:
-  std::string bytes_;
-  int fd_[2] = {-1, -1};
-  std::thread writer_;
-};
 
 TEST(ReaderPaths, PipesAreReadPlainOrGzip) {
   const std::string trace = kernels_trace(3000);
