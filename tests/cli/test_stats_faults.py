@@ -20,19 +20,7 @@ import subprocess
 import sys
 import zlib
 
-
-class Checker:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, cond, what):
-        if cond:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print("FAIL:", what, flush=True)
-        return cond
+from cli_checker import Checker
 
 
 def run(flopline, *args, stdin=None, stdout=subprocess.PIPE, timeout=120):

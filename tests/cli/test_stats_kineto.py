@@ -24,24 +24,12 @@ import re
 import subprocess
 import sys
 
+from cli_checker import Checker
+
 CSV_HEADER = ("name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,"
               "tflops,gbps,pct_peak")
 INT_FIELDS = ("count", "total_ns", "avg_ns", "median_ns", "min_ns", "max_ns", "std_ns")
 FLOAT_FIELDS = ("pct", "flops", "bytes", "tflops", "gbps", "pct_peak")
-
-
-class Checker:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, cond, what):
-        if cond:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print("FAIL:", what, flush=True)
-        return cond
 
 
 def run(flopline, *args):
