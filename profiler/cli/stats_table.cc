@@ -196,7 +196,7 @@ void write_stats_table(const StatsReport& report, std::ostream& out) {
     out << "Reader could not read "
         << with_thousands(static_cast<std::int64_t>(report.text_bytes_unread)) << " of "
         << with_thousands(static_cast<std::int64_t>(report.text_bytes))
-        << " bytes of text past syntax errors (where on stderr)\n";
+        << " bytes of text, after syntax errors or a cut-off end (where: on stderr)\n";
   }
 }
 

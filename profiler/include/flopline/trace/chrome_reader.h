@@ -77,9 +77,9 @@ std::string args_text_from_source(std::string_view raw);
 // max_text_bytes, a named pipe without a writer is given up after 10 s. A damaged
 // .gz (cut off, corrupt, a bad member after good ones) gives the text inflated before
 // the damage, with a warning saying where. A plain file that shrinks while it is read
-// (it is mapped) is read up to its new end and reported; see mapped_file.h for the
-// SIGBUS handler that makes this possible. Running out of memory is an error naming
-// the file.
+// (it is mapped) is read up to its new end and reported; profiler/src/trace/
+// mapped_file.h describes the SIGBUS handler that makes this possible. Running out of
+// memory is an error naming the file. docs/TRACE_FORMAT.md has the rules.
 ReadResult read_chrome_trace_file(const std::string& path, const ReadOptions& opt = {});
 // Reads JSON text already in memory. `name` is used in error messages.
 ReadResult read_chrome_trace_text(std::string_view text, std::string_view name,
