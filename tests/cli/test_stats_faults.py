@@ -10,7 +10,6 @@ counts cover the whole file; most of a file unreadable is exit 1; a .gz cut in h
 loads its first half with a warning; numbers out of range follow one rule in the
 table, CSV and JSON.
 """
-import argparse
 import csv
 import gzip
 import io
@@ -20,7 +19,7 @@ import subprocess
 import sys
 import zlib
 
-from cli_checker import Checker
+from cli_checker import Checker, script_args
 
 
 def run(flopline, *args, stdin=None, stdout=subprocess.PIPE, timeout=120):
@@ -33,23 +32,11 @@ def run(flopline, *args, stdin=None, stdout=subprocess.PIPE, timeout=120):
 def peak_mb(flopline, *args):
     """Runs flopline and returns (exit code, stderr, peak RSS in MB), the peak from
     wait4's rusage of that one child (ru_maxrss, VmHWM at its exit)."""
-    pid = os.fork()
-    if pid == 0:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        errfd = os.open(args_err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.dup2(errfd, 2)
-        try:
-            os.execv(flopline, [flopline, *args])
-        finally:
-            os._exit(127)
-    _, status, usage = os.wait4(pid, 0)
-    with open(args_err_path, encoding="utf-8", errors="replace") as f:
-        err = f.read()
-    return os.waitstatus_to_exitcode(status), err, usage.ru_maxrss / 1024.0
-
-
-args_err_path = None
+    with subprocess.Popen([flopline, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as p:
+        err = p.stderr.read().decode("utf-8", "replace")
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, err, usage.ru_maxrss / 1024.0
 
 
 def kernels(n, first=0):
@@ -206,16 +193,7 @@ def check_number_rule(c, flopline, tmp):
 
 
 def main():
-    global args_err_path
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--flopline", required=True)
-    ap.add_argument("--corpus", required=True)
-    ap.add_argument("--data", required=True)
-    ap.add_argument("--tmp", required=True)
-    a = ap.parse_args()
-    tmp = os.path.join(a.tmp, "test_stats_faults")
-    os.makedirs(tmp, exist_ok=True)
-    args_err_path = os.path.join(tmp, "stderr.txt")
+    a, tmp = script_args(__doc__.splitlines()[0], "test_stats_faults")
 
     c = Checker()
     check_output_errors(c, a.flopline, tmp)

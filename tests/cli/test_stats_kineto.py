@@ -11,7 +11,6 @@ as the reader does; see time_text.h), never through float.
 Also checked: the CSV header, --json against the CSV, --top, --range on a trace
 written here, and the error paths (missing file, garbage, bad flags, --help).
 """
-import argparse
 import csv
 import decimal
 import glob
@@ -24,7 +23,7 @@ import re
 import subprocess
 import sys
 
-from cli_checker import Checker
+from cli_checker import Checker, script_args
 
 CSV_HEADER = ("name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,"
               "tflops,gbps,pct_peak")
@@ -251,14 +250,7 @@ def check_errors(c, flopline, tmp):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--flopline", required=True)
-    ap.add_argument("--corpus", required=True)
-    ap.add_argument("--data", required=True)
-    ap.add_argument("--tmp", required=True)
-    a = ap.parse_args()
-    tmp = os.path.join(a.tmp, "test_stats_kineto")
-    os.makedirs(tmp, exist_ok=True)
+    a, tmp = script_args(__doc__.splitlines()[0], "test_stats_kineto")
 
     c = Checker()
     files = sorted(glob.glob(os.path.join(a.corpus, "hta__*.json.gz")) +
