@@ -207,9 +207,12 @@ bool read_regular(int fd, const struct stat& st, const InputOptions& opt, std::u
   if (::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
     // The size trailer (mod 2^32) sizes the first allocation when deflate could
     // really have made that much from this file; the rest grows as data inflates.
-    std::uint32_t isize = 0;
-    if (size >= 18 && ::pread(fd, &isize, 4, static_cast<off_t>(size - 4)) == 4 &&
-        isize <= size * kDeflateMaxRatio) {
+    unsigned char trailer[4];
+    std::uint64_t isize = 0;
+    if (size >= 18 && ::pread(fd, trailer, 4, static_cast<off_t>(size - 4)) == 4) {
+      isize = trailer[0] | trailer[1] << 8 | trailer[2] << 16 | std::uint64_t{trailer[3]} << 24;
+    }
+    if (isize > 0 && isize <= size * kDeflateMaxRatio) {
       out.buffer.reserve_more(static_cast<std::size_t>(
           std::min<std::uint64_t>({isize, kFirstGuessCap, limit})));  // a failed guess is no error
     }
