@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "flopline/trace/trace_paths.h"
+#include "output_check.h"
 #include "stats_output.h"
 #include "trace_loading.h"
 
@@ -95,7 +96,8 @@ std::string stats_usage() {
          "  --json                 write JSON (see docs/STATS.md)\n"
          "  -h, --help             show this help\n"
          "\n"
-         "Exit status: 0 ok, 1 unreadable trace or no matching slices, 2 bad command line.\n";
+         "Exit status: 0 ok, 1 unreadable trace, no matching slices or output that could not\n"
+         "be written, 2 bad command line.\n";
 }
 
 Parsed<StatsOptions> parse_stats_args(std::span<const std::string> args) {
@@ -194,6 +196,8 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
     acc.add(*lt.trace, query);
     report.events_total += lt.trace->report.events_total;
     report.events_skipped += lt.trace->report.events_skipped;
+    report.text_bytes += lt.trace->report.text_bytes;
+    report.text_bytes_unread += lt.trace->report.text_bytes_unread;
     for (const trace::DeviceProperties& d : lt.trace->devices) {
       if (d.peak_bytes_per_s > 0 || !d.peak_flops.empty()) report.has_device_peaks = true;
     }
@@ -214,6 +218,7 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
   if (opt.top && *opt.top < report.result.rows.size()) {
     report.result.rows.resize(static_cast<std::size_t>(*opt.top));
   }
+  start_output();
   switch (opt.format) {
     case StatsFormat::kTable:
       write_stats_table(report, out);
@@ -225,8 +230,7 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
       write_stats_json(report, out);
       break;
   }
-  out.flush();
-  return kExitOk;
+  return output_complete(out, err, "stats") ? kExitOk : kExitFailure;
 }
 
 }  // namespace flopline::cli

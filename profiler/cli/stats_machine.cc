@@ -4,44 +4,32 @@
 #include <cmath>
 #include <string>
 
-#include "flopline/trace/json_text.h"
+#include <nlohmann/json.hpp>
+
 #include "flopline/trace/stats_csv.h"
 #include "stats_output.h"
 
 namespace flopline::cli {
 namespace {
 
-void append_i64(std::string& out, std::int64_t v) {
-  out += std::to_string(v);
-}
-
-// Null for unknown and non-finite values.
-void append_opt(std::string& out, const std::optional<double>& v, std::string_view unknown) {
-  if (v && std::isfinite(*v)) {
-    trace::append_stats_number(out, *v);
-  } else {
-    out += unknown;
+// A JSON number as the CSV writes it: integral values without a fraction (75, not 75.0),
+// others in their shortest round-trip form; null when not shown.
+nlohmann::ordered_json json_number(const std::optional<double>& v) {
+  const auto shown = shown_value(v);
+  if (!shown) return nullptr;
+  constexpr double kExactInt = 9007199254740992.0;  // 2^53
+  if (std::fabs(*shown) < kExactInt && std::trunc(*shown) == *shown) {
+    return static_cast<std::int64_t>(*shown);
   }
-}
-
-void append_json_strings(std::string& out, const std::vector<std::string>& v) {
-  out += '[';
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (i > 0) out += ',';
-    trace::append_json_string(out, v[i]);
-  }
-  out += ']';
-}
-
-void append_json_opt_ns(std::string& out, const std::optional<trace::TimeNs>& v) {
-  if (v) {
-    append_i64(out, *v);
-  } else {
-    out += "null";
-  }
+  return *shown;
 }
 
 }  // namespace
+
+std::optional<double> shown_value(const std::optional<double>& v) {
+  if (v && std::isfinite(*v)) return v;
+  return std::nullopt;
+}
 
 std::string_view group_by_name(trace::GroupBy by) {
   switch (by) {
@@ -66,68 +54,47 @@ void write_stats_csv(const StatsReport& report, std::ostream& out) {
 }
 
 void write_stats_json(const StatsReport& report, std::ostream& out) {
+  using Json = nlohmann::ordered_json;  // keys in the documented order
   const trace::StatsResult& res = report.result;
-  std::string s = "{\"files\":";
-  append_json_strings(s, report.files);
-  s += ",\"group_by\":";
-  trace::append_json_string(s, group_by_name(report.by));
-  s += ",\"categories\":";
-  append_json_strings(s, res.categories_used);
-  s += ",\"all_categories\":";
-  s += res.all_categories ? "true" : "false";
-  s += ",\"range\":";
+  Json doc;
+  doc["files"] = report.files;
+  doc["group_by"] = group_by_name(report.by);
+  doc["categories"] = res.categories_used;
+  doc["all_categories"] = res.all_categories;
+  doc["range"] = nullptr;
   if (report.range) {
-    s += "{\"begin_ns\":";
-    append_json_opt_ns(s, report.range->begin);
-    s += ",\"end_ns\":";
-    append_json_opt_ns(s, report.range->end);
-    s += "}";
-  } else {
-    s += "null";
+    auto ns = [](const std::optional<trace::TimeNs>& v) { return v ? Json(*v) : Json(nullptr); };
+    doc["range"] = Json{{"begin_ns", ns(report.range->begin)}, {"end_ns", ns(report.range->end)}};
   }
-  s += ",\"total_ns\":";
-  append_i64(s, res.total_ns);
-  s += ",\"slices\":";
-  s += std::to_string(res.slices_considered);
-  s += ",\"rows_total\":";
-  s += std::to_string(report.rows_total);
-  s += ",\"events_total\":";
-  s += std::to_string(report.events_total);
-  s += ",\"events_skipped\":";
-  s += std::to_string(report.events_skipped);
-  s += ",\"rows\":[";
-  for (std::size_t i = 0; i < res.rows.size(); ++i) {
-    const trace::StatsRow& r = res.rows[i];
-    s += i > 0 ? ",\n{" : "\n{";
-    s += "\"name\":";
-    trace::append_json_string(s, r.name);
-    s += ",\"count\":" + std::to_string(r.count);
-    const std::pair<const char*, std::int64_t> ns[] = {
-        {"total_ns", r.total_ns}, {"avg_ns", r.avg_ns}, {"median_ns", r.median_ns},
-        {"min_ns", r.min_ns},     {"max_ns", r.max_ns}, {"std_ns", r.std_ns}};
-    for (const auto& [key, v] : ns) {
-      s += ",\"";
-      s += key;
-      s += "\":";
-      append_i64(s, v);
-    }
-    s += ",\"pct\":";
-    append_opt(s, r.pct, "null");
-    const std::pair<const char*, const std::optional<double>*> opt[] = {{"flops", &r.flops},
-                                                                        {"bytes", &r.bytes},
-                                                                        {"tflops", &r.tflops},
-                                                                        {"gbps", &r.gbps},
-                                                                        {"pct_peak", &r.pct_peak}};
-    for (const auto& [key, v] : opt) {
-      s += ",\"";
-      s += key;
-      s += "\":";
-      append_opt(s, *v, "null");
-    }
-    s += '}';
+  doc["total_ns"] = res.total_ns;
+  doc["slices"] = res.slices_considered;
+  doc["rows_total"] = report.rows_total;
+  doc["events_total"] = report.events_total;
+  doc["events_skipped"] = report.events_skipped;
+  doc["text_bytes"] = report.text_bytes;
+  doc["text_bytes_unread"] = report.text_bytes_unread;
+  Json rows = Json::array();
+  for (const trace::StatsRow& r : res.rows) {
+    Json row;
+    row["name"] = r.name;
+    row["count"] = r.count;
+    row["total_ns"] = r.total_ns;
+    row["avg_ns"] = r.avg_ns;
+    row["median_ns"] = r.median_ns;
+    row["min_ns"] = r.min_ns;
+    row["max_ns"] = r.max_ns;
+    row["std_ns"] = r.std_ns;
+    row["pct"] = json_number(r.pct);
+    row["flops"] = json_number(r.flops);
+    row["bytes"] = json_number(r.bytes);
+    row["tflops"] = json_number(r.tflops);
+    row["gbps"] = json_number(r.gbps);
+    row["pct_peak"] = json_number(r.pct_peak);
+    rows.push_back(std::move(row));
   }
-  s += "]}\n";
-  out << s;
+  doc["rows"] = std::move(rows);
+  // Names are bytes from the trace: invalid UTF-8 becomes U+FFFD rather than an error.
+  out << doc.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace flopline::cli

@@ -24,10 +24,16 @@ struct StatsReport {
   // What the reader read and skipped, over all files (the reasons go to stderr).
   std::uint64_t events_total = 0;
   std::uint64_t events_skipped = 0;
+  std::uint64_t text_bytes = 0;         // JSON text read (after inflating)
+  std::uint64_t text_bytes_unread = 0;  // of it, left unread by syntax errors
   bool has_device_peaks = false;  // some trace carries a device peak (for the footer's why)
 };
 
 std::string_view group_by_name(trace::GroupBy by);  // "name", "op", "category"
+
+// A value as every output shows it: none when unknown or not finite (a sum of counts
+// beyond the range of a double). The table prints "-", CSV an empty cell, JSON null.
+std::optional<double> shown_value(const std::optional<double>& v);
 
 void write_stats_table(const StatsReport& report, std::ostream& out);
 // The header (trace::kStatsCsvColumns), then one line per row
@@ -35,7 +41,7 @@ void write_stats_table(const StatsReport& report, std::ostream& out);
 void write_stats_csv(const StatsReport& report, std::ostream& out);
 // {"files":[...],"group_by":..,"categories":[...],"all_categories":..,"range":..,
 //  "total_ns":..,"slices":..,"rows_total":..,"events_total":..,"events_skipped":..,
-//  "rows":[{same fields as the CSV}]};
+//  "text_bytes":..,"text_bytes_unread":..,"rows":[{same fields as the CSV}]};
 // unknown values are null.
 void write_stats_json(const StatsReport& report, std::ostream& out);
 

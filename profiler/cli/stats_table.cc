@@ -20,8 +20,13 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
-std::string opt_fixed(const std::optional<double>& v, int decimals) {
-  return v ? fixed(*v, decimals) : std::string("-");
+std::string opt_fixed(const std::optional<double>& v, int decimals, double scale = 1) {
+  const auto shown = shown_value(v);
+  return shown ? fixed(*shown / scale, decimals) : std::string("-");
+}
+
+bool shown(const std::optional<double>& v) {
+  return shown_value(v).has_value();
 }
 
 struct Column {
@@ -34,7 +39,7 @@ struct Column {
 
 std::vector<Column> all_columns() {
   return {
-      {"Time (%)", [](const trace::StatsRow& r) { return fixed(r.pct, 1); }},
+      {"Time (%)", [](const trace::StatsRow& r) { return opt_fixed(r.pct, 1); }},
       {"Total Time (ns)", [](const trace::StatsRow& r) { return with_thousands(r.total_ns); }},
       {"Instances",
        [](const trace::StatsRow& r) { return with_thousands(static_cast<std::int64_t>(r.count)); }},
@@ -43,17 +48,14 @@ std::vector<Column> all_columns() {
       {"Min (ns)", [](const trace::StatsRow& r) { return with_thousands(r.min_ns); }},
       {"Max (ns)", [](const trace::StatsRow& r) { return with_thousands(r.max_ns); }},
       {"StdDev (ns)", [](const trace::StatsRow& r) { return with_thousands(r.std_ns); }},
-      {"GFLOP",
-       [](const trace::StatsRow& r) {
-         return r.flops ? fixed(*r.flops / 1e9, 3) : std::string("-");
-       },
-       [](const trace::StatsRow& r) { return r.flops.has_value(); }},
+      {"GFLOP", [](const trace::StatsRow& r) { return opt_fixed(r.flops, 3, 1e9); },
+       [](const trace::StatsRow& r) { return shown(r.flops); }},
       {"TFLOP/s", [](const trace::StatsRow& r) { return opt_fixed(r.tflops, 2); },
-       [](const trace::StatsRow& r) { return r.tflops.has_value(); }},
+       [](const trace::StatsRow& r) { return shown(r.tflops); }},
       {"GB/s", [](const trace::StatsRow& r) { return opt_fixed(r.gbps, 1); },
-       [](const trace::StatsRow& r) { return r.gbps.has_value(); }},
+       [](const trace::StatsRow& r) { return shown(r.gbps); }},
       {"% peak", [](const trace::StatsRow& r) { return opt_fixed(r.pct_peak, 1); },
-       [](const trace::StatsRow& r) { return r.pct_peak.has_value(); }},
+       [](const trace::StatsRow& r) { return shown(r.pct_peak); }},
   };
 }
 
@@ -189,6 +191,12 @@ void write_stats_table(const StatsReport& report, std::ostream& out) {
     out << "Reader skipped " << with_thousands(static_cast<std::int64_t>(report.events_skipped))
         << " of " << with_thousands(static_cast<std::int64_t>(report.events_total))
         << " events (reasons on stderr)\n";
+  }
+  if (report.text_bytes_unread > 0) {
+    out << "Reader could not read "
+        << with_thousands(static_cast<std::int64_t>(report.text_bytes_unread)) << " of "
+        << with_thousands(static_cast<std::int64_t>(report.text_bytes))
+        << " bytes of text, after syntax errors or a cut-off end (where: on stderr)\n";
   }
 }
 

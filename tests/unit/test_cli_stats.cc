@@ -2,10 +2,13 @@
 // and the whole command on a trace file written here.
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
+#include <streambuf>
 #include <string>
 #include <vector>
 
@@ -181,6 +184,41 @@ TEST(StatsOutput, EmptyPeakColumnNamesTheMissingPrecisionWhenPeaksExist) {
   EXPECT_EQ(t.find("no FLOP/byte counts"), std::string::npos) << t;
 }
 
+// One rule for values that are not finite (a FLOP count past the range of a double, and
+// the rates made from it): unknown in every output.
+TEST(StatsOutput, NonFiniteValuesAreUnknownInEveryOutput) {
+  StatsReport r = sample_report();
+  r.result.rows[0].flops = std::numeric_limits<double>::infinity();
+  r.result.rows[0].tflops = std::numeric_limits<double>::infinity();
+  r.result.rows[0].pct_peak = std::numeric_limits<double>::quiet_NaN();
+  std::ostringstream csv, json, table;
+  write_stats_csv(r, csv);
+  write_stats_json(r, json);
+  write_stats_table(r, table);
+  EXPECT_NE(csv.str().find("\"gemm, \"\"tf32\"\"\",2,3000,1500,1500,1000,2000,500,75,,,,,\n"),
+            std::string::npos)
+      << csv.str();
+  EXPECT_NE(json.str().find(
+                "\"flops\":null,\"bytes\":null,\"tflops\":null,\"gbps\":null,\"pct_peak\":null"),
+            std::string::npos)
+      << json.str();
+  EXPECT_EQ(table.str().find("inf"), std::string::npos) << table.str();
+  EXPECT_EQ(table.str().find("nan"), std::string::npos) << table.str();
+}
+
+TEST(StatsOutput, JsonSaysHowMuchTextWasRead) {
+  StatsReport r = sample_report();
+  r.events_total = 10;
+  r.text_bytes = 5000;
+  r.text_bytes_unread = 12;
+  std::ostringstream out;
+  write_stats_json(r, out);
+  EXPECT_NE(out.str().find("\"events_total\":10,\"events_skipped\":0,\"text_bytes\":5000,"
+                           "\"text_bytes_unread\":12,\"rows\":["),
+            std::string::npos)
+      << out.str();
+}
+
 // ---- the command end to end, on a trace written here ------------------------------
 
 class StatsCommand : public ::testing::Test {
@@ -287,6 +325,44 @@ TEST_F(StatsCommand, NothingMatchingIsAnError) {
   EXPECT_TRUE(r.out.empty());
   EXPECT_NE(r.err.find("no slices match (categories: nccl)"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("kernel (4)"), std::string::npos) << r.err;
+}
+
+// A stream that takes nothing, as a full disk does.
+class FullDisk : public std::streambuf {
+ protected:
+  int_type overflow(int_type) override {
+    errno = ENOSPC;
+    return traits_type::eof();
+  }
+  std::streamsize xsputn(const char*, std::streamsize) override {
+    errno = ENOSPC;
+    return 0;
+  }
+};
+
+TEST_F(StatsCommand, AFailedWriteIsAnErrorWithItsReason) {
+  const std::string f = write("t.json", kTrace);
+  for (const char* format : {"--csv", "--json", "--by"}) {
+    FullDisk disk;
+    std::ostream out(&disk);
+    std::ostringstream err;
+    std::vector<std::string> args = {"stats", f, format};
+    if (std::string_view(format) == "--by") args.push_back("name");
+    EXPECT_EQ(run_cli(args, out, err), kExitFailure) << format;
+    EXPECT_EQ(err.str(), "flopline stats: cannot write the output: No space left on device\n")
+        << format;
+  }
+}
+
+TEST_F(StatsCommand, MostOfTheFileUnreadIsAnError) {
+  std::string text = kTrace;
+  text.resize(text.rfind(']'));
+  text +=
+      R"(,{"ph":"X","cat":"kernel","name":"x","ts":5,"args":[)" + std::string(4000, '@') + "]}]}";
+  const CliRun r = run_flopline({"stats", write("t.json", text), "--json"});
+  EXPECT_EQ(r.rc, kExitFailure);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("could not be read past this and later errors"), std::string::npos) << r.err;
 }
 
 TEST_F(StatsCommand, GarbageIsAReadErrorWithAPosition) {

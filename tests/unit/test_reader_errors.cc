@@ -118,9 +118,10 @@ TEST(ReaderErrors, TruncatedMidNumberOrAfterKey) {
 }
 
 TEST(ReaderErrors, SyntaxErrorBetweenEvents) {
+  // Reading goes on at the event after the missing comma (test_reader_recovery.cc).
   ReadResult r = read(R"([{"ph":"X","ts":1,"name":"a"} {"ph":"X","ts":2}])");
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r.trace.report.events_loaded, 1u);
+  EXPECT_EQ(r.trace.report.events_loaded, 2u);
   EXPECT_TRUE(has_warning(r, "expected ',' or ']' after a trace event, found '{'"));
 
   ReadResult fatal = read(R"([{"ph":"X","ts":1,"name" "a"}])");
@@ -134,12 +135,22 @@ TEST(ReaderErrors, DeepNestingDoesNotCrash) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error->reason.find("nesting deeper than 1000"), std::string::npos) << r.error->reason;
 
-  std::string in_args = R"([{"ph":"X","ts":1,"name":"a"},{"ph":"X","ts":2,"args":{"x":)";
-  in_args += std::string(100000, '[') + std::string(100000, ']') + "}}]";
-  ReadResult kept = read(in_args);
-  ASSERT_TRUE(kept.ok());
-  EXPECT_EQ(kept.trace.report.events_loaded, 1u);
+  // Args nested past the limit cost their event; reading goes on at the next one.
+  auto nested = [](int depth) {
+    return R"([{"ph":"X","ts":1,"name":"a"},{"ph":"X","ts":2,"args":{"x":)" +
+           std::string(depth, '[') + std::string(depth, ']') + "}}";
+  };
+  std::string after;
+  for (int i = 0; i < 100; ++i) after += R"(,{"ph":"X","ts":3,"name":"c"})";
+  ReadResult kept = read(nested(2000) + after + "]");
+  ASSERT_TRUE(kept.ok()) << kept.error->message();
+  EXPECT_EQ(kept.trace.report.events_loaded, 101u);
   EXPECT_TRUE(has_warning(kept, "nesting deeper than 1000"));
+  // When that event holds most of the text, most of it was never read: an error.
+  ReadResult most = read(nested(100000) + after + "]");
+  ASSERT_FALSE(most.ok());
+  EXPECT_NE(most.error->reason.find("nesting deeper than 1000"), std::string::npos);
+  EXPECT_NE(most.error->reason.find("could not be read"), std::string::npos) << most.error->reason;
 
   std::string objects;
   for (int i = 0; i < 50000; ++i) objects += "{\"a\":";

@@ -174,11 +174,15 @@ TEST(ReaderTolerance, TimestampsAsTextAreExact) {
 }
 
 TEST(ReaderTolerance, NonFiniteNumbers) {
-  ReadResult r = read(R"([{"ph":"X","ts":NaN,"name":"a"},{"ph":"X","ts":"inf","name":"b"},)"
-                      R"({"ph":"X","ts":1,"dur":Infinity,"name":"c","args":{"v":-Infinity,"w":nan,"s":"NaN"}},)"
-                      R"({"ph":"X","ts":99999999999999999999,"name":"d"}])");
+  ReadResult r = read(
+      R"([{"ph":"X","ts":NaN,"name":"a"},{"ph":"X","ts":"inf","name":"b"},)"
+      R"({"ph":"X","ts":1,"dur":"n/a","name":"c","args":{"v":-Infinity,"w":nan,"s":"NaN"}},)"
+      R"({"ph":"X","ts":99999999999999999999,"name":"d"},)"
+      R"({"ph":"X","ts":2,"dur":Infinity,"name":"e"},{"ph":"X","ts":3,"dur":NaN,"name":"f"}])");
   EXPECT_EQ(skipped_for(r, "\"ts\" is nan or inf"), 2u);
   EXPECT_EQ(skipped_for(r, "\"ts\" out of range"), 1u);
+  // A dur that is a number the model cannot hold is not made 0: the event is skipped.
+  EXPECT_EQ(skipped_for(r, "\"dur\" out of range, nan or inf"), 2u);
   EXPECT_EQ(only_slice(r).dur, 0);
   EXPECT_TRUE(has_warning(r, "dur is not a number"));
   EXPECT_EQ(args_of(r, only_slice(r)), R"({"v":null,"w":null,"s":"NaN"})");

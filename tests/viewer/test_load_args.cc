@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <regex>
 #include <thread>
 
@@ -247,6 +248,18 @@ TEST(LoadJob, GzipFilesShowInflateProgressAndCancel) {
   LoadResult r3 = job.take();
   EXPECT_EQ(r3.files.size(), 1u);
   EXPECT_FALSE(job.progress().inflating);
+}
+
+TEST(LoadJob, RunningOutOfMemoryIsAnErrorNamingTheFile) {
+  TempDir dir;
+  const std::string path = dir.file("big.json");
+  write_file(path, testing::trace_json(kernel_events(3000)));
+  trace::ReadOptions ro;
+  ro.progress = [](std::uint64_t, std::uint64_t, std::uint64_t) -> bool { throw std::bad_alloc(); };
+  const LoadResult r = load_files({path}, {}, ro);
+  EXPECT_TRUE(r.files.empty());
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].rfind(path + ": out of memory after reading ", 0), 0u) << r.errors[0];
 }
 
 TEST(LoadJob, ErrorsCarryTheFileAndPosition) {

@@ -1,6 +1,7 @@
 // Zoom, pan, fit and clamp maths; ruler ticks and units.
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 
@@ -95,6 +96,36 @@ TEST(Viewport, FitLeavesAMargin) {
   EXPECT_LE(v.t0_ns, 5000);
   EXPECT_GE(v.t1_ns, 5000);
   EXPECT_GE(v.span_ns(), Viewport::kMinSpanNs);
+}
+
+// Times whose span does not fit in int64 ns: the view shows what it can hold, says
+// so, and no difference of view times overflows (UBSan checks that here).
+TEST(Viewport, FitClampsSpansBeyondTheInt64Range) {
+  Viewport v;
+  v.width_px = 1000;
+  const std::int64_t lo = INT64_MIN + 1, hi = INT64_MAX;
+  EXPECT_FALSE(v.set_extent(lo, hi));
+  EXPECT_EQ(v.extent_begin_ns, -Viewport::kTimeLimitNs);
+  EXPECT_EQ(v.extent_end_ns, Viewport::kTimeLimitNs);
+  EXPECT_FALSE(v.fit(lo, hi));
+  EXPECT_GT(v.span_ns(), 0);
+  EXPECT_LE(v.span_ns(), Viewport::kMaxSpanNs);
+  EXPECT_EQ(v.t0_ns, -Viewport::kTimeLimitNs);  // from the start, as near as it can
+  EXPECT_LT(v.t0_ns, v.t1_ns);
+  v.zoom_around(0.5, 500);
+  v.pan_ns(INT64_MAX);
+  v.pan_pixels(-1e30f);
+  EXPECT_EQ(v.span_ns(), Viewport::kMaxSpanNs);
+  EXPECT_EQ(v.t1_ns, Viewport::kTimeLimitNs);
+
+  // 180 years around a normal epoch time: wider than the view, not beyond its times.
+  const std::int64_t now = 1'700'000'000'000'000'000;
+  EXPECT_TRUE(v.set_extent(-now, 4'000'000'000'000'000'000));
+  EXPECT_FALSE(v.fit(-now, 4'000'000'000'000'000'000));
+  EXPECT_EQ(v.span_ns(), Viewport::kMaxSpanNs);
+  // Spans that fit are fitted as before, and say so.
+  EXPECT_TRUE(v.fit(now, now + 1000));
+  EXPECT_EQ(v.t0_ns, now - 20);
 }
 
 TEST(Ruler, UnitsFollowTheStep) {

@@ -8,6 +8,7 @@
 // handed over in order through a small ring, so the result is the same as reading
 // sequentially.
 #include <condition_variable>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -30,13 +31,13 @@ class ArrayWalker {
     b.entries = 0;
     b.not_objects = 0;
     b.owned_used = 0;
+    b.errors.clear();
     if (b.events.size() < kBatchEvents) b.events.resize(kBatchEvents);
     const bool more = fill_entries(b);
     b.end_offset = s_.offset();
     return more;
   }
   ArrayEnd end() const { return end_; }
-  bool cut_entry() const { return cut_; }
 
  private:
   bool fill_entries(EventBatch& b) {
@@ -47,8 +48,8 @@ class ArrayWalker {
       if (!first_ && !s_.eof() && s_.peek() != ']') {
         if (s_.peek() != ',') {
           s_.fail("expected ',' or ']' after a trace event, found " + s_.describe(s_.pos()));
-          end_ = ArrayEnd::kError;
-          return false;
+          if (!recover(b, false)) return false;
+          continue;
         }
         s_.set_pos(s_.pos() + 1);
         s_.skip_ws();
@@ -66,20 +67,64 @@ class ArrayWalker {
       ++b.entries;
       if (s_.peek() == '{') {
         RawEvent& e = b.events[b.count];
-        if (!parser_.parse(s_, e)) break;
+        if (!parser_.parse(s_, e)) {
+          if (!recover(b, true)) return false;
+          continue;
+        }
         keep_decoded(e, b);
         ++b.count;
-      } else {
-        if (!s_.skip_value()) break;
+      } else if (s_.skip_value()) {
         ++b.not_objects;
+      } else if (!recover(b, true)) {
+        return false;
       }
     }
-    if (s_.failed()) {
-      cut_ = true;
-      end_ = ArrayEnd::kError;
-      return false;
-    }
     return true;
+  }
+
+  // Records the scanner's error in the batch and moves to the next event, if any.
+  bool recover(EventBatch& b, bool cut_entry) {
+    SyntaxError e{s_.error_at(), s_.error_reason(), cut_entry, nullptr};
+    const char* next = next_event_after(e.at);
+    if (next != nullptr && next > last_resume_) {
+      e.resumed_at = last_resume_ = next;
+      s_.resume_at(next);
+      first_ = true;
+      b.errors.push_back(std::move(e));
+      return true;
+    }
+    b.errors.push_back(std::move(e));
+    end_ = ArrayEnd::kError;
+    return false;
+  }
+
+  // The first '{' at or after `from` that follows ',' or '}' and starts an event
+  // (see read_event_array). Null when there is none, or the search budget is spent.
+  const char* next_event_after(const char* from) {
+    const char* const begin = s_.begin();
+    const char* const end = s_.end();
+    const auto budget = static_cast<std::uint64_t>(end - begin) + 4096;
+    for (const char* p = from; p < end && searched_ < budget;) {
+      p = static_cast<const char*>(std::memchr(p, '{', static_cast<std::size_t>(end - p)));
+      if (p == nullptr) break;
+      const char* before = p;
+      while (before > begin && json::Scanner::is_ws(before[-1])) --before;
+      if (before > begin && (before[-1] == ',' || before[-1] == '}')) {
+        json::Scanner probe(begin, end);
+        probe.set_pos(p);
+        bool event = probe_parser_.parse(probe, probe_event_) && probe_event_.ph.present();
+        if (event) {
+          probe.skip_ws();
+          event = probe.eof() || probe.peek() == ',' || probe.peek() == ']';
+        }
+        searched_ +=
+            static_cast<std::uint64_t>((probe.failed() ? probe.error_at() : probe.pos()) - p);
+        if (event) return p;
+      }
+      searched_ += static_cast<std::uint64_t>(p + 1 - from);
+      from = ++p;
+    }
+    return nullptr;
   }
 
   // Strings with escapes were decoded into the parser's scratch, which the next
@@ -97,8 +142,11 @@ class ArrayWalker {
 
   json::Scanner& s_;
   EventParser parser_;
+  EventParser probe_parser_;  // tries candidates after an error, without touching s_
+  RawEvent probe_event_;
+  std::uint64_t searched_ = 0;  // bytes looked at while recovering, over the whole array
+  const char* last_resume_ = nullptr;
   bool first_ = true;
-  bool cut_ = false;
   ArrayEnd end_ = ArrayEnd::kClosed;
 };
 
@@ -188,12 +236,10 @@ ArrayEnd read_threaded(ArrayWalker& walker, const std::function<bool(EventBatch&
 
 }  // namespace
 
-ArrayEnd read_event_array(json::Scanner& s, bool threaded, const std::function<bool(EventBatch&)>& consume,
-                          bool& cut_entry) {
+ArrayEnd read_event_array(json::Scanner& s, bool threaded,
+                          const std::function<bool(EventBatch&)>& consume) {
   ArrayWalker walker(s);
-  const ArrayEnd end = threaded ? read_threaded(walker, consume) : read_sequential(walker, consume);
-  cut_entry = walker.cut_entry();
-  return end;
+  return threaded ? read_threaded(walker, consume) : read_sequential(walker, consume);
 }
 
 }  // namespace flopline::trace::chrome

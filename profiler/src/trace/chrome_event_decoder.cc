@@ -18,12 +18,6 @@ bool is_gpu_category(std::string_view cat) {
 
 bool is_number_like(json::Kind k) { return k == json::Kind::kNumber || k == json::Kind::kString; }
 
-TimeNs saturating_add(TimeNs a, TimeNs b) {
-  TimeNs r;
-  if (__builtin_add_overflow(a, b, &r)) return b > 0 ? INT64_MAX : INT64_MIN;
-  return r;
-}
-
 // Copies the members of `object` except flopline's derived ones into `out`: they
 // live in Trace::metrics and the writer derives them again.
 void strip_metric_keys(std::string_view object, std::string& out) {
@@ -56,6 +50,8 @@ const char* skip_text(Skip s) {
     case Skip::kBadTs: return "\"ts\" missing or not a number";
     case Skip::kNonFiniteTs: return "\"ts\" is nan or inf";
     case Skip::kTsRange: return "\"ts\" out of range";
+    case Skip::kDurRange:
+      return "\"dur\" out of range, nan or inf";
     case Skip::kOrphanEnd: return "E with no open B on its thread";
     case Skip::kOrphanAsyncEnd: return "async end (e/F) with no open begin";
     case Skip::kFlowNoStart: return "flow step or end (t/f) with no start";
@@ -118,19 +114,42 @@ bool EventDecoder::time_of(const Field& f, TimeNs& ns) {
   return false;
 }
 
-// A missing dur is 0 (an instant-like slice); a bad or negative one is 0 and noted.
-TimeNs EventDecoder::duration_of(const Field& f) {
-  if (!f.present()) return 0;
+// A missing dur is 0 (an instant-like slice); one that is not a number (a word, an
+// object) or negative is 0 and noted. One that is a number the model cannot hold
+// (beyond int64 ns, nan, inf, or ending past int64) is not made into another number:
+// the event is skipped and counted.
+bool EventDecoder::duration_of(const Field& f, TimeNs ts, TimeNs& dur) {
+  dur = 0;
+  if (!f.present()) return true;
+  NumberStatus st = NumberStatus::kNotANumber;
   TimeNs ns = 0;
-  if (!is_number_like(f.kind) || micros_to_ns(f.text(), ns) != NumberStatus::kOk) {
-    ++counts_.notes[static_cast<int>(Note::kBadDur)];
-    return 0;
+  if (is_number_like(f.kind)) {
+    st = micros_to_ns(f.text(), ns);
+  } else if (f.kind == json::Kind::kNonFinite) {
+    st = NumberStatus::kNonFinite;
+  }
+  TimeNs end;
+  switch (st) {
+    case NumberStatus::kNotANumber:
+      ++counts_.notes[static_cast<int>(Note::kBadDur)];
+      return true;
+    case NumberStatus::kNonFinite:
+    case NumberStatus::kOutOfRange:
+      skip(Skip::kDurRange);
+      return false;
+    case NumberStatus::kOk:
+      break;
   }
   if (ns < 0) {
     ++counts_.notes[static_cast<int>(Note::kNegativeDur)];
-    return 0;
+    return true;
   }
-  return ns;
+  if (__builtin_add_overflow(ts, ns, &end)) {
+    skip(Skip::kDurRange);
+    return false;
+  }
+  dur = ns;
+  return true;
 }
 
 // Numbers and decimal strings are one id space (Kineto writes "tid":"25738" and
@@ -197,6 +216,7 @@ ArgsId EventDecoder::store_args(const RawEvent& e) {
 }
 
 std::uint32_t EventDecoder::metrics_of(const RawEvent& e) {
+  if (e.bad_metric) ++counts_.notes[static_cast<int>(Note::kBadMetric)];
   if (!e.has_flops && !e.has_bytes) return kNone;
   return builder_.add_metrics(SliceMetrics{e.has_flops ? e.flops : -1, e.has_bytes ? e.bytes : -1});
 }
@@ -218,11 +238,12 @@ bool EventDecoder::link_key(const RawEvent& e, StringId cat, LinkKey& key) {
 }
 
 void EventDecoder::complete(const RawEvent& e, TimeNs ts) {
+  TimeNs dur;
+  if (!duration_of(e.dur, ts, dur)) return;
   const StringId cat = intern(e.cat.text());
   const StringId name = intern(e.name.text());
   const std::uint32_t track = thread_of(process_of(e.pid), e.tid, kind_for_cat(cat, e.cat.text()));
-  const TimeNs dur = duration_of(e.dur);
-  saw_time(saturating_add(ts, dur));
+  saw_time(ts + dur);
   builder_.add_slice(track, Slice{ts, dur, name, cat, store_args(e), metrics_of(e)});
   ++counts_.loaded;
   if (e.flow_in || e.flow_out) v2_flow(e, track, ts, name, cat);
@@ -244,8 +265,12 @@ void EventDecoder::end(const RawEvent& e, TimeNs ts) {
   if (open_b_.size() <= track || open_b_[track].empty()) return skip(Skip::kOrphanEnd);
   Slice s = open_b_[track].back();
   open_b_[track].pop_back();
-  if (e.name.present() && trace_.str(s.name) != e.name.text()) ++counts_.notes[static_cast<int>(Note::kMismatchedE)];
-  s.dur = std::max<TimeNs>(0, ts - s.start);
+  if (!span_between(s.start, ts, s.dur)) {  // the B and this E
+    skip(Skip::kDurRange);
+    return skip(Skip::kDurRange);
+  }
+  if (e.name.present() && trace_.str(s.name) != e.name.text())
+    ++counts_.notes[static_cast<int>(Note::kMismatchedE)];
   if (s.args == kNoArgs) s.args = store_args(e);  // catapult merges E's args; here only when B had none
   if (s.metrics == kNone) s.metrics = metrics_of(e);
   builder_.add_slice(track, s);
@@ -406,7 +431,10 @@ void EventDecoder::finish() {
   const TimeNs last = max_ts_ == INT64_MIN ? 0 : max_ts_;
   for (std::uint32_t track = 0; track < open_b_.size(); ++track) {
     for (Slice& s : open_b_[track]) {
-      s.dur = std::max<TimeNs>(0, last - s.start);
+      if (!span_between(s.start, last, s.dur)) {
+        skip(Skip::kDurRange);
+        continue;
+      }
       builder_.add_slice(track, s);
       ++counts_.loaded;
       ++counts_.notes[static_cast<int>(Note::kUnclosedB)];
@@ -437,6 +465,10 @@ void EventDecoder::finish() {
   note(Note::kNegativeDur, "X events with a negative dur (taken as 0)");
   note(Note::kBadDur, "X events whose dur is not a number (taken as 0)");
   note(Note::kNonObjectArgs, "events whose args is not an object (ignored)");
+  note(
+      Note::kBadMetric,
+      "events whose flops or bytes is negative, nan, inf or beyond the range of a double (dropped: "
+      "their rates are unknown)");
 }
 
 }  // namespace flopline::trace::chrome

@@ -1,6 +1,8 @@
 // The hot loop of the reader: one traceEvents entry's members into a RawEvent.
 // Known keys are recognised by length and a fixed-size compare; values stay views
 // into the input, and args objects are checked while skipped, not parsed into a tree.
+#include <cmath>
+
 #include "trace/chrome_reader_impl.h"
 #include "trace/time_text.h"
 
@@ -132,8 +134,13 @@ bool EventParser::read_args(json::Scanner& s, RawEvent& e) {
       if (!s.skip_value()) return false;
       continue;
     }
+    if (value.kind != json::Kind::kNumber && value.kind != json::Kind::kNonFinite) continue;
+    // A count the model cannot hold (1e400 parses as inf) is dropped, never clamped.
     double v = 0;
-    if (value.kind != json::Kind::kNumber || !parse_double(value.text(), v) || v < 0) continue;
+    if (!parse_double(value.text(), v) || !std::isfinite(v) || v < 0) {
+      e.bad_metric = true;
+      continue;
+    }
     (is_flops ? e.flops : e.bytes) = v;
     (is_flops ? e.has_flops : e.has_bytes) = true;
   }

@@ -72,15 +72,22 @@ void LinkTracker::finish(TimeNs last_ts, Counts& counts) {
             continue;
           }
           Slice s = open.back()->slice;
-          s.dur = std::max<TimeNs>(0, e->slice.start - s.start);
-          if (s.args == kNoArgs) s.args = e->slice.args;  // catapult merges end args
-          builder_.add_slice(open.back()->track, s);
+          const std::uint32_t track = open.back()->track;
           open.pop_back();
+          if (!span_between(s.start, e->slice.start, s.dur)) {
+            counts.skipped[static_cast<int>(Skip::kDurRange)] += 2;
+            continue;
+          }
+          if (s.args == kNoArgs) s.args = e->slice.args;  // catapult merges end args
+          builder_.add_slice(track, s);
           counts.loaded += 2;
         }
         for (const AsyncEvent* b : open) {
           Slice s = b->slice;
-          s.dur = std::max<TimeNs>(0, last_ts - s.start);
+          if (!span_between(s.start, last_ts, s.dur)) {
+            skip(Skip::kDurRange);
+            continue;
+          }
           builder_.add_slice(b->track, s);
           ++counts.loaded;
           ++counts.notes[static_cast<int>(Note::kUnclosedAsync)];

@@ -2,29 +2,36 @@
 // (bare array or object with traceEvents), progress and cancellation, and deciding
 // what is fatal.
 //
-// When a syntax error is fatal: an error is fatal when no event has been loaded
-// before it (loaded or applied as metadata); the file is then not a usable trace.
-// After at least one usable event, the same error only ends the reading: everything
-// before it is kept, the entry it cut is counted as skipped, and the report gets the
-// warning "truncated at byte N (line L:C): REASON". A missing final ']' or '}' at the
-// end of the text is not an error at all (chrome://tracing accepts it), only noted.
-// Wrong types follow the same rule ("traceEvents is a number, expected an array").
-// Independently, a file whose entries were all skipped is an error ("no trace
-// events could be read: ..."), and so is cancelling.
+// Syntax errors: inside the event array, reading goes on at the next event (see
+// read_event_array); the entry the error cut is counted as skipped and the report
+// warns "syntax error at byte N (line L:C): REASON; ...". Where reading cannot go on
+// (no event follows, or the error is outside the array) it stops: what was read
+// before is kept with the warning "truncated at byte N (line L:C): REASON". A missing
+// final ']' or '}' at the end of the text is not an error at all (chrome://tracing
+// accepts it), only noted. Wrong types follow the same rule ("traceEvents is a
+// number, expected an array").
+//
+// Fatal: an error with no usable event (loaded or applied as metadata) read at all;
+// more than half of the text left unread by errors (what was read would misrepresent
+// the file); a file whose entries were all skipped ("no trace events could be read:
+// ..."); text in UTF-16/32; running out of memory; cancelling.
 #include "flopline/trace/chrome_reader.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <string>
 #include <thread>
 
 #include "flopline/trace/builder.h"
 #include "trace/chrome_reader_impl.h"
 #include "trace/file_io.h"
+#include "trace/message_text.h"
+#include "trace/text_format.h"
 #include "trace/time_text.h"
 
 namespace flopline::trace {
@@ -42,6 +49,15 @@ constexpr std::uint64_t kProgressStep = 4u << 20;  // bytes between progress cal
 constexpr std::size_t kMaxExtraBytes = 1u << 20;   // larger unknown top-level members are dropped
 // From this size on, a second thread parses events while this one decodes them.
 constexpr std::size_t kThreadedMinBytes = 8u << 20;
+// Syntax errors read past are listed one by one up to this many, then summed up.
+constexpr std::uint64_t kListedSyntaxErrors = 10;
+
+std::string percent(std::uint64_t part, std::uint64_t whole) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f%%",
+                whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+  return buf;
+}
 
 const char* kind_name(json::Kind k) {
   switch (k) {
@@ -66,6 +82,9 @@ class TextReader {
         decoder_(trace_, builder_, text, opt.args) {}
 
   void run();
+  // How far reading got, for the message when memory runs out.
+  std::uint64_t offset() const { return s_.offset() > text_.size() ? text_.size() : s_.offset(); }
+  std::uint64_t entries() const { return entries_; }
 
  private:
   bool read_events();
@@ -74,6 +93,9 @@ class TextReader {
   // Applies the fatal-or-warning rule to the scanner's error (or to `reason` at `at`).
   void stop(const char* at, const std::string& reason);
   void stop_on_scanner_error() { stop(s_.error_at(), s_.error_reason()); }
+  void on_syntax_error(const SyntaxError& e);
+  // The rules that make a read with errors fatal after all (see the top of this file).
+  void judge_damage();
   ReadError error_at(const char* at, std::string reason) const;
   bool progress(std::uint64_t offset);
   void shift_by_base();
@@ -91,6 +113,12 @@ class TextReader {
   std::uint64_t entries_ = 0;
   bool found_events_ = false;
   bool stopped_ = false;
+  const char* stopped_at_ = nullptr;  // where an error ended the reading
+  const char* first_error_at_ = nullptr;
+  std::string first_error_;
+  std::uint64_t resumed_errors_ = 0;  // syntax errors read past
+  std::uint64_t bytes_skipped_ = 0;   // by them
+  SyntaxError last_error_;            // the array's error reading stopped at
   TimeNs base_ = 0;
   std::uint64_t next_progress_ = 0;
 };
@@ -113,11 +141,67 @@ std::string TextReader::where(const char* at) const {
 
 void TextReader::stop(const char* at, const std::string& reason) {
   stopped_ = true;
+  stopped_at_ = at;
+  if (first_error_at_ == nullptr) {
+    first_error_at_ = at;
+    first_error_ = reason;
+  }
   if (decoder_.usable() == 0) {
-    out_.error = error_at(at, reason);
-  } else {
-    trace_.report.warnings.push_back("truncated at " + where(at) + ": " + reason + "; the " +
-                                     std::to_string(decoder_.usable()) + " events before it were kept");
+    // Nothing usable: the first error is what the file's problem is.
+    out_.error = error_at(first_error_at_, first_error_);
+    return;
+  }
+  const std::uint64_t left =
+      text_.size() -
+      std::min<std::uint64_t>(text_.size(), static_cast<std::uint64_t>(at - text_.data()));
+  std::string w = "truncated at " + where(at) + ": " + reason + "; the " +
+                  std::to_string(decoder_.usable()) + " events before it were kept";
+  if (left > 0) w += ", the " + with_thousands(left) + " bytes after it were not read";
+  trace_.report.warnings.push_back(std::move(w));
+}
+
+void TextReader::on_syntax_error(const SyntaxError& e) {
+  if (e.cut_entry) decoder_.skip(Skip::kCutOff);
+  if (e.resumed_at == nullptr) {
+    last_error_ = e;
+    return;
+  }
+  if (first_error_at_ == nullptr) {
+    first_error_at_ = e.at;
+    first_error_ = e.reason;
+  }
+  const auto skipped = static_cast<std::uint64_t>(e.resumed_at - e.at);
+  bytes_skipped_ += skipped;
+  if (++resumed_errors_ <= kListedSyntaxErrors) {
+    trace_.report.warnings.push_back("syntax error at " + where(e.at) + ": " + e.reason +
+                                     "; reading went on at the next event, byte " +
+                                     std::to_string(e.resumed_at - text_.data()) + " (" +
+                                     with_thousands(skipped) + " bytes skipped)");
+  }
+}
+
+void TextReader::judge_damage() {
+  TraceReport& r = trace_.report;
+  if (resumed_errors_ > kListedSyntaxErrors) {
+    r.warnings.push_back(with_thousands(resumed_errors_ - kListedSyntaxErrors) +
+                         " more syntax errors read past the same way");
+  }
+  const std::uint64_t after_stop =
+      stopped_at_ == nullptr
+          ? 0
+          : text_.size() - std::min<std::uint64_t>(text_.size(), static_cast<std::uint64_t>(
+                                                                     stopped_at_ - text_.data()));
+  r.text_bytes = text_.size();
+  r.text_bytes_unread = std::min<std::uint64_t>(text_.size(), after_stop + bytes_skipped_);
+  if (out_.error || first_error_at_ == nullptr) return;
+  if (decoder_.usable() == 0) {
+    out_.error = error_at(first_error_at_, first_error_);
+  } else if (r.text_bytes_unread * 2 > r.text_bytes) {
+    out_.error = error_at(first_error_at_, first_error_ + "; " +
+                                               with_thousands(r.text_bytes_unread) + " of the " +
+                                               with_thousands(r.text_bytes) + " bytes of text (" +
+                                               percent(r.text_bytes_unread, r.text_bytes) +
+                                               ") could not be read past this and later errors");
   }
 }
 
@@ -139,6 +223,11 @@ void TextReader::run() {
     out_.error = error_at(nullptr, "file is empty");
     return;
   }
+  if (const std::string encoding = unsupported_text_encoding(text_.substr(0, 4));
+      !encoding.empty()) {
+    out_.error = error_at(text_.data(), encoding);
+    return;
+  }
   if (text_.size() >= 3 && std::memcmp(text_.data(), "\xef\xbb\xbf", 3) == 0) s_.set_pos(s_.pos() + 3);  // UTF-8 BOM
   s_.skip_ws();
   if (s_.eof()) {
@@ -153,7 +242,13 @@ void TextReader::run() {
   } else if (first == '{') {
     completed = read_object();
   } else {
-    out_.error = error_at(s_.pos(), "expected a JSON object or array at top level, found " + s_.describe(s_.pos()));
+    std::string why =
+        "expected a JSON object or array at top level, found " + s_.describe(s_.pos());
+    if (s_.pos() == text_.data()) {  // binary formats have their signature at the start
+      if (const std::string what = describe_binary_start(text_.substr(0, 16)); !what.empty())
+        why += ": " + what;
+    }
+    out_.error = error_at(s_.pos(), std::move(why));
     return;
   }
   if (completed) {
@@ -167,6 +262,7 @@ void TextReader::run() {
   decoder_.finish();
   TraceReport& r = trace_.report;
   r.events_total = entries_;
+  judge_damage();
   if (out_.error) return;
   if (!found_events_) {
     out_.error = error_at(nullptr, "no \"traceEvents\" member: not a Chrome trace");
@@ -189,19 +285,16 @@ void TextReader::run() {
 // The entries of traceEvents (or of the top-level array); the scanner is at '['.
 // Returns false when reading stopped early (error, cancel).
 bool TextReader::read_events() {
-  bool cut_entry = false;
   const bool threaded =
       threading_ == Threading::kAlways ||
       (threading_ == Threading::kAuto && text_.size() >= kThreadedMinBytes && std::thread::hardware_concurrency() > 1);
-  const ArrayEnd end = read_event_array(
-      s_, threaded,
-      [&](EventBatch& b) {
-        for (std::size_t i = 0; i < b.count; ++i) decoder_.decode(b.events[i]);
-        for (std::uint64_t i = 0; i < b.not_objects; ++i) decoder_.skip(Skip::kNotObject);
-        entries_ += b.entries;
-        return b.end_offset < next_progress_ || progress(b.end_offset);
-      },
-      cut_entry);
+  const ArrayEnd end = read_event_array(s_, threaded, [&](EventBatch& b) {
+    for (std::size_t i = 0; i < b.count; ++i) decoder_.decode(b.events[i]);
+    for (std::uint64_t i = 0; i < b.not_objects; ++i) decoder_.skip(Skip::kNotObject);
+    entries_ += b.entries;
+    for (const SyntaxError& e : b.errors) on_syntax_error(e);
+    return b.end_offset < next_progress_ || progress(b.end_offset);
+  });
   switch (end) {
     case ArrayEnd::kClosed:
       return true;
@@ -213,8 +306,7 @@ bool TextReader::read_events() {
     case ArrayEnd::kError:
       break;
   }
-  if (cut_entry) decoder_.skip(Skip::kCutOff);
-  stop_on_scanner_error();
+  stop(last_error_.at, last_error_.reason);
   return false;
 }
 
@@ -322,41 +414,24 @@ void TextReader::shift_by_base() {
   }
 }
 
-// A plain file is mapped rather than copied: the reader makes one pass over it.
-class MappedFile {
- public:
-  ~MappedFile() {
-    if (data_ != nullptr) munmap(data_, size_);
-  }
-  // False when the file is not a plain, non-empty, mappable file (callers then read it).
-  bool map(const std::string& path) {
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    struct stat st {};
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-      close(fd);
-      return false;
-    }
-    size_ = static_cast<std::size_t>(st.st_size);
-    void* p = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED) return false;
-    data_ = p;
-    madvise(data_, size_, MADV_SEQUENTIAL);
-    return true;
-  }
-  std::string_view text() const { return {static_cast<const char*>(data_), size_}; }
-
- private:
-  void* data_ = nullptr;
-  std::size_t size_ = 0;
-};
-
 }  // namespace
 
 ReadResult read_text(std::string_view text, std::string_view name, const ReadOptions& opt, Threading threading) {
   ReadResult result;
-  TextReader(text, name, opt, threading, result).run();
+  auto reader = std::make_unique<TextReader>(text, name, opt, threading, result);
+  try {
+    reader->run();
+  } catch (const std::bad_alloc&) {
+    const std::uint64_t at = reader->offset();
+    const std::uint64_t events = reader->entries();
+    reader.reset();  // gives back what the reading held before anything else is made
+    result.trace = Trace();
+    result.error =
+        ReadError{std::string(name), 0, 0, 0,
+                  "out of memory after reading " + with_thousands(at) + " of " +
+                      with_thousands(text.size()) + " bytes of text (" + with_thousands(events) +
+                      " events): the trace needs more memory than this process can have"};
+  }
   return result;
 }
 
@@ -380,22 +455,53 @@ std::string args_text_from_source(std::string_view raw) {
   return strict;
 }
 
+namespace {
+
+// What getting the text met, said in the result: warnings when the trace loaded, added
+// to the reason when it did not.
+void add_file_notes(const FileText& input, ReadResult& result) {
+  std::vector<std::string> notes = input.warnings;
+  if (input.shrank()) {
+    struct stat st {};
+    const std::uint64_t now =
+        ::fstat(input.fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+    notes.insert(notes.begin(),
+                 "the file shrank from " + with_thousands(input.size_at_open) + " to " +
+                     with_thousands(now) +
+                     " bytes while it was read: the text after that was not there to read");
+  }
+  if (result.ok()) {
+    std::vector<std::string>& w = result.trace.report.warnings;
+    w.insert(w.begin(), notes.begin(), notes.end());
+    return;
+  }
+  if (result.error->reason == "cancelled") return;
+  for (const std::string& n : notes) result.error->reason += "; " + n;
+  if (!input.kind.empty()) result.error->reason += " (the path is " + input.kind + ")";
+}
+
+}  // namespace
+
 ReadResult read_chrome_trace_file(const std::string& path, const ReadOptions& opt) {
-  chrome::MappedFile mapped;
-  if (mapped.map(path)) {
-    const std::string_view text = mapped.text();
-    const bool gzip = text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
-                      static_cast<unsigned char>(text[1]) == 0x8b;
-    if (!gzip) return read_chrome_trace_text(text, path, opt);
+  ReadResult result;
+  try {
+    FileText input;
+    InputOptions input_options;
+    input_options.progress = opt.inflate_progress;
+    input_options.max_text_bytes = opt.max_text_bytes;
+    std::string error;
+    if (!read_file_text(path, input_options, input, error)) {
+      if (!input.kind.empty() && error != "cancelled") error += " (the path is " + input.kind + ")";
+      result.error = ReadError{path, 0, 0, 0, std::move(error)};
+      return result;
+    }
+    result = read_chrome_trace_text(input.text(), path, opt);
+    add_file_notes(input, result);
+  } catch (const std::bad_alloc&) {
+    result = ReadResult();
+    result.error = ReadError{path, 0, 0, 0, "out of memory while reading the file"};
   }
-  std::string data;
-  std::string error;
-  if (!read_file_maybe_gzip(path, data, error, opt.inflate_progress)) {
-    ReadResult result;
-    result.error = ReadError{path, 0, 0, 0, error};
-    return result;
-  }
-  return read_chrome_trace_text(data, path, opt);
+  return result;
 }
 
 }  // namespace flopline::trace

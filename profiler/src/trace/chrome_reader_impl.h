@@ -52,6 +52,7 @@ struct RawEvent {
   bool args_lax = false;       // args needs re-writing as strict JSON before it is stored
   bool has_flops = false;      // numeric "flops" at the top level of args
   bool has_bytes = false;      // numeric "bytes" at the top level of args
+  bool bad_metric = false;  // a numeric "flops"/"bytes" that is negative, nan, inf or beyond double
   double flops = 0;
   double bytes = 0;
   char phase() const { return ph.kind != json::Kind::kNone && ph.len == 1 ? ph.ptr[0] : '\0'; }
@@ -61,7 +62,7 @@ struct RawEvent {
     id2_local = flow_in = flow_out = false;
     args = {};
     args_members = 0;
-    args_not_object = args_lax = has_flops = has_bytes = false;
+    args_not_object = args_lax = has_flops = has_bytes = bad_metric = false;
   }
 };
 
@@ -80,6 +81,14 @@ class EventParser {
   std::string key_scratch_;
 };
 
+// The duration from `from` to `to` (0 when `to` is earlier); false when it does not
+// fit in int64 ns, which makes the event "dur out of range".
+inline bool span_between(TimeNs from, TimeNs to, TimeNs& dur) {
+  if (__builtin_sub_overflow(to, from, &dur)) return false;
+  if (dur < 0) dur = 0;
+  return true;
+}
+
 // Why an entry was not used. Each has a fixed text in the report (unknown phases
 // are counted per phase byte instead, see Counts).
 enum class Skip : std::uint8_t {
@@ -88,6 +97,7 @@ enum class Skip : std::uint8_t {
   kBadTs,
   kNonFiniteTs,
   kTsRange,
+  kDurRange,
   kOrphanEnd,
   kOrphanAsyncEnd,
   kFlowNoStart,
@@ -107,6 +117,7 @@ enum class Note : std::uint8_t {
   kMismatchedE,
   kUnclosedAsync,
   kNonObjectArgs,
+  kBadMetric,
   kCount
 };
 
@@ -205,7 +216,9 @@ class EventDecoder {
 
  private:
   bool time_of(const Field& f, TimeNs& ns);
-  TimeNs duration_of(const Field& f);
+  // The dur of an X starting at `ts`; false (the event counted as skipped) when it is
+  // out of range, nan or inf, or ends past the range of int64 ns.
+  bool duration_of(const Field& f, TimeNs ts, TimeNs& dur);
   std::uint32_t process_of(const Field& pid);
   std::uint32_t thread_of(std::uint32_t process, const Field& tid, TrackKind kind);
   std::uint32_t async_track(std::uint32_t process, StringId cat);
@@ -250,6 +263,14 @@ class EventDecoder {
   std::string value_scratch_;
 };
 
+// A syntax error inside the event array, and where reading went on after it.
+struct SyntaxError {
+  const char* at = nullptr;  // where the scanner found it
+  std::string reason;
+  bool cut_entry = false;  // it fell inside an entry: counted, neither decoded nor skipped
+  const char* resumed_at = nullptr;  // the next event's '{'; null: reading stopped here
+};
+
 // Entries of one traceEvents array, parsed ahead of decoding in batches
 // (chrome_event_batches.cc). On a large input a second thread parses while the
 // calling thread decodes; the decoder sees the same events in the same order either
@@ -260,6 +281,7 @@ struct EventBatch {
   std::uint64_t entries = 0;        // all entries, objects or not
   std::uint64_t not_objects = 0;    // entries that were not objects
   std::uint64_t end_offset = 0;     // where the scanner stood after the batch
+  std::vector<SyntaxError> errors;  // in text order, after this batch's events
   std::deque<std::string> owned;    // decoded strings the events point into (never move)
   std::size_t owned_used = 0;
 };
@@ -267,16 +289,20 @@ struct EventBatch {
 enum class ArrayEnd : std::uint8_t {
   kClosed,     // "]" was read
   kUnclosed,   // the text ended where "]" or another entry could be (accepted)
-  kError,      // a syntax error: the scanner holds it
+  kError,      // a syntax error reading could not go on from: the last batch's last error
   kCancelled,  // the consumer asked to stop
 };
 
 // Walks the array whose '[' is at the scanner's position. `consume` is called on the
 // calling thread with each batch in order, and returns false to stop. When it returns,
-// `s` stands after the array (or at the error), and `cut_entry` says whether the
-// error fell inside an entry (counted in entries but neither decoded nor skipped).
-ArrayEnd read_event_array(json::Scanner& s, bool threaded, const std::function<bool(EventBatch&)>& consume,
-                          bool& cut_entry);
+// `s` stands after the array (or at the error it stopped at).
+//
+// After a syntax error, reading goes on at the next event: the first '{' after the
+// error that follows a ',' or a '}' and starts an object that parses, has a "ph", and
+// is followed by ',' or ']'. Looking for one costs at most about the text's size in
+// all, so hostile input stays linear; when there is none, reading stops there.
+ArrayEnd read_event_array(json::Scanner& s, bool threaded,
+                          const std::function<bool(EventBatch&)>& consume);
 
 // read_chrome_trace_text with the choice of a parsing thread forced, so tests can
 // check that both ways give the same model.

@@ -186,6 +186,13 @@ class Scanner {
   const char* error_at() const { return error_pos_; }
   const std::string& error_reason() const { return error_reason_; }
   bool fail(std::string reason) { return fail_at(p_, std::move(reason)); }
+  // Forgets the error and goes on reading at `p` (recovery after a syntax error).
+  void resume_at(const char* p) {
+    failed_ = false;
+    error_pos_ = nullptr;
+    error_reason_.clear();
+    p_ = p;
+  }
   [[gnu::cold, gnu::noinline]] bool fail_at(const char* where, std::string reason);
 
   // Describes the byte at `p` for messages: "'x'", "byte 0x89", "the end of the text".

@@ -35,7 +35,7 @@ void append_stats_csv_row(std::string& out, const StatsRow& r) {
     out += std::to_string(v);
   }
   out += ',';
-  append_stats_number(out, r.pct);
+  if (std::isfinite(r.pct)) append_stats_number(out, r.pct);
   for (const std::optional<double>* v : {&r.flops, &r.bytes, &r.tflops, &r.gbps, &r.pct_peak}) {
     out += ',';
     if (*v && std::isfinite(**v)) append_stats_number(out, **v);

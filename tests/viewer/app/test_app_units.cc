@@ -1,8 +1,11 @@
 // Unit tests of the app's GL-free parts: command line, kernel-name shortening, slice
-// descriptions, the frame pacer, frame statistics, the file browser, the PNG writer,
-// and --select's slice lookup.
+// descriptions, the frame pacer, frame statistics, the file browser, the PNG writer
+// and text files (whole or not at all), and --select's slice lookup.
 #include <gtest/gtest.h>
 #include <png.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -17,6 +20,7 @@
 #include "png_writer.h"
 #include "short_name.h"
 #include "slice_info.h"
+#include "viewer_app.h"
 
 namespace flopline::viewer {
 namespace {
@@ -222,6 +226,66 @@ TEST(PngWriter, WritesPixelsLibpngReadsBack) {
   EXPECT_NE(write_png_rgba("/nonexistent/dir/x.png", 3, 2, px), "");
   EXPECT_NE(write_png_rgba(path, 4, 2, px), "");  // size mismatch
   std::remove(path.c_str());
+}
+
+// Files in `dir` (a failed write must leave none behind).
+std::size_t files_in(const std::filesystem::path& dir) {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
+  return n;
+}
+
+// A file size limit fails writes past it (EFBIG), as a full disk would.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    ::getrlimit(RLIMIT_FSIZE, &old_);
+    rlimit small = old_;
+    small.rlim_cur = bytes;
+    ::setrlimit(RLIMIT_FSIZE, &small);
+  }
+  ~FileSizeLimit() { ::setrlimit(RLIMIT_FSIZE, &old_); }
+
+ private:
+  rlimit old_{};
+};
+
+TEST(PngWriter, AFailedWriteSaysWhyAndLeavesNoFile) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("flopline_png_fail_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / "shot.png").string();
+  std::vector<std::uint8_t> noise(256 * 256 * 4);
+  std::uint32_t x = 2463534242u;
+  for (auto& b : noise) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    b = static_cast<std::uint8_t>(x);
+  }
+  std::string err;
+  {
+    FileSizeLimit limit(16 << 10);
+    err = write_png_rgba(path, 256, 256, noise);
+  }
+  EXPECT_EQ(err.rfind(path + ": cannot write " + path + ".", 0), 0u) << err;
+  EXPECT_NE(err.find("File too large"), std::string::npos) << err;
+  EXPECT_EQ(files_in(dir), 0u);
+  // The same for a CSV export or a state dump.
+  {
+    FileSizeLimit limit(16 << 10);
+    err = write_text_file((dir / "table.csv").string(), std::string(1 << 20, 'c'));
+  }
+  EXPECT_NE(err.find("File too large"), std::string::npos) << err;
+  EXPECT_EQ(files_in(dir), 0u);
+  // A device is written in place, and says why it failed.
+  EXPECT_EQ(write_png_rgba("/dev/full", 256, 256, noise),
+            "/dev/full: cannot write /dev/full: No space left on device");
+  EXPECT_EQ(write_text_file("/dev/full", "a,b\n"),
+            "/dev/full: cannot write /dev/full: No space left on device");
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "app_state.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdio>
 
 #include "short_name.h"
 
@@ -10,6 +12,19 @@ namespace {
 void rebuild_trace_list(AppState& s) {
   s.traces.clear();
   for (const auto& f : s.files) s.traces.push_back(&f->trace);
+}
+
+// Fits the view to [begin, end), and says so when the view cannot hold all of it.
+void fit_and_tell(AppState& s, std::int64_t begin_ns, std::int64_t end_ns) {
+  if (s.viewport.fit(begin_ns, end_ns)) return;
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "the times run from %lld to %lld ns, beyond what the view can hold (times within "
+                "+-%.2g ns, %.2g ns at once): it shows the part it can, from the start",
+                static_cast<long long>(begin_ns), static_cast<long long>(end_ns),
+                static_cast<double>(Viewport::kTimeLimitNs),
+                static_cast<double>(Viewport::kMaxSpanNs));
+  s.notices.push_back({.kind = Notice::Kind::kWarning, .text = text});
 }
 
 }  // namespace
@@ -29,7 +44,8 @@ void adopt_load_result(AppState& s, LoadResult&& result) {
   s.layout = std::move(result.layout);
   s.flows = std::move(result.flows);
   s.begin_ns = result.begin_ns;
-  s.end_ns = std::max(result.end_ns, result.begin_ns + 1);
+  s.end_ns =
+      std::max(result.end_ns, result.begin_ns == INT64_MAX ? INT64_MAX : result.begin_ns + 1);
   s.colors.clear();
   for (const trace::Trace* t : s.traces) s.colors.push_back(ColorTable::build(*t));
   s.short_names.clear();
@@ -39,7 +55,7 @@ void adopt_load_result(AppState& s, LoadResult&& result) {
   s.search_cursor.reset();
   s.scroll_y = 0;
   s.viewport.set_extent(s.begin_ns, s.end_ns);
-  s.viewport.fit(s.begin_ns, s.end_ns);
+  fit_and_tell(s, s.begin_ns, s.end_ns);
   s.fit_pending = true;
   ++s.generation;
   rebuild_legend(s);
@@ -128,11 +144,11 @@ void highlight_and_jump(AppState& s, const OpTableQuery& query, const std::strin
 void fit_selection_or_all(AppState& s) {
   if (s.selection.has_slice()) {
     const trace::Slice& sl = slice_of(s.trace_list(), s.selection.slice);
-    s.viewport.fit(sl.start, sl.end());
+    fit_and_tell(s, sl.start, sl.end());
   } else if (s.selection.range) {
-    s.viewport.fit(s.selection.range->begin_ns, s.selection.range->end_ns);
+    fit_and_tell(s, s.selection.range->begin_ns, s.selection.range->end_ns);
   } else {
-    s.viewport.fit(s.begin_ns, s.end_ns);
+    fit_and_tell(s, s.begin_ns, s.end_ns);
   }
 }
 

@@ -199,7 +199,8 @@ int run_bench(const AppOptions& o) {
     s.viewport.pan_pixels(-s.viewport.width_px * 0.2f);
     d.frames("pan", std::max(4, per_level / 2));
   }
-  while (s.viewport.span_ns() < s.end_ns - s.begin_ns) {
+  const double extent = static_cast<double>(s.end_ns) - static_cast<double>(s.begin_ns);
+  while (static_cast<double>(s.viewport.span_ns()) < extent) {
     const std::int64_t before = s.viewport.span_ns();
     s.viewport.zoom_around(0.5, cx);
     if (s.viewport.span_ns() == before) break;  // clamped

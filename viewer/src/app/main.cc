@@ -2,6 +2,7 @@
 // interactive viewer or one of the headless modes.
 #include <cstdio>
 #include <filesystem>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,9 @@
 #define FLOPLINE_VERSION "unknown"
 #endif
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   using namespace flopline::viewer;
   const std::vector<std::string> args(argv + 1, argv + argc);
   const ParsedOptions parsed = parse_app_options(args);
@@ -68,4 +71,17 @@ int main(int argc, char** argv) {
   }
   ViewerApp app(o);
   return app.run(*window);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Running out of memory is a message and exit status 1, not an abort: the reader and
+  // the loading thread report it with the file; this catches what is left.
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "flopline-view: out of memory\n");
+  }
+  return 1;
 }

@@ -2,18 +2,13 @@
 
 #include <png.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <memory>
+#include <string_view>
 #include <vector>
+
+#include "flopline/trace/atomic_file.h"
 
 namespace flopline::viewer {
 namespace {
-
-struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
 
 // libpng reports errors by longjmp; the message is kept for the caller.
 struct ErrorSink {
@@ -28,6 +23,16 @@ struct ErrorSink {
 
 void on_png_warning(png_structp, png_const_charp) {}
 
+// The file behind libpng: a failed write ends the image with libpng's error path.
+void write_to_file(png_structp png, png_bytep data, png_size_t n) {
+  auto* file = static_cast<trace::AtomicFileWriter*>(png_get_io_ptr(png));
+  if (!file->write(std::string_view(reinterpret_cast<const char*>(data), n))) {
+    png_error(png, file->error().c_str());
+  }
+}
+
+void flush_nothing(png_structp) {}
+
 }  // namespace
 
 std::string write_png_rgba(const std::string& path, int width, int height,
@@ -36,8 +41,10 @@ std::string write_png_rgba(const std::string& path, int width, int height,
       rgba.size() != static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 4) {
     return "bad image size";
   }
-  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "wb"));
-  if (!file) return path + ": " + std::strerror(errno);
+  // Written under a temporary name and renamed once whole: a failed write leaves no
+  // partial PNG, and an old file of that name stays until the new one is complete.
+  trace::AtomicFileWriter file;
+  if (!file.open(path, false, 0)) return path + ": " + file.error();
 
   ErrorSink sink;
   png_structp png =
@@ -57,7 +64,7 @@ std::string write_png_rgba(const std::string& path, int width, int height,
     png_destroy_write_struct(&png, &info);
     return path + ": " + (sink.message.empty() ? std::string("libpng error") : sink.message);
   }
-  png_init_io(png, file.get());
+  png_set_write_fn(png, &file, write_to_file, flush_nothing);
   png_set_IHDR(png, info, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height), 8,
                PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                PNG_FILTER_TYPE_DEFAULT);
@@ -69,7 +76,7 @@ std::string write_png_rgba(const std::string& path, int width, int height,
   png_write_rows(png, const_cast<png_bytepp>(rows.data()), static_cast<png_uint_32>(height));
   png_write_end(png, info);
   png_destroy_write_struct(&png, &info);
-  if (std::fflush(file.get()) != 0) return path + ": " + std::strerror(errno);
+  if (!file.commit()) return path + ": " + file.error();
   return "";
 }
 

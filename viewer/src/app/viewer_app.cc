@@ -2,17 +2,16 @@
 
 #include <imgui.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 
 #include "core/state_dump.h"
 #include "core/viewport.h"
 #include "details_panel.h"
+#include "flopline/trace/atomic_file.h"
 #include "frame_pacer.h"
 #include "gl_includes.h"
 #include "gl_window.h"
@@ -40,12 +39,9 @@ std::string stem_of(const std::string& path) {
 }  // namespace
 
 std::string write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return path + ": " + std::strerror(errno);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.close();
-  if (!out) return path + ": write failed";
-  return "";
+  std::string error;
+  if (trace::write_file_atomic(path, text, false, 0, error)) return "";
+  return path + ": " + error;
 }
 
 ViewerApp::ViewerApp(AppOptions options) : options_(std::move(options)) {}
@@ -154,11 +150,11 @@ void ViewerApp::write_state_dump_if_changed() {
   if (!options_.dump_state) return;
   std::string dump = state_dump();
   if (dump == last_dump_) return;
-  // Written to a temporary name and renamed, so a reader never sees half a dump.
-  const std::string tmp = *options_.dump_state + ".tmp";
-  if (write_text_file(tmp, dump + "\n").empty()) {
-    std::error_code ec;
-    std::filesystem::rename(tmp, *options_.dump_state, ec);
+  // write_text_file renames a complete file into place: a reader never sees half a dump.
+  const std::string err = write_text_file(*options_.dump_state, dump + "\n");
+  if (!err.empty() && !dump_error_shown_) {
+    s_.notices.push_back({.kind = Notice::Kind::kError, .text = "cannot dump the state: " + err});
+    dump_error_shown_ = true;
   }
   last_dump_ = std::move(dump);
 }

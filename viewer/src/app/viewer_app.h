@@ -69,9 +69,11 @@ class ViewerApp {
   SearchBar search_;
   FileDialog dialog_;
   std::string last_dump_;
+  bool dump_error_shown_ = false;  // a failing --dump-state is said once, not every frame
 };
 
-// Writes `text` to `path`. Returns "" or why not.
+// Writes `text` to `path` whole or not at all (a temporary file renamed into place).
+// Returns "" or why not, naming the path.
 std::string write_text_file(const std::string& path, const std::string& text);
 
 }  // namespace flopline::viewer

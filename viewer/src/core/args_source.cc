@@ -138,7 +138,8 @@ bool build_index(const std::string& path, const std::atomic<bool>& stop,
         break;
       }
       if (rc != Z_OK && rc != Z_BUF_ERROR) {
-        ok = false;
+        // The reader kept the text inflated before the damage: its args stay reachable.
+        ok = total_out > 0;
         error = std::string("gzip data is corrupt") +
                 (zs.msg ? std::string(": ") + zs.msg : std::string());
         finished = true;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <new>
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -59,7 +60,7 @@ namespace {
 
 // Reads one file into `result` (a failure becomes an error line). False when cancelled.
 bool read_one(const std::string& path, const LoadOptions& options, const trace::ReadOptions& read,
-              LoadResult& result) {
+              LoadResult& result) try {
   // Before reading: the args source records the file's size and time, to notice a file
   // changed under it later.
   ArgsSource args(path);
@@ -79,10 +80,14 @@ bool read_one(const std::string& path, const LoadOptions& options, const trace::
   add_report(file->label, file->trace.report, result.warnings);
   result.files.push_back(std::move(file));
   return true;
+} catch (const std::bad_alloc&) {
+  // The reader names the file when it runs out; this is the loading around it.
+  result.errors.push_back(path + ": out of memory while loading it");
+  return true;
 }
 
 // After the last file: layout, flow index, time bounds, gzip args indexing.
-void finish(LoadResult& result, const LoadOptions& options, bool cancelled) {
+void lay_out(LoadResult& result, const LoadOptions& options, bool cancelled) {
   result.cancelled = cancelled;
   if (cancelled) {
     result.files.clear();
@@ -112,6 +117,22 @@ void finish(LoadResult& result, const LoadOptions& options, bool cancelled) {
   // the pages back so the resident size is the model's.
   malloc_trim(0);
 #endif
+}
+
+// lay_out, with running out of memory an error that names the files, never an abort
+// (in LoadJob this runs on its own thread, where an escaping exception would end the
+// process).
+void finish(LoadResult& result, const LoadOptions& options, bool cancelled) {
+  try {
+    lay_out(result, options, cancelled);
+  } catch (const std::bad_alloc&) {
+    std::string names;
+    for (const auto& f : result.files) names += (names.empty() ? "" : ", ") + f->path;
+    result.files.clear();
+    result.layout = TimelineLayout{};
+    result.flows = FlowIndex{};
+    result.errors.push_back(names + ": out of memory while laying out the timeline");
+  }
 }
 
 }  // namespace

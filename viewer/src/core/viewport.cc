@@ -11,18 +11,35 @@
 namespace flopline::viewer {
 namespace {
 
+constexpr auto kLimit = static_cast<double>(Viewport::kTimeLimitNs);
+
 // The largest span the clamps allow for an extent.
 std::int64_t max_span(const Viewport& v) {
   const double extent =
-      static_cast<double>(std::max<std::int64_t>(v.extent_end_ns - v.extent_begin_ns, 1));
+      std::max(static_cast<double>(v.extent_end_ns) - static_cast<double>(v.extent_begin_ns), 1.0);
   const double most = std::max(extent * Viewport::kMaxExtentFactor, 1000.0);
-  return static_cast<std::int64_t>(std::min(most, 4.0e18));
+  return static_cast<std::int64_t>(std::min(most, static_cast<double>(Viewport::kMaxSpanNs)));
 }
 
+// Rounded, and kept within +-kTimeLimitNs.
 std::int64_t round_to_i64(double v) {
-  if (!(v > -9.2e18)) return std::numeric_limits<std::int64_t>::min() / 2;
-  if (!(v < 9.2e18)) return std::numeric_limits<std::int64_t>::max() / 2;
+  if (!(v > -kLimit)) return -Viewport::kTimeLimitNs;
+  if (!(v < kLimit)) return Viewport::kTimeLimitNs;
   return static_cast<std::int64_t>(std::llround(v));
+}
+
+// Viewport::fit in integers, exact to the ns (epoch-based times are past what a double
+// holds to the ns); false, changing nothing, when the view cannot hold [begin, end).
+bool fit_exactly(Viewport& v, std::int64_t begin_ns, std::int64_t end_ns) {
+  constexpr std::int64_t kLim = Viewport::kTimeLimitNs;
+  if (begin_ns < -kLim || end_ns > kLim) return false;
+  const std::int64_t margin =
+      std::llround(static_cast<double>(end_ns - begin_ns) * Viewport::kFitMargin);
+  const std::int64_t lo = begin_ns - margin, hi = end_ns + margin;
+  if (hi - lo > Viewport::kMaxSpanNs || lo < -kLim || hi > kLim) return false;
+  v.t0_ns = lo;
+  v.t1_ns = hi;
+  return true;
 }
 
 }  // namespace
@@ -44,9 +61,12 @@ std::int64_t Viewport::x_to_time(double x_px) const {
   return t0_ns + round_to_i64((x_px - static_cast<double>(x0_px)) * ns_per_px());
 }
 
-void Viewport::set_extent(std::int64_t begin_ns, std::int64_t end_ns) {
-  extent_begin_ns = std::min(begin_ns, end_ns);
-  extent_end_ns = std::max(begin_ns, end_ns);
+bool Viewport::set_extent(std::int64_t begin_ns, std::int64_t end_ns) {
+  const std::int64_t lo = std::min(begin_ns, end_ns);
+  const std::int64_t hi = std::max(begin_ns, end_ns);
+  extent_begin_ns = std::clamp(lo, -kTimeLimitNs, kTimeLimitNs);
+  extent_end_ns = std::clamp(hi, -kTimeLimitNs, kTimeLimitNs);
+  return extent_begin_ns == lo && extent_end_ns == hi;
 }
 
 void Viewport::zoom_around(double factor, float cursor_x) {
@@ -73,28 +93,53 @@ void Viewport::pan_pixels(float dx) {
 }
 
 void Viewport::pan_ns(std::int64_t dt_ns) {
-  t0_ns += dt_ns;
-  t1_ns += dt_ns;
+  const std::int64_t span = span_ns();
+  const double t0 = static_cast<double>(t0_ns) + static_cast<double>(dt_ns);
+  t0_ns = std::min(round_to_i64(t0), kTimeLimitNs - span);  // the view keeps its span
+  t1_ns = t0_ns + span;
   clamp();
 }
 
-void Viewport::fit(std::int64_t begin_ns, std::int64_t end_ns) {
+bool Viewport::fit(std::int64_t begin_ns, std::int64_t end_ns) {
   if (end_ns < begin_ns) std::swap(begin_ns, end_ns);
-  const double span = static_cast<double>(end_ns - begin_ns);
-  const double margin = span * kFitMargin;
-  t0_ns = round_to_i64(static_cast<double>(begin_ns) - margin);
-  t1_ns = round_to_i64(static_cast<double>(end_ns) + margin);
+  bool whole = true;
+  if (!fit_exactly(*this, begin_ns, end_ns)) {
+    // In double: the difference of two int64 times may not fit in int64.
+    const double b = static_cast<double>(begin_ns), e = static_cast<double>(end_ns);
+    const double margin = (e - b) * kFitMargin;
+    double lo = b - margin, hi = e + margin;
+    if (hi - lo > static_cast<double>(kMaxSpanNs)) {
+      hi = lo + static_cast<double>(kMaxSpanNs);
+      whole = false;
+    }
+    if (lo < -kLimit) {  // as near to `begin` as the view can go
+      hi += -kLimit - lo;
+      lo = -kLimit;
+      whole = whole && b >= lo;
+    }
+    if (hi > kLimit) {
+      lo -= hi - kLimit;
+      hi = kLimit;
+      whole = whole && e <= hi;
+    }
+    t0_ns = round_to_i64(lo);
+    t1_ns = round_to_i64(hi);
+  }
   if (t1_ns - t0_ns < kMinSpanNs) {
     // A zero-length selection: centre a small window on it.
-    const std::int64_t mid = begin_ns;
+    const std::int64_t mid = std::clamp(begin_ns, -kTimeLimitNs + 500, kTimeLimitNs - 500);
     t0_ns = mid - 500;
     t1_ns = mid + 500;
   }
   clamp();
+  return whole;
 }
 
 void Viewport::clamp() {
   if (width_px < 1.0f) width_px = 1.0f;
+  // Callers may set t0/t1 directly: within the limits no difference below overflows.
+  t0_ns = std::clamp(t0_ns, -kTimeLimitNs, kTimeLimitNs);
+  t1_ns = std::clamp(t1_ns, t0_ns, kTimeLimitNs);
   std::int64_t span = std::clamp(span_ns(), kMinSpanNs, max_span(*this));
   if (span != span_ns()) {
     const std::int64_t mid = t0_ns + (t1_ns - t0_ns) / 2;

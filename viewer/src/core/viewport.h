@@ -5,6 +5,7 @@
 // through double, which holds ns exactly up to 2^53 (104 days).
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,6 +25,11 @@ struct Viewport {
   // Never zoom in below this span, nor out beyond kMaxExtentFactor x the extent.
   static constexpr std::int64_t kMinSpanNs = 1;
   static constexpr double kMaxExtentFactor = 10.0;
+  // What the view can hold at all: times within +-kTimeLimitNs (146 years around the
+  // clock's zero) and spans up to kMaxSpanNs (126 years), so that no difference of two
+  // view times overflows int64. Traces beyond are shown in part (fit() says so).
+  static constexpr std::int64_t kTimeLimitNs = INT64_MAX / 2;
+  static constexpr std::int64_t kMaxSpanNs = 4000000000000000000;
   // fit() leaves this share of the span empty on each side.
   static constexpr double kFitMargin = 0.02;
 
@@ -36,8 +42,9 @@ struct Viewport {
   // A duration in ns as a width in px.
   double ns_to_px(double dur_ns) const { return dur_ns * px_per_ns(); }
 
-  // Records the trace extent used by the clamps (no change of the view).
-  void set_extent(std::int64_t begin_ns, std::int64_t end_ns);
+  // Records the trace extent used by the clamps (no change of the view). False when it
+  // had to be cut to +-kTimeLimitNs.
+  bool set_extent(std::int64_t begin_ns, std::int64_t end_ns);
   // factor > 1 zooms in, < 1 zooms out. The time under cursor_x (window px) stays
   // under the cursor (to within 1 ns). Clamped: span in [kMinSpanNs, 10 x extent].
   void zoom_around(double factor, float cursor_x);
@@ -45,8 +52,10 @@ struct Viewport {
   void pan_pixels(float dx);
   void pan_ns(std::int64_t dt_ns);
   // Shows [begin, end) with kFitMargin on each side (the selection, or the whole
-  // trace). The extent is not changed: call set_extent() once after loading.
-  void fit(std::int64_t begin_ns, std::int64_t end_ns);
+  // trace). The extent is not changed: call set_extent() once after loading. Returns
+  // false when [begin, end) is wider than kMaxSpanNs or reaches past +-kTimeLimitNs:
+  // the view then shows as much of it as it can hold, from `begin` on.
+  bool fit(std::int64_t begin_ns, std::int64_t end_ns);
   // Applies the span clamps and keeps the view from drifting entirely away from the
   // extent (at least part of [extent_begin, extent_end] stays reachable).
   void clamp();

@@ -42,6 +42,11 @@ enum class ArgsMode : std::uint8_t {
 struct ReadOptions {
   ArgsMode args = ArgsMode::kKeep;
 
+  // The most text read_chrome_trace_file takes from a stream (a pipe, a device) or
+  // inflates from a .gz; past it, what was read is used with a warning. 0: half of
+  // this machine's memory. Plain files are mapped, not copied, and need no limit.
+  std::uint64_t max_text_bytes = 0;
+
   // Called now and then from the reading thread with bytes consumed / total and
   // events so far. Return false to cancel (the read then fails with "cancelled").
   std::function<bool(std::uint64_t bytes_done, std::uint64_t bytes_total,
@@ -67,7 +72,14 @@ struct ReadResult {
 // kKeep stores unchanged otherwise. "{}" when `raw` is not a JSON object.
 std::string args_text_from_source(std::string_view raw);
 
-// Reads a file; gzip is detected by its magic bytes (".json.gz" or not).
+// Reads a file; gzip is detected by its magic bytes (".json.gz" or not). Any path: a
+// directory is an error, a pipe, /dev/stdin or a device is read as a stream up to
+// max_text_bytes, a named pipe without a writer is given up after 10 s. A damaged
+// .gz (cut off, corrupt, a bad member after good ones) gives the text inflated before
+// the damage, with a warning saying where. A plain file that shrinks while it is read
+// (it is mapped) is read up to its new end and reported; profiler/src/trace/
+// mapped_file.h describes the SIGBUS handler that makes this possible. Running out of
+// memory is an error naming the file. docs/TRACE_FORMAT.md has the rules.
 ReadResult read_chrome_trace_file(const std::string& path, const ReadOptions& opt = {});
 // Reads JSON text already in memory. `name` is used in error messages.
 ReadResult read_chrome_trace_text(std::string_view text, std::string_view name,

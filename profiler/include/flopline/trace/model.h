@@ -157,6 +157,11 @@ struct TraceReport {
   std::vector<std::pair<std::string, std::uint64_t>> skip_reasons;  // reason -> count
   std::vector<std::string> warnings;  // e.g. "truncated at byte 1234 (line 5:6): ..."
   std::uint64_t dropped_records = 0;  // capture: records CUPTI could not deliver
+  // The JSON text read (after inflating), and how much of it errors left unread: bytes
+  // skipped to the next event after syntax errors, and everything after an error
+  // reading could not go on from. A read leaving more than half unread is an error.
+  std::uint64_t text_bytes = 0;
+  std::uint64_t text_bytes_unread = 0;
   void skip(std::string_view reason, std::uint64_t n = 1);
 };
 
