@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "device_peaks.h"
 #include "stats_output.h"
 #include "trace_loading.h"
 
@@ -12,8 +13,9 @@ namespace flopline::cli {
 namespace {
 
 constexpr OptionSpec kStatsOptions[] = {
-    {"--by", true},   {"--cat", true},   {"--top", true},         {"--range", true},
-    {"--csv", false}, {"--json", false}, {"--help", false, "-h"},
+    {"--by", true},          {"--cat", true},        {"--top", true},
+    {"--range", true},       {"--csv", false},       {"--json", false},
+    {"--help", false, "-h"}, {"--name-width", true}, {"--full-names", false},
 };
 
 Parsed<trace::GroupBy> parse_group_by(std::string_view v) {
@@ -84,12 +86,16 @@ std::string stats_usage() {
          "  --cat LIST             only these categories, comma-separated (e.g. "
          "kernel,gpu_memcpy);\n"
          "                         may be repeated. Default: --by name: kernel if the trace has\n"
-         "                         kernels, else all; --by op: gpu_user_annotation if present,\n"
-         "                         else user_annotation,cpu_op,operator; --by category: all\n"
+         "                         kernels, else all; --by op: user_annotation,cpu_op,operator\n"
+         "                         (an operator's time is the busy time of the GPU work it\n"
+         "                         launched); --by category: all\n"
          "  --top N                show only the N rows with the most total time\n"
          "  --range T0:T1          only slices that start in [T0, T1), times after the first\n"
          "                         event of each file; units ns (default), us, ms, s; either\n"
          "                         side may be empty (5ms: or :10ms)\n"
+         "  --name-width N         cut names in the table to N bytes (default 100; names\n"
+         "                         that would read the same get what tells them apart)\n"
+         "  --full-names           never cut names in the table (CSV and JSON never do)\n"
          "  --csv                  write CSV (fixed columns, see docs/STATS.md)\n"
          "  --json                 write JSON (see docs/STATS.md)\n"
          "  -h, --help             show this help\n"
@@ -132,6 +138,13 @@ Parsed<StatsOptions> parse_stats_args(std::span<const std::string> args) {
       auto r = parse_range(value, "--range");
       if (!r.ok()) return P::fail(r.error);
       o.range = r.value;
+    } else if (name == "--name-width") {
+      auto n = parse_positive_count(value, "--name-width");
+      if (!n.ok()) return P::fail(n.error);
+      if (*n.value < 8) return P::fail("--name-width must be at least 8");
+      o.name_width = static_cast<std::size_t>(*n.value);
+    } else if (name == "--full-names") {
+      o.name_width = 0;
     } else if (name == "--csv") {
       csv = true;
     } else if (name == "--json") {
@@ -158,12 +171,14 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
   }
   auto loaded = load_traces(opt.files, err);
   if (!loaded) return kExitFailure;
+  for (LoadedTrace& lt : *loaded) fill_missing_peaks(*lt.trace);
 
   StatsReport report;
   report.files = opt.files;
   report.by = opt.by;
   report.range = opt.range;
   report.top = opt.top;
+  report.name_width = opt.name_width;
   trace::StatsQuery query;
   query.by = opt.by;
   query.categories = opt.categories;
@@ -187,7 +202,15 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
     report.events_total += lt.trace->report.events_total;
     report.events_skipped += lt.trace->report.events_skipped;
     for (const trace::DeviceProperties& d : lt.trace->devices) {
-      if (d.peak_bytes_per_s > 0 || !d.peak_flops.empty()) report.has_device_peaks = true;
+      if (d.peak_bytes_per_s > 0 || !d.peak_flops.empty()) {
+        report.has_device_peaks = true;
+        const std::string source =
+            concat(d.name.empty() ? std::string("device") : d.name, ": ",
+                   d.peak_source.empty() ? std::string("trace") : d.peak_source);
+        if (std::find(report.peak_sources.begin(), report.peak_sources.end(), source) ==
+            report.peak_sources.end())
+          report.peak_sources.push_back(source);
+      }
     }
   }
   report.result = acc.finish();

@@ -1,6 +1,7 @@
 // CSV and JSON output of `flopline stats`: fixed schemas for programs. Times are
 // integer nanoseconds; other numbers are written in their shortest round-trip form,
 // so a reader gets back exactly the double that was computed.
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -77,10 +78,24 @@ std::string csv_field(std::string_view s) {
   return o;
 }
 
+namespace {
+
+// The operator-time columns (unknown for rows that are not operators owning GPU work).
+std::array<std::pair<const char*, const std::optional<trace::TimeNs>*>, 5> operator_times(
+    const trace::StatsRow& r) {
+  return {{{"busy_ns", &r.busy_ns},
+           {"self_ns", &r.self_ns},
+           {"device_total_ns", &r.device_total_ns},
+           {"extent_ns", &r.extent_ns},
+           {"cpu_ns", &r.cpu_ns}}};
+}
+
+}  // namespace
+
 void write_stats_csv(const StatsReport& report, std::ostream& out) {
   std::string s =
       "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
-      "pct_peak\n";
+      "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns\n";
   for (const trace::StatsRow& r : report.result.rows) {
     s += csv_field(r.name);
     for (std::int64_t v : {static_cast<std::int64_t>(r.count), r.total_ns, r.avg_ns, r.median_ns,
@@ -93,6 +108,14 @@ void write_stats_csv(const StatsReport& report, std::ostream& out) {
     for (const auto* v : {&r.flops, &r.bytes, &r.tflops, &r.gbps, &r.pct_peak}) {
       s += ',';
       append_opt(s, *v, "");
+    }
+    s += ',';
+    s += csv_field(r.precision);
+    s += ',';
+    s += csv_field(r.flops_source);
+    for (const auto& [key, v] : operator_times(r)) {
+      s += ',';
+      if (*v) append_i64(s, **v);
     }
     s += '\n';
   }
@@ -129,6 +152,8 @@ void write_stats_json(const StatsReport& report, std::ostream& out) {
   s += std::to_string(report.events_total);
   s += ",\"events_skipped\":";
   s += std::to_string(report.events_skipped);
+  s += ",\"total_flops\":";
+  append_opt(s, res.total_flops, "null");
   s += ",\"rows\":[";
   for (std::size_t i = 0; i < res.rows.size(); ++i) {
     const trace::StatsRow& r = res.rows[i];
@@ -157,6 +182,16 @@ void write_stats_json(const StatsReport& report, std::ostream& out) {
       s += key;
       s += "\":";
       append_opt(s, *v, "null");
+    }
+    s += ",\"precision\":";
+    trace::append_json_string(s, r.precision);
+    s += ",\"flops_source\":";
+    trace::append_json_string(s, r.flops_source);
+    for (const auto& [key, v] : operator_times(r)) {
+      s += ",\"";
+      s += key;
+      s += "\":";
+      append_json_opt_ns(s, *v);
     }
     s += '}';
   }

@@ -24,14 +24,17 @@ struct StatsReport {
   // What the reader read and skipped, over all files (the reasons go to stderr).
   std::uint64_t events_total = 0;
   std::uint64_t events_skipped = 0;
-  bool has_device_peaks = false;  // some trace carries a device peak (for the footer's why)
+  bool has_device_peaks = false;          // some trace carries a device peak (for the footer's why)
+  std::size_t name_width = 100;           // table names cut to this many bytes; 0 = never cut
+  std::vector<std::string> peak_sources;  // "NVIDIA H200: table" per device with peaks
 };
 
 std::string_view group_by_name(trace::GroupBy by);  // "name", "op", "category"
 
 void write_stats_table(const StatsReport& report, std::ostream& out);
 // Header: name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,
-// tflops,gbps,pct_peak. Unknown values are empty cells; names are quoted per RFC 4180
+// tflops,gbps,pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,
+// cpu_ns. Unknown values are empty cells; names are quoted per RFC 4180
 // when they hold a comma, quote, CR or LF.
 void write_stats_csv(const StatsReport& report, std::ostream& out);
 // {"files":[...],"group_by":..,"categories":[...],"all_categories":..,"range":..,
@@ -42,6 +45,12 @@ void write_stats_json(const StatsReport& report, std::ostream& out);
 
 // Table helpers, exposed for tests.
 std::string with_thousands(std::int64_t v);  // 1234567 -> "1,234,567"
+// Table names of `rows`: each shortened to `max_bytes` (0: not at all), and names that
+// would then read the same told apart (trace::disambiguate_names).
+std::vector<std::string> table_names(const std::vector<trace::StatsRow>& rows,
+                                     std::size_t max_bytes);
+// "1.50 MB": bytes with a decimal unit (B, KB, MB, GB, TB), three significant digits.
+std::string bytes_text(double bytes);
 // Shortens `name` to at most `max_bytes` bytes by eliding its middle with "...",
 // never splitting a UTF-8 sequence; control characters become '?'.
 std::string shorten_name(std::string_view name, std::size_t max_bytes);

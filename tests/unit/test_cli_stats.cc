@@ -99,9 +99,9 @@ TEST(StatsOutput, CsvSchema) {
   write_stats_csv(sample_report(), out);
   EXPECT_EQ(out.str(),
             "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
-            "pct_peak\n"
-            "\"gemm, \"\"tf32\"\"\",2,3000,1500,1500,1000,2000,500,75,3000000000,,1,,12.5\n"
-            "copy,1,1000,1000,1000,1000,1000,0,25,,1000000,,1000,\n");
+            "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns\n"
+            "\"gemm, \"\"tf32\"\"\",2,3000,1500,1500,1000,2000,500,75,3000000000,,1,,12.5,,,,,,,\n"
+            "copy,1,1000,1000,1000,1000,1000,0,25,,1000000,,1000,,,,,,,,\n");
 }
 
 TEST(StatsOutput, JsonSchema) {
@@ -119,7 +119,8 @@ TEST(StatsOutput, JsonSchema) {
   EXPECT_NE(j.find("{\"name\":\"gemm, \\\"tf32\\\"\",\"count\":2,\"total_ns\":3000,\"avg_ns\":1500,"
                    "\"median_ns\":1500,\"min_ns\":1000,\"max_ns\":2000,\"std_ns\":500,\"pct\":75,"
                    "\"flops\":3000000000,\"bytes\":null,\"tflops\":1,\"gbps\":null,"
-                   "\"pct_peak\":12.5}"),
+                   "\"pct_peak\":12.5,\"precision\":\"\",\"flops_source\":\"\",\"busy_ns\":null,"
+                   "\"self_ns\":null,\"device_total_ns\":null,\"extent_ns\":null,\"cpu_ns\":null}"),
             std::string::npos)
       << j;
 }
@@ -164,8 +165,10 @@ TEST(StatsOutput, TableHidesColumnsWithoutValues) {
   write_stats_table(r, out);
   const std::string t = out.str();
   EXPECT_EQ(t.find("TFLOP/s  "), std::string::npos) << t;
-  EXPECT_NE(t.find("No values for: GFLOP, TFLOP/s, GB/s (no FLOP/byte counts"), std::string::npos) << t;
-  EXPECT_NE(t.find("No values for: % peak (the trace carries no device peaks)"), std::string::npos) << t;
+  EXPECT_NE(t.find("No values for: GFLOP, TFLOP/s, GB/s (no FLOP/byte counts"), std::string::npos)
+      << t;
+  EXPECT_NE(t.find("No values for: % peak (the trace carries no device peaks)"), std::string::npos)
+      << t;
 }
 
 TEST(StatsOutput, EmptyPeakColumnNamesTheMissingPrecisionWhenPeaksExist) {
@@ -175,7 +178,8 @@ TEST(StatsOutput, EmptyPeakColumnNamesTheMissingPrecisionWhenPeaksExist) {
   std::ostringstream out;
   write_stats_table(r, out);
   const std::string t = out.str();
-  EXPECT_NE(t.find("No values for: % peak (needs each operator's precision"), std::string::npos) << t;
+  EXPECT_NE(t.find("No values for: % peak (needs each operator's precision"), std::string::npos)
+      << t;
   EXPECT_EQ(t.find("no FLOP/byte counts"), std::string::npos) << t;
 }
 
@@ -224,9 +228,9 @@ TEST_F(StatsCommand, CsvOnAFile) {
   ASSERT_EQ(r.rc, kExitOk) << r.err;
   EXPECT_EQ(r.out,
             "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
-            "pct_peak\n"
-            "add,1,4000,4000,4000,4000,4000,0,50,,,,,\n"
-            "gemm,3,4000,1333,1500,500,2000,624,50,,,,,\n");
+            "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns\n"
+            "add,1,4000,4000,4000,4000,4000,0,50,,,,,,,,,,,,\n"
+            "gemm,3,4000,1333,1500,500,2000,624,50,,,,,,,,,,,,\n");
 }
 
 TEST_F(StatsCommand, RangeIsRelativeToTheFirstEvent) {
@@ -235,9 +239,9 @@ TEST_F(StatsCommand, RangeIsRelativeToTheFirstEvent) {
   ASSERT_EQ(r.rc, kExitOk) << r.err;
   EXPECT_EQ(r.out,
             "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
-            "pct_peak\n"
-            "add,1,4000,4000,4000,4000,4000,0,72.72727272727273,,,,,\n"
-            "gemm,1,1500,1500,1500,1500,1500,0,27.272727272727273,,,,,\n");
+            "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns\n"
+            "add,1,4000,4000,4000,4000,4000,0,72.72727272727273,,,,,,,,,,,,\n"
+            "gemm,1,1500,1500,1500,1500,1500,0,27.272727272727273,,,,,,,,,,,,\n");
 }
 
 TEST_F(StatsCommand, SeveralFilesAddUp) {
@@ -246,8 +250,8 @@ TEST_F(StatsCommand, SeveralFilesAddUp) {
   ASSERT_EQ(r.rc, kExitOk) << r.err;
   EXPECT_EQ(r.out,
             "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
-            "pct_peak\n"
-            "add,2,8000,4000,4000,4000,4000,0,50,,,,,\n");
+            "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns\n"
+            "add,2,8000,4000,4000,4000,4000,0,50,,,,,,,,,,,,\n");
 }
 
 // A kernel with FLOP and byte counts on a device with peaks: 1e9 FLOPs in 20 us is
@@ -267,11 +271,14 @@ constexpr const char* kTraceWithCounts = R"({
 TEST_F(StatsCommand, RatesAndPercentOfPeakFromAFile) {
   const CliRun r = run_flopline({"stats", write("counts.json", kTraceWithCounts), "--csv"});
   ASSERT_EQ(r.rc, kExitOk) << r.err;
-  EXPECT_EQ(r.out,
-            "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
-            "pct_peak\n"
-            "mm,1,20000,20000,20000,20000,20000,0,66.66666666666667,1000000000,1000000,50,50,50\n"
-            "noprec,1,10000,10000,10000,10000,10000,0,33.333333333333336,1000000000,,100,,\n");
+  EXPECT_EQ(
+      r.out,
+      "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
+      "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns\n"
+      "mm,1,20000,20000,20000,20000,20000,0,66.66666666666667,1000000000,1000000,50,50,50,tf32,"
+      "trace,,,,,\n"
+      "noprec,1,10000,10000,10000,10000,10000,0,33.333333333333336,1000000000,,100,,,,trace,"
+      ",,,,\n");
   const CliRun t = run_flopline({"stats", write("counts.json", kTraceWithCounts)});
   ASSERT_EQ(t.rc, kExitOk) << t.err;
   EXPECT_NE(t.out.find("GFLOP"), std::string::npos) << t.out;
