@@ -97,7 +97,7 @@ struct GroupExtra {
   bool op_times = false;
   std::string precision;
   bool mixed_precision = false;
-  bool from_trace = false, from_shapes = false;
+  std::uint8_t sources = 0;  // bit (1 << FlopsSource) per source seen
 
   void note_precision(std::string_view p) {
     if (p.empty() || mixed_precision) return;
@@ -141,10 +141,10 @@ StatsRow make_row(std::string name, std::span<TimeNs> durs, const GroupCounts& c
     r.pct_peak = static_cast<double>(100.0L * c.attainable / static_cast<long double>(c.peak_dur));
   }
   r.precision = x.mixed_precision ? "mixed" : x.precision;
-  r.flops_source = x.from_trace && x.from_shapes ? "mixed"
-                   : x.from_trace                ? "trace"
-                   : x.from_shapes               ? "shapes"
-                                                 : "";
+  for (const FlopsSource f : {FlopsSource::kTrace, FlopsSource::kShapes, FlopsSource::kNested}) {
+    if ((x.sources & (1u << static_cast<unsigned>(f))) == 0) continue;
+    r.flops_source = r.flops_source.empty() ? to_string(f) : "mixed";
+  }
   if (x.op_times) {
     r.busy_ns = saturate(x.busy);
     r.self_ns = saturate(x.self);
@@ -200,8 +200,8 @@ struct StatsAccumulator::Impl {
       c.flops_dur += static_cast<double>(dur);
       GroupExtra& x = extras[g];
       x.note_precision(precision());
-      x.from_trace = x.from_trace || source == FlopsSource::kTrace;
-      x.from_shapes = x.from_shapes || source == FlopsSource::kShapes;
+      if (source != FlopsSource::kNone)
+        x.sources |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(source));
       any_flops = true;
       if (in_total) total_flops += m.flops * share;
     }

@@ -77,7 +77,11 @@ std::vector<std::string> default_categories(std::span<const Trace* const> traces
     case GroupBy::kOperator:
       // The operators on their CPU threads: their GPU time is that of the work they
       // launched (operator_time.h), where a gpu_user_annotation extent would count the
-      // idle gaps between its kernels as time.
+      // idle gaps between its kernels as time. A trace with GPU extents only (no CPU
+      // side) still gets those.
+      if (!any("user_annotation") && !any("cpu_op") && !any("operator") &&
+          any("gpu_user_annotation"))
+        return {"gpu_user_annotation"};
       return {"user_annotation", "cpu_op", "operator"};
     case GroupBy::kCategory:
       return {};

@@ -87,7 +87,8 @@ struct StatsResult {
 //   kOperator: {"user_annotation", "cpu_op", "operator"}: the operators on their CPU
 //              threads ("Operator" is the 2021 Kineto schema's cpu_op); their time is
 //              the GPU time of the work they own (operator_time.h), or their CPU time
-//              in a trace where no operator owns GPU work.
+//              in a trace where no operator owns GPU work. A trace with none of them
+//              but "gpu_user_annotation" slices (GPU extents only) gets those.
 //   kCategory: every category.
 // The several-trace form applies the rule to all of them together, so several files
 // are always filtered the same way.
