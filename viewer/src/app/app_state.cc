@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "device_peaks.h"
 #include "short_name.h"
 
 namespace flopline::viewer {
@@ -9,7 +10,11 @@ namespace {
 
 void rebuild_trace_list(AppState& s) {
   s.traces.clear();
-  for (const auto& f : s.files) s.traces.push_back(&f->trace);
+  s.operators.clear();
+  for (const auto& f : s.files) {
+    s.traces.push_back(&f->trace);
+    s.operators.push_back(&f->operators);
+  }
 }
 
 }  // namespace
@@ -25,6 +30,8 @@ void adopt_load_result(AppState& s, LoadResult&& result) {
   if (result.files.empty()) return;  // keep what was open when nothing new loaded
 
   s.files = std::move(result.files);
+  // Other tools' traces name their GPU without its peaks: the table gives them.
+  for (auto& f : s.files) cli::fill_missing_peaks(f->trace);
   rebuild_trace_list(s);
   s.layout = std::move(result.layout);
   s.flows = std::move(result.flows);
@@ -48,10 +55,12 @@ void adopt_load_result(AppState& s, LoadResult&& result) {
 void close_all(AppState& s) {
   s.files.clear();
   s.traces.clear();
+  s.operators.clear();
   s.layout = TimelineLayout{};
   s.flows = FlowIndex{};
   s.colors.clear();
   s.legend.clear();
+  s.legend_labels.clear();
   s.short_names.clear();
   s.selection = Selection{};
   s.highlight_ids.clear();
@@ -64,6 +73,9 @@ void close_all(AppState& s) {
 
 void rebuild_legend(AppState& s) {
   s.legend = build_legend(s.trace_list(), s.color_by);
+  std::vector<std::string_view> full;
+  for (const LegendEntry& e : s.legend) full.push_back(e.label);
+  s.legend_labels = distinct_short_kernel_names(full, 40);
 }
 
 void scroll_to_row(AppState& s, std::uint32_t layout_row, float view_height) {
