@@ -54,6 +54,32 @@ TEST(StatsFormat, ShorteningNeverSplitsUtf8) {
   }
 }
 
+TEST(StatsFormat, TableNamesTellTemplatesApart) {
+  // Two kernels that differ only in a template argument in the middle: cut to 60 bytes,
+  // both would read "void cutlass::Kernel<...>...(Params)".
+  const std::string head = "void cutlass::Kernel<cutlass::gemm::kernel::GemmUniversal<float, 128, ";
+  const std::string tail = ", cutlass::arch::Sm90, 4, 3>>(cutlass::gemm::kernel::Params)";
+  std::vector<trace::StatsRow> rows(3);
+  rows[0].name = head + "true" + tail;
+  rows[1].name = head + "false" + tail;
+  rows[2].name = "short_kernel";
+  EXPECT_EQ(shorten_name(rows[0].name, 60), shorten_name(rows[1].name, 60));
+  const std::vector<std::string> shown = table_names(rows, 60);
+  EXPECT_NE(shown[0], shown[1]);
+  EXPECT_NE(shown[0].find("true"), std::string::npos) << shown[0];
+  EXPECT_NE(shown[1].find("false"), std::string::npos) << shown[1];
+  EXPECT_EQ(shown[2], "short_kernel");
+  // --full-names: nothing is cut.
+  EXPECT_EQ(table_names(rows, 0)[0], rows[0].name);
+}
+
+TEST(StatsFormat, BytesWithAUnit) {
+  EXPECT_EQ(bytes_text(4), "4 B");
+  EXPECT_EQ(bytes_text(1500), "1.50 KB");
+  EXPECT_EQ(bytes_text(604e6), "604 MB");
+  EXPECT_EQ(bytes_text(2.72e9), "2.72 GB");
+}
+
 TEST(StatsFormat, CsvFieldsQuoteOnlyWhenNeeded) {
   EXPECT_EQ(csv_field("plain name"), "plain name");
   EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
