@@ -9,24 +9,14 @@ import argparse
 import csv
 import os
 
-from viewer_harness import Checks, Xvfb, read_png, run, tmpdir, write_trace, x_event, meta
+from test_screenshots import H, W, shot
+from viewer_harness import Checks, Xvfb, meta, read_png, tmpdir, write_trace, x_event
 
-W, H = 1200, 700
 SIDEBAR = 380                   # viewer_app.cc kSidebarWidth
 MERGED_TEXT = (235, 235, 235)   # ui_colors.h kMergedText
 AXIS = (150, 155, 165)          # roofline_window.cc kAxis
 LABEL = (200, 204, 212)         # roofline_window.cc kLabel
 GLYPH_PX = 7                    # ImGui's default font (ProggyClean 13 px) advances 7 px
-
-
-def shot(viewer, env, trace, out_dir, name, *extra):
-    png = os.path.join(out_dir, name + ".png")
-    dump = os.path.join(out_dir, name + ".state.json")
-    rc, out, err = run([viewer, trace, "--screenshot", png, "--size", f"{W}x{H}",
-                        "--dump-state", dump, *extra], env=env)
-    import json
-    state = json.load(open(dump)) if os.path.exists(dump) else {}
-    return rc, err, png, state
 
 
 def write_merged(path):
