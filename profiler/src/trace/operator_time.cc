@@ -35,12 +35,9 @@ SliceClass classify(std::string_view cat) {
   return SliceClass::kOther;
 }
 
-// One GPU slice: where it is, when it ran, who launched it and which operator owns it.
+// One GPU slice an operator owns (20 bytes: an index holds one per owned GPU slice).
 struct Item {
   SliceRef slice;
-  TimeNs start = 0;
-  TimeNs end = 0;
-  SliceRef launch;
   std::uint32_t owner = kNone;
   bool kernel = false;  // a kernel (not a copy or set)
 };
@@ -118,7 +115,8 @@ const char* to_string(FlopsSource s) {
 struct OperatorIndex::Impl {
   const Trace* trace = nullptr;
   std::vector<OperatorTime> ops;
-  std::vector<Item> items;  // sorted by the pre-order of their owner (owned ones first)
+  std::vector<Item> items;       // owned GPU slices, sorted by the pre-order of their owner
+  std::vector<SliceRef> launch;  // while building: per item, the call that launched it
   // Per operator: its subtree's items are items[item_begin, item_end).
   std::vector<std::uint32_t> item_begin, item_end;
   // [track][row][index] -> operator (CPU slices) or item (GPU work) index.
@@ -151,6 +149,9 @@ struct OperatorIndex::Impl {
     if (row.empty()) row.assign(trace->tracks[r.track].rows[r.row].size(), kNone);
     row[r.index] = v;
   }
+  const Slice& slice(const Item& it) const { return trace->tracks[it.slice.track].at(it.slice); }
+  TimeNs start(const Item& it) const { return slice(it).start; }
+  TimeNs end(const Item& it) const { return slice(it).end(); }
   std::string_view args_text(const Slice& s) const {
     if (s.args == kNoArgs || s.args >= trace->args.size() || trace->args.is_location(s.args))
       return {};
@@ -182,24 +183,34 @@ void OperatorIndex::Impl::collect() {
         track.kind == TrackKind::kThread &&
         !(track.process < t.processes.size() && t.processes[track.process].is_gpu);
     work_track[ti] = cpu_thread ? 0 : 1;
+    if (!cpu_thread) continue;
     for (std::uint32_t r = 0; r < track.rows.size(); ++r) {
       const auto& row = track.rows[r];
       for (std::uint32_t i = 0; i < row.size(); ++i) {
-        const SliceClass c = class_of(row[i]);
+        if (class_of(row[i]) != SliceClass::kOperator) continue;
         const SliceRef ref{ti, r, i};
-        if (c == SliceClass::kOperator && cpu_thread) {
-          OperatorTime op;
-          op.slice = ref;
-          set(ref, static_cast<std::uint32_t>(ops.size()));
-          ops.push_back(std::move(op));
-        } else if (c == SliceClass::kWork && !cpu_thread) {
-          set(ref, static_cast<std::uint32_t>(items.size()));
-          const bool kernel = category_matches(t.str(row[i].cat), "kernel");
-          items.push_back(Item{ref, row[i].start, row[i].end(), {}, kNone, kernel});
-        }
+        OperatorTime op;
+        op.slice = ref;
+        set(ref, static_cast<std::uint32_t>(ops.size()));
+        ops.push_back(std::move(op));
       }
     }
   }
+  if (ops.empty()) return;  // nothing can own GPU work: no item is kept
+  for (std::uint32_t ti = 0; ti < t.tracks.size(); ++ti) {
+    if (!work_track[ti]) continue;
+    const Track& track = t.tracks[ti];
+    for (std::uint32_t r = 0; r < track.rows.size(); ++r) {
+      const auto& row = track.rows[r];
+      for (std::uint32_t i = 0; i < row.size(); ++i) {
+        if (class_of(row[i]) != SliceClass::kWork) continue;
+        const SliceRef ref{ti, r, i};
+        set(ref, static_cast<std::uint32_t>(items.size()));
+        items.push_back(Item{ref, kNone, category_matches(t.str(row[i].cat), "kernel")});
+      }
+    }
+  }
+  launch.assign(items.size(), SliceRef{});
 }
 
 // The GPU work slice of `track` that contains ts, the deepest one, preferring one that
@@ -242,15 +253,15 @@ void OperatorIndex::Impl::join_by_flows() {
       to = find_work(f.to.track, f.to.ts);
       item = to.valid() ? lookup(to) : kNone;
     }
-    if (item == kNone || item >= items.size() || items[item].launch.valid()) continue;
-    items[item].launch = from;
+    if (item == kNone || item >= items.size() || launch[item].valid()) continue;
+    launch[item] = from;
   }
 }
 
 void OperatorIndex::Impl::join_by_correlation() {
   const Trace& t = *trace;
   bool missing = false;
-  for (const Item& it : items) missing = missing || !it.launch.valid();
+  for (const SliceRef& l : launch) missing = missing || !l.valid();
   if (!missing) return;
   auto correlation = [&](const Slice& s) -> std::optional<std::int64_t> {
     const std::string_view text = args_text(s);
@@ -274,12 +285,12 @@ void OperatorIndex::Impl::join_by_correlation() {
       }
     }
   }
-  for (Item& it : items) {
-    if (it.launch.valid()) continue;
-    const auto c = correlation(t.tracks[it.slice.track].at(it.slice));
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (launch[i].valid()) continue;
+    const auto c = correlation(slice(items[i]));
     if (!c || ambiguous.count(*c) != 0) continue;
     const auto found = launch_of.find(*c);
-    if (found != launch_of.end()) it.launch = found->second;
+    if (found != launch_of.end()) launch[i] = found->second;
   }
 }
 
@@ -314,14 +325,21 @@ void OperatorIndex::Impl::own_and_time() {
     ops[o].parent = enclosing_operator(ops[o].slice, true);
     if (ops[o].parent != kNone) ops[o].depth = ops[ops[o].parent].depth + 1;
   }
-  for (Item& it : items) {
-    if (!it.launch.valid() || it.launch.track >= t.tracks.size()) continue;
-    const Track& tr = t.tracks[it.launch.track];
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const SliceRef l = launch[i];
+    if (!l.valid() || l.track >= t.tracks.size()) continue;
+    const Track& tr = t.tracks[l.track];
     if (tr.kind != TrackKind::kThread) continue;
-    const std::uint32_t own = lookup(it.launch);
-    const bool launch_is_op = own != kNone && class_of(tr.at(it.launch)) == SliceClass::kOperator;
-    it.owner = launch_is_op ? own : enclosing_operator(it.launch, false);
+    const std::uint32_t own = lookup(l);
+    const bool launch_is_op = own != kNone && class_of(tr.at(l)) == SliceClass::kOperator;
+    items[i].owner = launch_is_op ? own : enclosing_operator(l, false);
   }
+  std::vector<SliceRef>().swap(launch);
+  // Only owned work is kept.
+  for (const Item& it : items) {
+    if (it.owner == kNone) set(it.slice, kNone);
+  }
+  std::erase_if(items, [](const Item& it) { return it.owner == kNone; });
   // Pre-order of the operator forest: a subtree is a contiguous run.
   std::vector<std::vector<std::uint32_t>> children(ops.size());
   std::vector<std::uint32_t> roots;
@@ -342,18 +360,15 @@ void OperatorIndex::Impl::own_and_time() {
     const std::uint32_t o = order[k];
     if (ops[o].parent != kNone) size[ops[o].parent] += size[o];
   }
-  // Owned items first, by their owner's pre-order; unowned ones after.
-  std::stable_sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
-    const std::uint64_t ka = a.owner == kNone ? UINT64_MAX : pre[a.owner];
-    const std::uint64_t kb = b.owner == kNone ? UINT64_MAX : pre[b.owner];
-    return ka < kb;
-  });
+  // By their owner's pre-order: a subtree's items are one run.
+  std::stable_sort(items.begin(), items.end(),
+                   [&](const Item& a, const Item& b) { return pre[a.owner] < pre[b.owner]; });
   for (std::uint32_t i = 0; i < items.size(); ++i) set(items[i].slice, i);
   std::vector<std::uint32_t> first_of_pre(order.size() + 1, 0);
   {
     std::uint32_t i = 0;
     for (std::uint32_t p = 0; p <= order.size(); ++p) {
-      while (i < items.size() && items[i].owner != kNone && pre[items[i].owner] < p) ++i;
+      while (i < items.size() && pre[items[i].owner] < p) ++i;
       first_of_pre[p] = i;
     }
   }
@@ -370,21 +385,22 @@ void OperatorIndex::Impl::own_and_time() {
     if (op.items == 0) continue;
     owns_work = true;
     iv.clear();
-    op.gpu_start = items[lo].start;
-    op.gpu_end = items[lo].end;
+    op.gpu_start = start(items[lo]);
+    op.gpu_end = end(items[lo]);
     op.gpu_track = items[lo].slice.track;
     for (std::uint32_t i = lo; i < hi; ++i) {
       const Item& it = items[i];
-      const TimeNs dur = it.end - it.start;
+      const TimeNs s0 = start(it), s1 = end(it);
+      const TimeNs dur = s1 - s0;
       op.device_total_ns += dur;
       if (it.owner == o) {
         ++op.self_items;
         op.self_ns += dur;
       }
       if (it.kernel) ++op.kernels;
-      op.gpu_start = std::min(op.gpu_start, it.start);
-      op.gpu_end = std::max(op.gpu_end, it.end);
-      iv.emplace_back(it.start, it.end);
+      op.gpu_start = std::min(op.gpu_start, s0);
+      op.gpu_end = std::max(op.gpu_end, s1);
+      iv.emplace_back(s0, s1);
     }
     op.extent_ns = op.gpu_end - op.gpu_start;
     op.busy_ns = union_length(iv);
@@ -557,8 +573,8 @@ void OperatorIndex::Impl::build_twins() {
     const StringId name = t.tracks[ops[o].slice.track].at(ops[o].slice).name;
     std::unordered_map<std::uint32_t, TimeNs> first_on_track;
     for (std::uint32_t i = item_begin[o]; i < item_end[o]; ++i) {
-      auto [it, fresh] = first_on_track.try_emplace(items[i].slice.track, items[i].start);
-      if (!fresh) it->second = std::min(it->second, items[i].start);
+      auto [it, fresh] = first_on_track.try_emplace(items[i].slice.track, start(items[i]));
+      if (!fresh) it->second = std::min(it->second, start(items[i]));
     }
     // Parents come first: the outermost operator of a name keeps the key.
     for (const auto& [track, start] : first_on_track)
@@ -643,8 +659,8 @@ TimeNs OperatorIndex::busy_within(std::uint32_t op, TimeNs begin, TimeNs end) co
   if (op >= im.ops.size()) return 0;
   std::vector<std::pair<TimeNs, TimeNs>> iv;
   for (std::uint32_t i = im.item_begin[op]; i < im.item_end[op]; ++i) {
-    const TimeNs lo = std::max(im.items[i].start, begin);
-    const TimeNs hi = std::min(im.items[i].end, end);
+    const TimeNs lo = std::max(im.start(im.items[i]), begin);
+    const TimeNs hi = std::min(im.end(im.items[i]), end);
     if (hi > lo) iv.emplace_back(lo, hi);
   }
   return union_length(iv);
