@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include "flopline/capture/device_peaks.h"
 #include "flopline/trace/analysis.h"
 #include "stats_output.h"
 #include "trace_loading.h"
@@ -71,6 +72,7 @@ void print_run_summary(const std::vector<std::string>& files, std::uint64_t top,
                        std::ostream& err) {
   auto loaded = load_traces(files, err);
   if (!loaded) return;
+  for (LoadedTrace& lt : *loaded) capture::fill_missing_peaks(*lt.trace);
   std::vector<const trace::Trace*> all;
   std::uint64_t dropped = 0;
   for (const LoadedTrace& lt : *loaded) {

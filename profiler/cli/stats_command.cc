@@ -7,6 +7,7 @@
 
 #include "flopline/trace/trace_paths.h"
 #include "output_check.h"
+#include "flopline/capture/device_peaks.h"
 #include "stats_output.h"
 #include "trace_loading.h"
 
@@ -14,8 +15,9 @@ namespace flopline::cli {
 namespace {
 
 constexpr OptionSpec kStatsOptions[] = {
-    {"--by", true},   {"--cat", true},   {"--top", true},         {"--range", true},
-    {"--csv", false}, {"--json", false}, {"--help", false, "-h"},
+    {"--by", true},          {"--cat", true},        {"--top", true},
+    {"--range", true},       {"--csv", false},       {"--json", false},
+    {"--help", false, "-h"}, {"--name-width", true}, {"--full-names", false},
 };
 
 Parsed<trace::GroupBy> parse_group_by(std::string_view v) {
@@ -86,12 +88,16 @@ std::string stats_usage() {
          "  --cat LIST             only these categories, comma-separated (e.g. "
          "kernel,gpu_memcpy);\n"
          "                         may be repeated. Default: --by name: kernel if the trace has\n"
-         "                         kernels, else all; --by op: gpu_user_annotation if present,\n"
-         "                         else user_annotation,cpu_op,operator; --by category: all\n"
+         "                         kernels, else all; --by op: user_annotation,cpu_op,operator\n"
+         "                         (an operator's time is the busy time of the GPU work it\n"
+         "                         launched); --by category: all\n"
          "  --top N                show only the N rows with the most total time\n"
          "  --range T0:T1          only slices that start in [T0, T1), times after the first\n"
          "                         event of each file; units ns (default), us, ms, s; either\n"
          "                         side may be empty (5ms: or :10ms)\n"
+         "  --name-width N         cut names in the table to N bytes (default 100; names\n"
+         "                         that would read the same get what tells them apart)\n"
+         "  --full-names           never cut names in the table (CSV and JSON never do)\n"
          "  --csv                  write CSV (fixed columns, see docs/STATS.md)\n"
          "  --json                 write JSON (see docs/STATS.md)\n"
          "  -h, --help             show this help\n"
@@ -135,6 +141,13 @@ Parsed<StatsOptions> parse_stats_args(std::span<const std::string> args) {
       auto r = parse_range(value, "--range");
       if (!r.ok()) return P::fail(r.error);
       o.range = r.value;
+    } else if (name == "--name-width") {
+      auto n = parse_positive_count(value, "--name-width");
+      if (!n.ok()) return P::fail(n.error);
+      if (*n.value < 8) return P::fail("--name-width must be at least 8");
+      o.name_width = static_cast<std::size_t>(*n.value);
+    } else if (name == "--full-names") {
+      o.name_width = 0;
     } else if (name == "--csv") {
       csv = true;
     } else if (name == "--json") {
@@ -168,12 +181,14 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
   }
   auto loaded = load_traces(files, err);
   if (!loaded) return kExitFailure;
+  for (LoadedTrace& lt : *loaded) capture::fill_missing_peaks(*lt.trace);
 
   StatsReport report;
   report.files = files;
   report.by = opt.by;
   report.range = opt.range;
   report.top = opt.top;
+  report.name_width = opt.name_width;
   trace::StatsQuery query;
   query.by = opt.by;
   query.categories = opt.categories;
@@ -199,7 +214,15 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
     report.text_bytes += lt.trace->report.text_bytes;
     report.text_bytes_unread += lt.trace->report.text_bytes_unread;
     for (const trace::DeviceProperties& d : lt.trace->devices) {
-      if (d.peak_bytes_per_s > 0 || !d.peak_flops.empty()) report.has_device_peaks = true;
+      if (d.peak_bytes_per_s > 0 || !d.peak_flops.empty()) {
+        report.has_device_peaks = true;
+        const std::string source =
+            concat(d.name.empty() ? std::string("device") : d.name, ": ",
+                   d.peak_source.empty() ? std::string("trace") : d.peak_source);
+        if (std::find(report.peak_sources.begin(), report.peak_sources.end(), source) ==
+            report.peak_sources.end())
+          report.peak_sources.push_back(source);
+      }
     }
   }
   report.result = acc.finish();

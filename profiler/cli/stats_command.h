@@ -1,5 +1,6 @@
 // `flopline stats TRACE... [--by name|op|category] [--cat LIST] [--top N]
-//  [--range T0:T1] [--csv|--json]`: per-kernel, per-operator or per-category time
+//  [--range T0:T1] [--name-width N|--full-names] [--csv|--json]`: per-kernel, per-operator or
+//  per-category time
 // statistics with achieved TFLOP/s, GB/s and % of peak. docs/STATS.md documents it.
 #pragma once
 
@@ -24,7 +25,8 @@ struct StatsOptions {
   std::optional<std::uint64_t> top;
   std::optional<RelativeRange> range;
   StatsFormat format = StatsFormat::kTable;
-  bool help = false;  // print stats_usage() and do nothing else
+  std::size_t name_width = 100;  // table names cut to this many bytes; 0 = never cut
+  bool help = false;             // print stats_usage() and do nothing else
 };
 
 Parsed<StatsOptions> parse_stats_args(std::span<const std::string> args);

@@ -73,6 +73,7 @@ void write_stats_json(const StatsReport& report, std::ostream& out) {
   doc["events_skipped"] = report.events_skipped;
   doc["text_bytes"] = report.text_bytes;
   doc["text_bytes_unread"] = report.text_bytes_unread;
+  doc["total_flops"] = json_number(res.total_flops);
   Json rows = Json::array();
   for (const trace::StatsRow& r : res.rows) {
     Json row;
@@ -90,6 +91,15 @@ void write_stats_json(const StatsReport& report, std::ostream& out) {
     row["tflops"] = json_number(r.tflops);
     row["gbps"] = json_number(r.gbps);
     row["pct_peak"] = json_number(r.pct_peak);
+    row["precision"] = r.precision;
+    row["flops_source"] = r.flops_source;
+    // Operator times: null for rows that are not operators owning GPU work.
+    auto ns = [](const std::optional<trace::TimeNs>& v) { return v ? Json(*v) : Json(nullptr); };
+    row["busy_ns"] = ns(r.busy_ns);
+    row["self_ns"] = ns(r.self_ns);
+    row["device_total_ns"] = ns(r.device_total_ns);
+    row["extent_ns"] = ns(r.extent_ns);
+    row["cpu_ns"] = ns(r.cpu_ns);
     rows.push_back(std::move(row));
   }
   doc["rows"] = std::move(rows);

@@ -26,7 +26,9 @@ struct StatsReport {
   std::uint64_t events_skipped = 0;
   std::uint64_t text_bytes = 0;         // JSON text read (after inflating)
   std::uint64_t text_bytes_unread = 0;  // of it, left unread by syntax errors
-  bool has_device_peaks = false;  // some trace carries a device peak (for the footer's why)
+  bool has_device_peaks = false;          // some trace carries a device peak (for the footer's why)
+  std::size_t name_width = 100;           // table names cut to this many bytes; 0 = never cut
+  std::vector<std::string> peak_sources;  // "NVIDIA H200: table" per device with peaks
 };
 
 std::string_view group_by_name(trace::GroupBy by);  // "name", "op", "category"
@@ -37,7 +39,9 @@ std::optional<double> shown_value(const std::optional<double>& v);
 
 void write_stats_table(const StatsReport& report, std::ostream& out);
 // The header (trace::kStatsCsvColumns), then one line per row
-// (flopline/trace/stats_csv.h).
+// (flopline/trace/stats_csv.h): name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,
+// std_ns,pct,flops,bytes,tflops,gbps,pct_peak,precision,flops_source,busy_ns,self_ns,
+// device_total_ns,extent_ns,cpu_ns.
 void write_stats_csv(const StatsReport& report, std::ostream& out);
 // {"files":[...],"group_by":..,"categories":[...],"all_categories":..,"range":..,
 //  "total_ns":..,"slices":..,"rows_total":..,"events_total":..,"events_skipped":..,
@@ -47,6 +51,12 @@ void write_stats_json(const StatsReport& report, std::ostream& out);
 
 // Table helpers, exposed for tests.
 std::string with_thousands(std::int64_t v);  // 1234567 -> "1,234,567"
+// Table names of `rows`: each shortened to `max_bytes` (0: not at all), and names that
+// would then read the same told apart (trace::disambiguate_names).
+std::vector<std::string> table_names(const std::vector<trace::StatsRow>& rows,
+                                     std::size_t max_bytes);
+// "1.50 MB": bytes with a decimal unit (B, KB, MB, GB, TB), three significant digits.
+std::string bytes_text(double bytes);
 // Shortens `name` to at most `max_bytes` bytes by eliding its middle with "...",
 // never splitting a UTF-8 sequence; control characters become '?'.
 std::string shorten_name(std::string_view name, std::size_t max_bytes);

@@ -3,16 +3,15 @@
 #include <cinttypes>
 #include <cstdio>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <vector>
 
+#include "flopline/trace/name_text.h"
 #include "stats_output.h"
 
 namespace flopline::cli {
 namespace {
-
-// Names longer than this are shortened in the table (only: CSV and JSON keep them).
-constexpr std::size_t kMaxNameBytes = 100;
 
 std::string fixed(double v, int decimals) {
   char buf[64];
@@ -29,13 +28,22 @@ bool shown(const std::optional<double>& v) {
   return shown_value(v).has_value();
 }
 
+// Why a column may be left out: the footer names what is missing.
+enum class ColumnKind { kAlways, kCounts, kPeak, kOther };
+
 struct Column {
   const char* header;
   std::function<std::string(const trace::StatsRow&)> cell;
-  // FLOP/byte columns are left out when no shown row has a value: most traces from
-  // other tools carry no counts, and a wall of "-" hides the columns that matter.
+  // Columns other than the time ones are left out when no shown row has a value: most
+  // traces from other tools carry no counts, and a wall of "-" hides the columns that
+  // matter.
   std::function<bool(const trace::StatsRow&)> known = nullptr;
+  ColumnKind kind = ColumnKind::kAlways;
 };
+
+std::string opt_ns(const std::optional<trace::TimeNs>& v) {
+  return v ? with_thousands(*v) : std::string("-");
+}
 
 std::vector<Column> all_columns() {
   return {
@@ -48,14 +56,29 @@ std::vector<Column> all_columns() {
       {"Min (ns)", [](const trace::StatsRow& r) { return with_thousands(r.min_ns); }},
       {"Max (ns)", [](const trace::StatsRow& r) { return with_thousands(r.max_ns); }},
       {"StdDev (ns)", [](const trace::StatsRow& r) { return with_thousands(r.std_ns); }},
-      {"GFLOP", [](const trace::StatsRow& r) { return opt_fixed(r.flops, 3, 1e9); },
-       [](const trace::StatsRow& r) { return shown(r.flops); }},
+      {"Self (ns)", [](const trace::StatsRow& r) { return opt_ns(r.self_ns); },
+       [](const trace::StatsRow& r) { return r.self_ns.has_value(); }, ColumnKind::kOther},
+      {"Extent (ns)", [](const trace::StatsRow& r) { return opt_ns(r.extent_ns); },
+       [](const trace::StatsRow& r) { return r.extent_ns.has_value(); }, ColumnKind::kOther},
+      {"GFLOP",
+       [](const trace::StatsRow& r) {
+         return opt_fixed(r.flops, 3, 1e9);
+       },
+       [](const trace::StatsRow& r) { return shown(r.flops); }, ColumnKind::kCounts},
+      {"Bytes",
+       [](const trace::StatsRow& r) { return shown(r.bytes) ? bytes_text(*r.bytes) : std::string("-"); },
+       [](const trace::StatsRow& r) { return shown(r.bytes); }, ColumnKind::kOther},
       {"TFLOP/s", [](const trace::StatsRow& r) { return opt_fixed(r.tflops, 2); },
-       [](const trace::StatsRow& r) { return shown(r.tflops); }},
+       [](const trace::StatsRow& r) { return shown(r.tflops); }, ColumnKind::kCounts},
       {"GB/s", [](const trace::StatsRow& r) { return opt_fixed(r.gbps, 1); },
-       [](const trace::StatsRow& r) { return shown(r.gbps); }},
+       [](const trace::StatsRow& r) { return shown(r.gbps); }, ColumnKind::kCounts},
       {"% peak", [](const trace::StatsRow& r) { return opt_fixed(r.pct_peak, 1); },
-       [](const trace::StatsRow& r) { return shown(r.pct_peak); }},
+       [](const trace::StatsRow& r) { return shown(r.pct_peak); }, ColumnKind::kPeak},
+      {"Precision",
+       [](const trace::StatsRow& r) {
+         return r.precision.empty() ? std::string("-") : r.precision;
+       },
+       [](const trace::StatsRow& r) { return !r.precision.empty(); }, ColumnKind::kOther},
   };
 }
 
@@ -90,6 +113,31 @@ std::string with_thousands(std::int64_t v) {
   return out;
 }
 
+std::string bytes_text(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "KB", "MB", "GB", "TB"};
+  std::size_t u = 0;
+  while (u + 1 < std::size(kUnits) && bytes >= 999.5) {
+    bytes /= 1000;
+    ++u;
+  }
+  if (u == 0) return concat(fixed(bytes, 0), " B");
+  return concat(fixed(bytes, bytes < 9.995 ? 2 : bytes < 99.95 ? 1 : 0), " ", kUnits[u]);
+}
+
+std::vector<std::string> table_names(const std::vector<trace::StatsRow>& rows,
+                                     std::size_t max_bytes) {
+  std::vector<std::string> shown;
+  std::vector<std::string_view> full;
+  shown.reserve(rows.size());
+  full.reserve(rows.size());
+  for (const trace::StatsRow& r : rows) {
+    full.push_back(r.name);
+    shown.push_back(shorten_name(r.name, max_bytes == 0 ? r.name.size() : max_bytes));
+  }
+  trace::disambiguate_names(full, shown);
+  return shown;
+}
+
 std::string shorten_name(std::string_view name, std::size_t max_bytes) {
   auto clean = [](std::string_view s) {
     std::string o(s);
@@ -119,20 +167,34 @@ void write_stats_table(const StatsReport& report, std::ostream& out) {
       << "\n";
   out << "Grouped by: " << group_by_name(report.by) << "; categories: "
       << (res.all_categories ? std::string("all") : join(res.categories_used, ", ")) << "\n";
+  bool busy = false;
+  for (const trace::StatsRow& r : res.rows) busy = busy || r.busy_ns.has_value();
+  if (busy) {
+    out << "Time:       each operator's GPU busy time (the union of the kernels, copies and sets "
+           "it\n"
+           "            launched, nested operators' included); Self: launched directly; Extent:\n"
+           "            first start to last end (docs/STATS.md)\n";
+  }
+  if (!report.peak_sources.empty())
+    out << "Peaks:      " << join(report.peak_sources, "; ") << "\n";
   if (report.range) out << "Range:      " << range_text(*report.range) << "\n";
   out << "\n";
 
   std::vector<Column> cols;
-  std::vector<std::string> hidden;
+  std::vector<std::string> no_counts;
+  bool no_peak = false;
   for (Column& c : all_columns()) {
     bool any = c.known == nullptr;
     for (const trace::StatsRow& r : res.rows) any = any || c.known(r);
     if (any) {
       cols.push_back(std::move(c));
-    } else {
-      hidden.emplace_back(c.header);
+    } else if (c.kind == ColumnKind::kCounts) {
+      no_counts.emplace_back(c.header);
+    } else if (c.kind == ColumnKind::kPeak) {
+      no_peak = true;
     }
   }
+  const std::vector<std::string> names = table_names(res.rows, report.name_width);
   // Cells first, then widths: every column is as wide as its widest cell or header.
   std::vector<std::vector<std::string>> cells(res.rows.size());
   std::vector<std::size_t> width(cols.size());
@@ -156,36 +218,43 @@ void write_stats_table(const StatsReport& report, std::ostream& out) {
   for (std::size_t i = 0; i < res.rows.size(); ++i) {
     std::string l;
     for (std::size_t j = 0; j < cols.size(); ++j) l += concat(" ", pad(cells[i][j], width[j]), " ");
-    out << l << " " << shorten_name(res.rows[i].name, kMaxNameBytes) << "\n";
+    out << l << " " << names[i] << "\n";
   }
 
   out << "\nTotal: " << with_thousands(res.total_ns) << " ns in "
       << with_thousands(static_cast<std::int64_t>(res.slices_considered)) << " slices, "
       << report.rows_total << (report.rows_total == 1 ? " row" : " rows");
   if (res.rows.size() < report.rows_total) out << " (top " << res.rows.size() << " shown)";
+  if (shown(res.total_flops)) {
+    out << "; " << fixed(*res.total_flops / 1e9, 3) << " GFLOP"
+        << (busy ? " (nested operators' FLOPs counted once)" : "");
+  }
   out << "\n";
-  // Say why each empty column is empty: a missing count and a missing precision are
-  // different fixes for the user.
-  std::vector<std::string> no_counts;
-  bool no_peak = false;
-  for (const std::string& h : hidden) {
-    if (h == "% peak") {
-      no_peak = true;
-    } else {
-      no_counts.push_back(h);
-    }
+  // Say why each empty column is empty: a missing count, a missing precision and a
+  // missing peak are different fixes for the user.
+  bool any_flops = false, any_precision = false;
+  for (const trace::StatsRow& r : res.rows) {
+    any_flops = any_flops || r.flops.has_value();
+    any_precision = any_precision || !r.precision.empty();
   }
   if (!no_counts.empty()) {
     out << "No values for: " << join(no_counts, ", ")
         << " (no FLOP/byte counts on these slices; --csv and --json keep the columns)\n";
   }
-  if (no_peak) {
-    out << "No values for: % peak ("
-        << (report.has_device_peaks
-                ? "needs each operator's precision, e.g. an NVTX suffix [precision=tf32]; "
-                  "docs/STATS.md"
-                : "the trace carries no device peaks")
-        << ")\n";
+  if (no_peak && (any_flops || !no_counts.empty())) {
+    std::string why;
+    if (!report.has_device_peaks) {
+      why = "the trace carries no device peaks";
+    } else if (any_flops && !any_precision) {
+      why =
+          "needs each operator's precision: an NVTX suffix [precision=tf32], a \"precision\" "
+          "arg, or torch.profiler's Input type; docs/STATS.md";
+    } else if (any_flops) {
+      why = "the device has no peak for these precisions";
+    } else {
+      why = "needs FLOP or byte counts";
+    }
+    out << "No values for: % peak (" << why << ")\n";
   }
   if (report.events_skipped > 0) {
     out << "Reader skipped " << with_thousands(static_cast<std::int64_t>(report.events_skipped))

@@ -110,8 +110,12 @@ def check_memory(c, flopline, tmp):
 
 
 def check_special_paths(c, flopline, tmp):
-    rc, _, err = run(flopline, "stats", tmp, timeout=30)
-    c.check(rc == 1 and f"{tmp}: is a directory" in err, f"directory: exit {rc}, {err!r}")
+    # A directory stands for its trace files (the files of one run); one with none is an
+    # error that names it.
+    empty = os.path.join(tmp, "empty_dir")
+    os.makedirs(empty, exist_ok=True)
+    rc, _, err = run(flopline, "stats", empty, timeout=30)
+    c.check(rc == 1 and f"{empty}: a directory with no trace files" in err, f"directory: exit {rc}, {err!r}")
     rc, _, err = run(flopline, "stats", "/dev/zero", timeout=30)
     c.check(rc == 1 and "character device" in err and "NUL byte" in err, f"/dev/zero: exit {rc}, {err!r}")
     rc, _, err = run(flopline, "stats", "/proc/self/status", timeout=30)

@@ -4,7 +4,8 @@ the samples create, each with non-zero TFLOP/s (or GB/s for the memory-bound one
 
 Each expected operator is checked in `flopline stats TRACE --by op --csv`: present, with
 the instance count the recording command implies (samples/traces/README.md), a positive
-GPU time and positive FLOP/s. The kernel table (--by name) must not be empty either.
+GPU time and positive FLOP/s. Every bundled trace's operator table shows FLOP/s on some
+row, and its kernel table (--by name) is not empty.
 """
 import argparse
 import csv
@@ -36,6 +37,15 @@ EXPECTED = {
         for n in (98432, 16777216, 268435456)}
     | {f"vector_add builtin n={n}": 21 for n in (98432, 16777216, 268435456)},
     "plain_cuda_h200.json.gz": {"cublas sgemm 1024": 1},
+    # torch.profiler's trace: FLOPs from the cpu_ops' shapes (aten::mm), summed on the
+    # record_function ranges around them; --reps 3.
+    "kineto_h200_matmul_softmax.json.gz": {
+        "aten::mm": 15, "matmul fp32": 3, "matmul tf32": 3, "matmul bf16": 3,
+        "softmax(A@B, dim=-1) tf32": 3, "softmax(A@B, dim=0) tf32": 3},
+    # 2 warm-up steps + 3 measured, each range carrying its counts.
+    "flopline_h200_torch_ops.json.gz": {
+        f"{op}": 5 for op in ("matmul fp32", "matmul tf32", "matmul bf16", "softmax(A@B, dim=-1) tf32",
+                              "softmax(A@B, dim=0) tf32", "add fp32 2^26")},
     "triton_samples_h200.json.gz": {
         "triton add direct": 1, "triton add torch.compile": 1, "triton add triton_op": 1,
         "triton fused_mm_softmax dim=0 128": 1, "triton fused_mm_softmax dim=0 256": 1,
@@ -68,11 +78,13 @@ def main():
         path = os.path.join(a.traces, name)
         rc, kernels, err = stats(a.flopline, path, "name")
         check(rc == 0 and len(kernels) > 0, f"{name}: loads, {len(kernels)} kernels in the table {err.strip()[:200]}")
-        if name not in EXPECTED:
-            continue
         rc, ops, err = stats(a.flopline, path, "op")
         rows = {r["name"]: r for r in ops}
         check(rc == 0, f"{name}: the operator table ({err.strip()[:200]})")
+        check(any(r["tflops"] not in ("", None) and float(r["tflops"]) > 0 for r in ops),
+              f"{name}: the operator table shows FLOP/s")
+        if name not in EXPECTED:
+            continue
         for op, count in EXPECTED[name].items():
             r = rows.get(op)
             if not check(r is not None, f"{name}: operator {op!r}"):

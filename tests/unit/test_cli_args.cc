@@ -226,6 +226,16 @@ TEST(StatsArgs, GroupingNames) {
   EXPECT_EQ(parse_stats_args(Args{"t", "--csv"}).value->format, StatsFormat::kCsv);
 }
 
+TEST(StatsArgs, NameWidth) {
+  EXPECT_EQ(parse_stats_args(Args{"t"}).value->name_width, 100u);
+  EXPECT_EQ(parse_stats_args(Args{"t", "--name-width", "40"}).value->name_width, 40u);
+  EXPECT_EQ(parse_stats_args(Args{"t", "--full-names"}).value->name_width, 0u);
+  const auto small = parse_stats_args(Args{"t", "--name-width", "3"});
+  ASSERT_FALSE(small.ok());
+  EXPECT_NE(small.error.find("--name-width must be at least 8"), std::string::npos);
+  EXPECT_FALSE(parse_stats_args(Args{"t", "--name-width", "wide"}).ok());
+}
+
 TEST(StatsArgs, HelpWinsOverErrors) {
   for (const Args& a : {Args{"--help"}, Args{"-h"}, Args{"--bogus", "--help"}, Args{"x", "-h"}}) {
     auto r = parse_stats_args(a);

@@ -58,6 +58,32 @@ TEST(StatsFormat, ShorteningNeverSplitsUtf8) {
   }
 }
 
+TEST(StatsFormat, TableNamesTellTemplatesApart) {
+  // Two kernels that differ only in a template argument in the middle: cut to 60 bytes,
+  // both would read "void cutlass::Kernel<...>...(Params)".
+  const std::string head = "void cutlass::Kernel<cutlass::gemm::kernel::GemmUniversal<float, 128, ";
+  const std::string tail = ", cutlass::arch::Sm90, 4, 3>>(cutlass::gemm::kernel::Params)";
+  std::vector<trace::StatsRow> rows(3);
+  rows[0].name = head + "true" + tail;
+  rows[1].name = head + "false" + tail;
+  rows[2].name = "short_kernel";
+  EXPECT_EQ(shorten_name(rows[0].name, 60), shorten_name(rows[1].name, 60));
+  const std::vector<std::string> shown = table_names(rows, 60);
+  EXPECT_NE(shown[0], shown[1]);
+  EXPECT_NE(shown[0].find("true"), std::string::npos) << shown[0];
+  EXPECT_NE(shown[1].find("false"), std::string::npos) << shown[1];
+  EXPECT_EQ(shown[2], "short_kernel");
+  // --full-names: nothing is cut.
+  EXPECT_EQ(table_names(rows, 0)[0], rows[0].name);
+}
+
+TEST(StatsFormat, BytesWithAUnit) {
+  EXPECT_EQ(bytes_text(4), "4 B");
+  EXPECT_EQ(bytes_text(1500), "1.50 KB");
+  EXPECT_EQ(bytes_text(604e6), "604 MB");
+  EXPECT_EQ(bytes_text(2.72e9), "2.72 GB");
+}
+
 TEST(StatsFormat, CsvFieldsQuoteOnlyWhenNeeded) {
   using trace::csv_field;
   EXPECT_EQ(csv_field("plain name"), "plain name");
@@ -104,9 +130,9 @@ TEST(StatsOutput, CsvSchema) {
   write_stats_csv(sample_report(), out);
   EXPECT_EQ(out.str(),
             "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
-            "pct_peak\n"
-            "\"gemm, \"\"tf32\"\"\",2,3000,1500,1500,1000,2000,500,75,3000000000,,1,,12.5\n"
-            "copy,1,1000,1000,1000,1000,1000,0,25,,1000000,,1000,\n");
+            "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns\n"
+            "\"gemm, \"\"tf32\"\"\",2,3000,1500,1500,1000,2000,500,75,3000000000,,1,,12.5,,,,,,,\n"
+            "copy,1,1000,1000,1000,1000,1000,0,25,,1000000,,1000,,,,,,,,\n");
 }
 
 TEST(StatsOutput, JsonSchema) {
@@ -124,7 +150,8 @@ TEST(StatsOutput, JsonSchema) {
   EXPECT_NE(j.find("{\"name\":\"gemm, \\\"tf32\\\"\",\"count\":2,\"total_ns\":3000,\"avg_ns\":1500,"
                    "\"median_ns\":1500,\"min_ns\":1000,\"max_ns\":2000,\"std_ns\":500,\"pct\":75,"
                    "\"flops\":3000000000,\"bytes\":null,\"tflops\":1,\"gbps\":null,"
-                   "\"pct_peak\":12.5}"),
+                   "\"pct_peak\":12.5,\"precision\":\"\",\"flops_source\":\"\",\"busy_ns\":null,"
+                   "\"self_ns\":null,\"device_total_ns\":null,\"extent_ns\":null,\"cpu_ns\":null}"),
             std::string::npos)
       << j;
 }
@@ -169,8 +196,10 @@ TEST(StatsOutput, TableHidesColumnsWithoutValues) {
   write_stats_table(r, out);
   const std::string t = out.str();
   EXPECT_EQ(t.find("TFLOP/s  "), std::string::npos) << t;
-  EXPECT_NE(t.find("No values for: GFLOP, TFLOP/s, GB/s (no FLOP/byte counts"), std::string::npos) << t;
-  EXPECT_NE(t.find("No values for: % peak (the trace carries no device peaks)"), std::string::npos) << t;
+  EXPECT_NE(t.find("No values for: GFLOP, TFLOP/s, GB/s (no FLOP/byte counts"), std::string::npos)
+      << t;
+  EXPECT_NE(t.find("No values for: % peak (the trace carries no device peaks)"), std::string::npos)
+      << t;
 }
 
 TEST(StatsOutput, EmptyPeakColumnNamesTheMissingPrecisionWhenPeaksExist) {
@@ -180,7 +209,8 @@ TEST(StatsOutput, EmptyPeakColumnNamesTheMissingPrecisionWhenPeaksExist) {
   std::ostringstream out;
   write_stats_table(r, out);
   const std::string t = out.str();
-  EXPECT_NE(t.find("No values for: % peak (needs each operator's precision"), std::string::npos) << t;
+  EXPECT_NE(t.find("No values for: % peak (needs each operator's precision"), std::string::npos)
+      << t;
   EXPECT_EQ(t.find("no FLOP/byte counts"), std::string::npos) << t;
 }
 
@@ -195,7 +225,7 @@ TEST(StatsOutput, NonFiniteValuesAreUnknownInEveryOutput) {
   write_stats_csv(r, csv);
   write_stats_json(r, json);
   write_stats_table(r, table);
-  EXPECT_NE(csv.str().find("\"gemm, \"\"tf32\"\"\",2,3000,1500,1500,1000,2000,500,75,,,,,\n"),
+  EXPECT_NE(csv.str().find("\"gemm, \"\"tf32\"\"\",2,3000,1500,1500,1000,2000,500,75,,,,,,,,,,,,\n"),
             std::string::npos)
       << csv.str();
   EXPECT_NE(json.str().find(
@@ -214,7 +244,7 @@ TEST(StatsOutput, JsonSaysHowMuchTextWasRead) {
   std::ostringstream out;
   write_stats_json(r, out);
   EXPECT_NE(out.str().find("\"events_total\":10,\"events_skipped\":0,\"text_bytes\":5000,"
-                           "\"text_bytes_unread\":12,\"rows\":["),
+                           "\"text_bytes_unread\":12,\"total_flops\":null,\"rows\":["),
             std::string::npos)
       << out.str();
 }
@@ -264,9 +294,9 @@ TEST_F(StatsCommand, CsvOnAFile) {
   ASSERT_EQ(r.rc, kExitOk) << r.err;
   EXPECT_EQ(r.out,
             "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
-            "pct_peak\n"
-            "add,1,4000,4000,4000,4000,4000,0,50,,,,,\n"
-            "gemm,3,4000,1333,1500,500,2000,624,50,,,,,\n");
+            "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns\n"
+            "add,1,4000,4000,4000,4000,4000,0,50,,,,,,,,,,,,\n"
+            "gemm,3,4000,1333,1500,500,2000,624,50,,,,,,,,,,,,\n");
 }
 
 TEST_F(StatsCommand, RangeIsRelativeToTheFirstEvent) {
@@ -275,9 +305,9 @@ TEST_F(StatsCommand, RangeIsRelativeToTheFirstEvent) {
   ASSERT_EQ(r.rc, kExitOk) << r.err;
   EXPECT_EQ(r.out,
             "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
-            "pct_peak\n"
-            "add,1,4000,4000,4000,4000,4000,0,72.72727272727273,,,,,\n"
-            "gemm,1,1500,1500,1500,1500,1500,0,27.272727272727273,,,,,\n");
+            "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns\n"
+            "add,1,4000,4000,4000,4000,4000,0,72.72727272727273,,,,,,,,,,,,\n"
+            "gemm,1,1500,1500,1500,1500,1500,0,27.272727272727273,,,,,,,,,,,,\n");
 }
 
 TEST_F(StatsCommand, SeveralFilesAddUp) {
@@ -286,8 +316,8 @@ TEST_F(StatsCommand, SeveralFilesAddUp) {
   ASSERT_EQ(r.rc, kExitOk) << r.err;
   EXPECT_EQ(r.out,
             "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
-            "pct_peak\n"
-            "add,2,8000,4000,4000,4000,4000,0,50,,,,,\n");
+            "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns\n"
+            "add,2,8000,4000,4000,4000,4000,0,50,,,,,,,,,,,,\n");
 }
 
 // A kernel with FLOP and byte counts on a device with peaks: 1e9 FLOPs in 20 us is
@@ -307,11 +337,14 @@ constexpr const char* kTraceWithCounts = R"({
 TEST_F(StatsCommand, RatesAndPercentOfPeakFromAFile) {
   const CliRun r = run_flopline({"stats", write("counts.json", kTraceWithCounts), "--csv"});
   ASSERT_EQ(r.rc, kExitOk) << r.err;
-  EXPECT_EQ(r.out,
-            "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
-            "pct_peak\n"
-            "mm,1,20000,20000,20000,20000,20000,0,66.66666666666667,1000000000,1000000,50,50,50\n"
-            "noprec,1,10000,10000,10000,10000,10000,0,33.333333333333336,1000000000,,100,,\n");
+  EXPECT_EQ(
+      r.out,
+      "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
+      "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns\n"
+      "mm,1,20000,20000,20000,20000,20000,0,66.66666666666667,1000000000,1000000,50,50,50,tf32,"
+      "trace,,,,,\n"
+      "noprec,1,10000,10000,10000,10000,10000,0,33.333333333333336,1000000000,,100,,,,trace,"
+      ",,,,\n");
   const CliRun t = run_flopline({"stats", write("counts.json", kTraceWithCounts)});
   ASSERT_EQ(t.rc, kExitOk) << t.err;
   EXPECT_NE(t.out.find("GFLOP"), std::string::npos) << t.out;

@@ -165,7 +165,7 @@ TEST(Writer, EnvelopeKeysInOrderAndOneEventPerLine) {
         << lines[i];
   }
   // Metadata first: process 4242's three... then the slices.
-  EXPECT_EQ(lines[1], R"({"ph":"M","name":"process_name","pid":4242,"tid":0,"args":{"name":"python"}},)");
+  EXPECT_EQ(lines[1], R"({"ph":"M","name":"process_name","pid":4242,"tid":0,"ts":0.000,"cat":"__metadata","args":{"name":"python"}},)");
   EXPECT_TRUE(has_line(text, R"({"ph":"X","cat":"cuda_runtime","name":"launch","pid":4242,"tid":4243,"ts":0.000,"dur":2.500})"));
   EXPECT_TRUE(has_line(text, R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1233.567,"dur":1.500})"));
   EXPECT_TRUE(python_accepts_text(text));
@@ -201,7 +201,13 @@ TEST(Writer, EveryTimeHasExactlyThreeDecimals) {
       EXPECT_TRUE(text[i + 4] == ',' || text[i + 4] == '}') << text.substr(at, 30);
     }
   }
-  EXPECT_EQ(count, 7 * 2 + 7 + 1);
+  // Slices' ts and dur, instants, the counter point, and each metadata event's ts.
+  std::size_t meta = 0;
+  for (std::size_t at = text.find("\"ph\":\"M\""); at != std::string::npos;
+       at = text.find("\"ph\":\"M\"", at + 1))
+    ++meta;
+  EXPECT_GT(meta, 0u);
+  EXPECT_EQ(count, 7 * 2 + 7 + 1 + static_cast<int>(meta));
   EXPECT_TRUE(has_line(text, R"({"ph":"X","cat":"c","name":"s","pid":4242,"tid":4243,"ts":0.025,"dur":0.100})"));
   EXPECT_TRUE(has_line(text, R"({"ph":"C","name":"mem","cat":"","pid":4242,"ts":0.017,"args":{"bytes":1.5}})"));
 }
@@ -233,21 +239,23 @@ TEST(Writer, MetadataForProcessesAndTracks) {
   opt.id_namespace = 1000;
   const std::string text = render(x.t, opt);
   for (const char* line : {
-           R"({"ph":"M","name":"process_name","pid":4242,"tid":0,"args":{"name":"python"}})",
-           R"({"ph":"M","name":"process_sort_index","pid":4242,"tid":0,"args":{"sort_index":5}})",
-           R"({"ph":"M","name":"process_labels","pid":1000,"tid":0,"args":{"labels":"GPU 0"}})",
-           R"({"ph":"M","name":"process_sort_index","pid":1000,"tid":0,"args":{"sort_index":0}})",
-           R"({"ph":"M","name":"thread_name","pid":4242,"tid":4243,"args":{"name":"MainThread"}})",
-           R"({"ph":"M","name":"thread_sort_index","pid":4242,"tid":4243,"args":{"sort_index":4243}})",
-           R"({"ph":"M","name":"thread_name","pid":1000,"tid":7,"args":{"name":"stream 7"}})",
-           R"({"ph":"M","name":"thread_name","pid":1000,"tid":9,"args":{"name":"copy stream"}})",
-           R"({"ph":"M","name":"thread_sort_index","pid":1000,"tid":9,"args":{"sort_index":-3}})",
-           R"({"ph":"M","name":"process_sort_index","pid":"Spans","tid":0,"args":{"sort_index":-1000000000}})",
+           R"({"ph":"M","name":"process_name","pid":4242,"tid":0,"ts":0.000,"cat":"__metadata","args":{"name":"python"}})",
+           R"({"ph":"M","name":"process_sort_index","pid":4242,"tid":0,"ts":0.000,"cat":"__metadata","args":{"sort_index":5}})",
+           R"({"ph":"M","name":"process_labels","pid":1000,"tid":0,"ts":0.000,"cat":"__metadata","args":{"labels":"GPU 0"}})",
+           R"({"ph":"M","name":"process_sort_index","pid":1000,"tid":0,"ts":0.000,"cat":"__metadata","args":{"sort_index":0}})",
+           R"({"ph":"M","name":"thread_name","pid":4242,"tid":4243,"ts":0.000,"cat":"__metadata","args":{"name":"MainThread"}})",
+           R"({"ph":"M","name":"thread_sort_index","pid":4242,"tid":4243,"ts":0.000,"cat":"__metadata","args":{"sort_index":4243}})",
+           R"({"ph":"M","name":"thread_name","pid":1000,"tid":7,"ts":0.000,"cat":"__metadata","args":{"name":"stream 7"}})",
+           R"({"ph":"M","name":"thread_name","pid":1000,"tid":9,"ts":0.000,"cat":"__metadata","args":{"name":"copy stream"}})",
+           R"({"ph":"M","name":"thread_sort_index","pid":1000,"tid":9,"ts":0.000,"cat":"__metadata","args":{"sort_index":-3}})",
+           R"({"ph":"M","name":"process_sort_index","pid":"Spans","tid":0,"ts":0.000,"cat":"__metadata","args":{"sort_index":-1000000000}})",
        }) {
     EXPECT_TRUE(has_line(text, line)) << line << "\n" << text;
   }
   // A string tid keeps its text; a process without a name gets no process_name.
-  EXPECT_NE(text.find(R"("pid":"Spans","tid":"worker-1","args":{"sort_index":)"), std::string::npos);
+  EXPECT_NE(text.find(R"("pid":"Spans","tid":"worker-1","ts":0.000,"cat":"__metadata","args":{)"
+                      R"("sort_index":)"),
+            std::string::npos);
   EXPECT_EQ(text.find(R"("name":"process_name","pid":1000)"), std::string::npos);
   EXPECT_EQ(text.find(R"("name":"thread_name","pid":"Spans")"), std::string::npos);
   (void)lt;

@@ -247,15 +247,15 @@ TEST(OpTable, CsvHasTheStatsColumnsAndEscapes) {
   q.by = trace::GroupBy::kName;
   const OpTable table = build_op_table(list, q);
   const std::string csv = op_table_csv(table);
+  // `flopline stats --csv`'s header and columns (docs/STATS.md).
   EXPECT_EQ(csv,
             "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
-            "pct_peak,"
-            "precision\n"
-            "plain,1,3000,3000,3000,3000,3000,0,75,,,,,,\n"
-            "\"add, \"\"fast\"\"\",1,1000,1000,1000,1000,1000,0,25,,,,,,\n");
+            "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns\n"
+            "plain,1,3000,3000,3000,3000,3000,0,75,,,,,,,,,,,,\n"
+            "\"add, \"\"fast\"\"\",1,1000,1000,1000,1000,1000,0,25,,,,,,,,,,,,\n");
   // A selection of rows, in the order given.
   EXPECT_EQ(op_table_csv(table, {1}).substr(op_table_csv(table, {1}).find('\n') + 1),
-            "\"add, \"\"fast\"\"\",1,1000,1000,1000,1000,1000,0,25,,,,,,\n");
+            "\"add, \"\"fast\"\"\",1,1000,1000,1000,1000,1000,0,25,,,,,,,,,,,,\n");
 }
 
 TEST(OpTable, CsvOfFlopColumns) {
@@ -263,7 +263,7 @@ TEST(OpTable, CsvOfFlopColumns) {
   const auto list = testing::list_of({&t});
   const std::string csv = op_table_csv(build_op_table(list, OpTableQuery{}));
   EXPECT_NE(csv.find("\nmatmul,2,40000,20000,20000,10000,30000,10000,"), std::string::npos) << csv;
-  EXPECT_NE(csv.find(",4000000000,4000000,100,100,50,bf16\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",4000000000,4000000,100,100,50,bf16,trace,,,,,\n"), std::string::npos) << csv;
 }
 
 }  // namespace

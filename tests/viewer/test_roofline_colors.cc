@@ -72,16 +72,18 @@ TEST(Roofline, LogLogMappingAndPick) {
   const auto list = testing::list_of({&t});
   const Roofline r = build_roofline(list, build_op_table(list, OpTableQuery{}));
   const LogLogMap m = LogLogMap::fit(r, 10, 20, 600, 400);
-  // Whole decades holding the point (100, 100) and the ceilings (100, 400 TFLOP/s;
-  // ridges at 50 and 200 FLOPs/byte).
-  EXPECT_DOUBLE_EQ(m.x_min, 1.0);
-  EXPECT_DOUBLE_EQ(m.x_max, 10000.0);
-  EXPECT_DOUBLE_EQ(m.y_min, 10.0);
-  EXPECT_DOUBLE_EQ(m.y_max, 10000.0);
-  EXPECT_FLOAT_EQ(m.x_of(1.0), 10.0f);
-  EXPECT_FLOAT_EQ(m.x_of(10000.0), 610.0f);
-  EXPECT_FLOAT_EQ(m.y_of(10.0), 420.0f);  // bottom
-  EXPECT_FLOAT_EQ(m.y_of(10000.0), 20.0f);
+  // Fitted to the point (100, 100) and the ceilings (100, 400 TFLOP/s; ridges at 50 and
+  // 200 FLOPs/byte): [50, 200] and [100, 400] with a margin of 1.5 on each side span
+  // 0.954 decades, so each widens to one decade around its middle.
+  const double x_mid = std::sqrt(50.0 * 200.0), y_mid = std::sqrt(100.0 * 400.0);
+  EXPECT_NEAR(m.x_min, x_mid / std::sqrt(10.0), 1e-9);
+  EXPECT_NEAR(m.x_max, x_mid * std::sqrt(10.0), 1e-9);
+  EXPECT_NEAR(m.y_min, y_mid / std::sqrt(10.0), 1e-9);
+  EXPECT_NEAR(m.y_max, y_mid * std::sqrt(10.0), 1e-9);
+  EXPECT_FLOAT_EQ(m.x_of(m.x_min), 10.0f);
+  EXPECT_FLOAT_EQ(m.x_of(m.x_max), 610.0f);
+  EXPECT_FLOAT_EQ(m.y_of(m.y_min), 420.0f);  // bottom
+  EXPECT_FLOAT_EQ(m.y_of(m.y_max), 20.0f);
   EXPECT_NEAR(m.intensity_at(m.x_of(123.0)), 123.0, 1e-3);
   EXPECT_NEAR(m.tflops_at(m.y_of(55.0)), 55.0, 1e-3);
   const float px = m.x_of(100.0), py = m.y_of(100.0);

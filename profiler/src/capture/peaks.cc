@@ -4,6 +4,8 @@
 #include <array>
 #include <string>
 
+#include "flopline/trace/args.h"
+
 namespace flopline::capture {
 namespace {
 
@@ -105,6 +107,29 @@ std::optional<double> memory_bandwidth_from_clock(const DeviceInfo& device) {
   return device.memory_bus_width / 8.0 * static_cast<double>(device.memory_clock_khz) * 1e3 * 2.0;
 }
 
+std::string kineto_device_keys(const DeviceInfo& device) {
+  // cudaDeviceProp's names, as torch.profiler writes them; the trace writer puts the
+  // keys it does not model (raw_json) next to its own. maxThreadsPerBlock and
+  // sharedMemPerBlock (the static per-block limit) are the same for every compute
+  // capability from 2.0 on.
+  trace::ArgsBuilder k;
+  k.add("maxThreadsPerBlock", 1024);
+  if (device.max_warps_per_sm > 0 && device.warp_size > 0)
+    k.add("maxThreadsPerMultiprocessor", device.max_warps_per_sm * device.warp_size);
+  const std::int32_t regs_per_block =
+      device.registers_per_block > 0 ? device.registers_per_block : device.registers_per_sm;
+  if (regs_per_block > 0) k.add("regsPerBlock", regs_per_block);
+  if (device.warp_size > 0) k.add("warpSize", device.warp_size);
+  k.add("sharedMemPerBlock", 48 * 1024);
+  if (device.registers_per_sm > 0) k.add("regsPerMultiprocessor", device.registers_per_sm);
+  if (device.shared_memory_per_sm > 0) {
+    k.add("sharedMemPerBlockOptin",
+          device.shared_memory_per_sm - device.reserved_shared_memory_per_block);
+    k.add("sharedMemPerMultiprocessor", device.shared_memory_per_sm);
+  }
+  return std::string(k.finish());
+}
+
 trace::DeviceProperties fill_peaks(const DeviceInfo& device) {
   trace::DeviceProperties p;
   p.id = static_cast<std::int32_t>(device.ordinal);
@@ -142,6 +167,7 @@ trace::DeviceProperties fill_peaks(const DeviceInfo& device) {
     add("fp8", rates->fp8, tensor_hz);
   }
   if (!p.peak_flops.empty() || p.peak_bytes_per_s > 0) p.peak_source = "table";
+  p.raw_json = kineto_device_keys(device);
   return p;
 }
 

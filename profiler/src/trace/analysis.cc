@@ -13,6 +13,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -89,8 +90,28 @@ std::optional<double> rate(double amount, double dur_ns) {
   return amount / dur_ns;
 }
 
+// What few slices touch: operator GPU times, and the precision and FLOP source of the
+// instances that carry FLOPs.
+struct GroupExtra {
+  Int128 busy = 0, self = 0, device_total = 0, extent = 0, cpu = 0;
+  bool op_times = false;
+  std::string precision;
+  bool mixed_precision = false;
+  std::uint8_t sources = 0;  // bit (1 << FlopsSource) per source seen
+
+  void note_precision(std::string_view p) {
+    if (p.empty() || mixed_precision) return;
+    if (precision.empty()) {
+      precision = p;
+    } else if (precision != p) {
+      mixed_precision = true;
+    }
+  }
+};
+
 // The row of one group from its durations (any order; reordered here) and counts.
-StatsRow make_row(std::string name, std::span<TimeNs> durs, const GroupCounts& c) {
+StatsRow make_row(std::string name, std::span<TimeNs> durs, const GroupCounts& c,
+                  const GroupExtra& x) {
   StatsRow r;
   r.name = std::move(name);
   r.count = durs.size();
@@ -119,6 +140,18 @@ StatsRow make_row(std::string name, std::span<TimeNs> durs, const GroupCounts& c
   if (c.has_peak && c.peak_dur > 0) {
     r.pct_peak = static_cast<double>(100.0L * c.attainable / static_cast<long double>(c.peak_dur));
   }
+  r.precision = x.mixed_precision ? "mixed" : x.precision;
+  for (const FlopsSource f : {FlopsSource::kTrace, FlopsSource::kShapes, FlopsSource::kNested}) {
+    if ((x.sources & (1u << static_cast<unsigned>(f))) == 0) continue;
+    r.flops_source = r.flops_source.empty() ? to_string(f) : "mixed";
+  }
+  if (x.op_times) {
+    r.busy_ns = saturate(x.busy);
+    r.self_ns = saturate(x.self);
+    r.device_total_ns = saturate(x.device_total);
+    r.extent_ns = saturate(x.extent);
+    r.cpu_ns = saturate(x.cpu);
+  }
   return r;
 }
 
@@ -134,26 +167,59 @@ struct StatsAccumulator::Impl {
   GroupBy by = GroupBy::kName;
   std::vector<std::string> names;                        // per group
   std::vector<GroupCounts> counts;                       // per group
+  std::vector<GroupExtra> extras;                        // per group
   std::unordered_map<std::string, std::uint32_t> index;  // name -> group
   // One entry per taken slice, in the order taken.
   std::vector<std::uint32_t> slice_group;
   std::vector<TimeNs> slice_dur;
   std::vector<std::string> categories;
   bool all_categories = false;
+  double total_flops = 0;
+  bool any_flops = false;
 
-  void add(const Trace& trace, const StatsQuery& query);
+  void add(const Trace& trace, const StatsQuery& query, const OperatorIndex* operators);
   std::uint32_t group_for(std::string_view name) {
     auto [it, inserted] =
         index.try_emplace(std::string(name), static_cast<std::uint32_t>(names.size()));
     if (inserted) {
       names.push_back(it->first);
       counts.emplace_back();
+      extras.emplace_back();
     }
     return it->second;
   }
+  // Adds the counts of one instance that took `dur` (its share of FLOPs and bytes).
+  template <typename PrecisionFn>
+  void add_counts(std::uint32_t g, const Trace& trace, const Slice& s, const SliceMetrics& m,
+                  const DeviceProperties* dev, TimeNs dur, double share, bool in_total,
+                  FlopsSource source, PrecisionFn&& precision) {
+    GroupCounts& c = counts[g];
+    if (m.has_flops()) {
+      c.has_flops = true;
+      c.flops += m.flops * share;
+      c.flops_dur += static_cast<double>(dur);
+      GroupExtra& x = extras[g];
+      x.note_precision(precision());
+      if (source != FlopsSource::kNone)
+        x.sources |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(source));
+      any_flops = true;
+      if (in_total) total_flops += m.flops * share;
+    }
+    if (m.has_bytes()) {
+      c.has_bytes = true;
+      c.bytes += m.bytes * share;
+      c.bytes_dur += static_cast<double>(dur);
+    }
+    if (auto ns = detail::attainable_ns(trace, s, m, dev, precision)) {
+      c.has_peak = true;
+      c.attainable += static_cast<double>(*ns) * share;
+      c.peak_dur += static_cast<double>(dur);
+    }
+  }
 };
 
-void StatsAccumulator::Impl::add(const Trace& trace, const StatsQuery& query) {
+void StatsAccumulator::Impl::add(const Trace& trace, const StatsQuery& query,
+                                 const OperatorIndex* operators) {
   const std::vector<std::string> cats =
       query.categories.empty() ? default_categories(trace, by) : query.categories;
   const bool take_all = cats.empty();
@@ -163,6 +229,16 @@ void StatsAccumulator::Impl::add(const Trace& trace, const StatsQuery& query) {
     add_unique(categories, cats);
   }
 
+  std::optional<OperatorIndex> built;
+  if (operators == nullptr && by != GroupBy::kCategory) {
+    built = OperatorIndex::build(trace);
+    operators = &*built;
+  }
+  const bool owned = operators != nullptr && operators->owns_gpu_work();
+  const bool op_rows = by == GroupBy::kOperator && owned;
+  const bool inherit = by == GroupBy::kName && owned;
+  std::vector<char> op_taken(op_rows ? operators->operators().size() : 0, 0);
+
   const std::size_t nstrings = trace.strings.size();
   // Per category id: 0 untested, 1 taken, 2 not taken. Tested once per distinct id.
   std::vector<std::uint8_t> cat_state(take_all ? 0 : nstrings, 0);
@@ -171,18 +247,26 @@ void StatsAccumulator::Impl::add(const Trace& trace, const StatsQuery& query) {
   const std::vector<const DeviceProperties*> device = detail::devices_by_track(trace);
   const bool by_cat = by == GroupBy::kCategory;
   const bool clip = query.clip_to_range;
+  // An operator's time is that of its GPU work, which its CPU slice may not overlap:
+  // with clipping, every operator slice is looked at.
+  const bool scan_whole_rows = op_rows && clip;
   // At most every slice is taken; growing by doubling would copy the arrays ~log n
   // times. Untouched reserved pages cost no memory.
   const std::size_t most = trace.slice_count();
   slice_group.reserve(slice_group.size() + most);
   slice_dur.reserve(slice_dur.size() + most);
+  const TimeNs range_lo = query.range_begin.value_or(INT64_MIN);
+  const TimeNs range_hi = query.range_end.value_or(INT64_MAX);
 
-  for (std::size_t t = 0; t < trace.tracks.size(); ++t) {
+  for (std::uint32_t t = 0; t < trace.tracks.size(); ++t) {
     const DeviceProperties* dev = device[t];
-    for (const auto& row : trace.tracks[t].rows) {
+    const Track& track = trace.tracks[t];
+    for (std::uint32_t r = 0; r < track.rows.size(); ++r) {
+      const auto& row = track.rows[r];
       // Rows are sorted by start: the range is a binary search plus an early stop.
       auto it = row.begin();
-      if (query.range_begin && clip) {
+      if (scan_whole_rows) {
+      } else if (query.range_begin && clip) {
         // Slices of a row never overlap, so their ends are sorted too.
         it = std::partition_point(row.begin(), row.end(),
                                   [&](const Slice& s) { return s.end() < *query.range_begin; });
@@ -192,16 +276,7 @@ void StatsAccumulator::Impl::add(const Trace& trace, const StatsQuery& query) {
       }
       for (; it != row.end(); ++it) {
         const Slice& s = *it;
-        if (query.range_end && s.start >= *query.range_end) break;
-        TimeNs dur = s.dur;
-        double share = 1.0;  // of the slice's FLOPs and bytes that fall in the range
-        if (clip) {
-          const TimeNs lo = query.range_begin ? std::max(s.start, *query.range_begin) : s.start;
-          const TimeNs hi = query.range_end ? std::min(s.end(), *query.range_end) : s.end();
-          if (hi < lo || (hi == lo && s.dur > 0)) continue;  // touches the range only
-          dur = hi - lo;
-          if (s.dur > 0) share = static_cast<double>(dur) / static_cast<double>(s.dur);
-        }
+        if (!scan_whole_rows && query.range_end && s.start >= *query.range_end) break;
         if (!take_all) {
           if (s.cat >= nstrings) continue;
           std::uint8_t& st = cat_state[s.cat];
@@ -218,28 +293,68 @@ void StatsAccumulator::Impl::add(const Trace& trace, const StatsQuery& query) {
         }
         const StringId key = by_cat ? s.cat : s.name;
         if (key >= nstrings) continue;
+        const SliceRef ref{t, r, static_cast<std::uint32_t>(it - row.begin())};
+
+        if (op_rows) {
+          const bool on_gpu = track.kind != TrackKind::kThread;
+          const std::uint32_t o = on_gpu ? operators->twin_of(ref) : operators->operator_at(ref);
+          if (o != kNone) {
+            const OperatorTime& op = operators->operators()[o];
+            if (op_taken[o] || op.items == 0) continue;  // owns no GPU work: left out
+            TimeNs busy = op.busy_ns;
+            double share = 1.0;
+            if (clip) {
+              busy = operators->busy_within(o, range_lo, range_hi);
+              if (busy == 0) continue;
+              if (op.busy_ns > 0)
+                share = static_cast<double>(busy) / static_cast<double>(op.busy_ns);
+            }
+            op_taken[o] = 1;
+            std::uint32_t& gi = group_of[key];
+            if (gi == kNone) gi = group_for(trace.str(key));
+            slice_group.push_back(gi);
+            slice_dur.push_back(busy);
+            GroupExtra& x = extras[gi];
+            x.op_times = true;
+            x.busy += busy;
+            x.self += static_cast<Int128>(static_cast<long double>(op.self_ns) * share);
+            x.device_total +=
+                static_cast<Int128>(static_cast<long double>(op.device_total_ns) * share);
+            x.extent += static_cast<Int128>(static_cast<long double>(op.extent_ns) * share);
+            const Slice& cpu = trace.tracks[op.slice.track].at(op.slice);
+            x.cpu += cpu.dur;
+            const DeviceProperties* op_dev =
+                op.gpu_track < device.size() ? device[op.gpu_track] : dev;
+            add_counts(gi, trace, cpu, op.metrics, op_dev, busy, share, op.flops_in_total,
+                       op.flops_source, [&] { return op.precision; });
+            continue;
+          }
+        }
+
+        TimeNs dur = s.dur;
+        double share = 1.0;  // of the slice's FLOPs and bytes that fall in the range
+        if (clip) {
+          const TimeNs lo = std::max(s.start, range_lo);
+          const TimeNs hi = std::min(s.end(), range_hi);
+          if (hi < lo || (hi == lo && s.dur > 0)) continue;  // touches the range only
+          dur = hi - lo;
+          if (s.dur > 0) share = static_cast<double>(dur) / static_cast<double>(s.dur);
+        }
         std::uint32_t& gi = group_of[key];
         if (gi == kNone) gi = group_for(trace.str(key));
         slice_group.push_back(gi);
         slice_dur.push_back(dur);
-        if (s.metrics == kNone || s.metrics >= trace.metrics.size()) continue;
-        const SliceMetrics& m = trace.metrics[s.metrics];
-        GroupCounts& g = counts[gi];
-        if (m.has_flops()) {
-          g.has_flops = true;
-          g.flops += m.flops * share;
-          g.flops_dur += static_cast<double>(dur);
-        }
-        if (m.has_bytes()) {
-          g.has_bytes = true;
-          g.bytes += m.bytes * share;
-          g.bytes_dur += static_cast<double>(dur);
-        }
-        if (auto ns = detail::attainable_ns(trace, s, m, dev)) {
-          g.has_peak = true;
-          g.attainable += static_cast<double>(*ns) * share;
-          g.peak_dur += static_cast<double>(dur);
-        }
+        const bool own = s.metrics != kNone && s.metrics < trace.metrics.size();
+        if (!own && !inherit) continue;
+        InheritedCounts inherited;
+        if (inherit) inherited = operators->inherited(ref);
+        const SliceMetrics m = own ? trace.metrics[s.metrics] : inherited.metrics;
+        if (!m.has_flops() && !m.has_bytes()) continue;
+        const FlopsSource source = own ? FlopsSource::kTrace : inherited.source;
+        add_counts(gi, trace, s, m, dev, dur, share, true, source, [&] {
+          std::string p = detail::slice_precision(trace, s);
+          return p.empty() ? std::string(inherited.precision) : p;
+        });
       }
     }
   }
@@ -252,8 +367,9 @@ StatsAccumulator::StatsAccumulator(StatsAccumulator&&) noexcept = default;
 StatsAccumulator& StatsAccumulator::operator=(StatsAccumulator&&) noexcept = default;
 StatsAccumulator::~StatsAccumulator() = default;
 
-void StatsAccumulator::add(const Trace& trace, const StatsQuery& query) {
-  impl_->add(trace, query);
+void StatsAccumulator::add(const Trace& trace, const StatsQuery& query,
+                           const OperatorIndex* operators) {
+  impl_->add(trace, query, operators);
 }
 
 StatsResult StatsAccumulator::finish() {
@@ -262,6 +378,7 @@ StatsResult StatsAccumulator::finish() {
   out.slices_considered = im.slice_dur.size();
   out.all_categories = im.all_categories;
   if (!out.all_categories) out.categories_used = std::move(im.categories);
+  if (im.any_flops) out.total_flops = im.total_flops;
 
   // Counting sort of the durations by group: offsets from the counts, then scatter.
   const std::size_t ngroups = im.names.size();
@@ -288,7 +405,8 @@ StatsResult StatsAccumulator::finish() {
   out.total_ns = saturate(total);
   for (std::size_t g = 0; g < ngroups; ++g) {
     const std::span<TimeNs> durs(sorted.data() + begin[g], begin[g + 1] - begin[g]);
-    StatsRow& r = out.rows.emplace_back(make_row(std::move(im.names[g]), durs, im.counts[g]));
+    StatsRow& r =
+        out.rows.emplace_back(make_row(std::move(im.names[g]), durs, im.counts[g], im.extras[g]));
     // From the exact 128-bit totals, so the column sums to 100 even when saturated.
     r.pct = total > 0 ? static_cast<double>(100.0L * static_cast<long double>(group_total[g]) /
                                             static_cast<long double>(total))

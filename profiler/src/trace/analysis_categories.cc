@@ -75,9 +75,13 @@ std::vector<std::string> default_categories(std::span<const Trace* const> traces
       if (any("kernel")) return {"kernel"};
       return {};
     case GroupBy::kOperator:
-      // gpu_user_annotation is an operator's extent on the GPU stream; without it,
-      // the CPU-side operator ranges are the best there is.
-      if (any("gpu_user_annotation")) return {"gpu_user_annotation"};
+      // The operators on their CPU threads: their GPU time is that of the work they
+      // launched (operator_time.h), where a gpu_user_annotation extent would count the
+      // idle gaps between its kernels as time. A trace with GPU extents only (no CPU
+      // side) still gets those.
+      if (!any("user_annotation") && !any("cpu_op") && !any("operator") &&
+          any("gpu_user_annotation"))
+        return {"gpu_user_annotation"};
       return {"user_annotation", "cpu_op", "operator"};
     case GroupBy::kCategory:
       return {};

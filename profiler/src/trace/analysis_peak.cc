@@ -48,6 +48,25 @@ std::string normalize_precision(std::string_view precision) {
   return p;
 }
 
+double host_link_bytes_per_s(const DeviceProperties& device) {
+  // One direction of a x16 link: PCIe 3.0 8 GT/s, 4.0 16 GT/s, 5.0 32 GT/s per lane with
+  // 128b/130b coding; NVLink-C2C 450 GB/s per direction (Grace Hopper, Grace Blackwell).
+  constexpr double kPcieLaneBytes = 128.0 / 130.0 / 8.0 * 16;  // bytes per transfer, x16
+  if (device.name.find("GH200") != std::string::npos ||
+      device.name.find("GB200") != std::string::npos)
+    return 450e9;
+  switch (device.compute_major) {
+    case 7:
+      return 8e9 * kPcieLaneBytes;
+    case 8:
+      return 16e9 * kPcieLaneBytes;
+    case 9:
+      return 32e9 * kPcieLaneBytes;
+    default:
+      return 0;
+  }
+}
+
 namespace detail {
 
 std::vector<const DeviceProperties*> devices_by_track(const Trace& trace) {
@@ -76,31 +95,23 @@ std::vector<const DeviceProperties*> devices_by_track(const Trace& trace) {
   return by_track;
 }
 
-std::optional<long double> attainable_ns(const Trace& trace, const Slice& s, const SliceMetrics& m,
-                                         const DeviceProperties* dev) {
-  if (dev == nullptr) return std::nullopt;
-  const long double bandwidth = dev->peak_bytes_per_s;  // bytes/s
-  const bool memory_known = m.has_bytes() && m.bytes > 0 && bandwidth > 0;
-  const long double memory_ns =
-      memory_known ? static_cast<long double>(m.bytes) / bandwidth * 1e9L : 0.0L;
-  if (m.has_flops() && m.flops > 0) {
-    // The precision is looked up last: it parses the args text, and most slices
-    // never get this far.
-    if (dev->peak_flops.empty() || s.args == kNoArgs || s.args >= trace.args.size()) {
-      return std::nullopt;
-    }
-    const auto member = json_member(trace.args.json(s.args), "precision");
-    if (!member) return std::nullopt;
-    const auto text = json_string(*member);
-    if (!text) return std::nullopt;
-    const double peak_flops = dev->peak_flops_for(normalize_precision(*text));  // FLOP/s
-    if (!(peak_flops > 0)) return std::nullopt;
-    const long double compute_ns = static_cast<long double>(m.flops) / peak_flops * 1e9L;
-    // min(peak, AI * bandwidth) as a rate is max(compute time, memory time) as a time.
-    return std::max(compute_ns, memory_ns);
+std::string slice_precision(const Trace& trace, const Slice& s) {
+  if (s.args == kNoArgs || s.args >= trace.args.size()) return {};
+  const auto member = json_member(trace.args.json(s.args), "precision");
+  if (!member) return {};
+  const auto text = json_string(*member);
+  return text ? normalize_precision(*text) : std::string();
+}
+
+double memory_roof(const Trace& trace, const Slice& s, const DeviceProperties& dev) {
+  const std::string_view name = trace.str(s.name);
+  const bool host_copy = category_matches(trace.str(s.cat), "gpu_memcpy") ||
+                         category_matches(trace.str(s.cat), "memcpy");
+  if (host_copy && (name.find("HtoD") != std::string_view::npos ||
+                    name.find("DtoH") != std::string_view::npos)) {
+    return host_link_bytes_per_s(dev);
   }
-  if (memory_known) return memory_ns;
-  return std::nullopt;
+  return dev.peak_bytes_per_s;
 }
 
 }  // namespace detail

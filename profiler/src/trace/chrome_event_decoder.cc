@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "flopline/trace/json_value.h"
+#include "flopline/trace/torch_ops.h"
 #include "trace/chrome_reader_impl.h"
 #include "trace/time_text.h"
 
@@ -192,9 +193,11 @@ TrackKind EventDecoder::kind_for_cat(StringId cat, std::string_view text) {
 ArgsId EventDecoder::store_args(const RawEvent& e) {
   if (e.args_not_object) ++counts_.notes[static_cast<int>(Note::kNonObjectArgs)];
   if (e.args_members == 0) return kNoArgs;
-  // On demand: only the position, unless analysis needs the text (flops -> precision)
-  // or the text does not lie in the source (never expected; kept then).
-  if (args_mode_ == ArgsMode::kOnDemand && !e.has_flops && !e.has_bytes) {
+  // On demand: only the position, unless analysis needs the text (flops -> precision,
+  // a PyTorch operator's shapes -> FLOPs; operator_time.h) or the text does not lie in
+  // the source (never expected; kept then).
+  if (args_mode_ == ArgsMode::kOnDemand && !e.has_flops && !e.has_bytes &&
+      !has_torch_flop_formula(e.name.text()) && e.name.text() != "aten::copy_") {
     const auto at = reinterpret_cast<std::uintptr_t>(e.args.data());
     const auto base = reinterpret_cast<std::uintptr_t>(source_.data());
     if (at >= base && e.args.size() <= 0xffffffffu && at - base + e.args.size() <= source_.size()) {

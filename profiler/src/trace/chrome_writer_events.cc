@@ -89,8 +89,11 @@ std::uint64_t namespaced(std::uint64_t id, std::int64_t ns) {
   return id + static_cast<std::uint64_t>(ns);  // wraps, like the ids themselves may
 }
 
+// Metadata events carry a ts (Kineto writes one, and readers that sort every event by
+// ts expect it: the trace's first time) and Chrome's "__metadata" category.
 void write_meta(RenderContext& ctx, OutBuffer& out, std::string_view what, std::string_view pid,
-                std::string_view tid, std::string_view key, std::string_view value_json) {
+                std::string_view tid, TimeNs ts, std::string_view key,
+                std::string_view value_json) {
   char* p = out.room(kFixedRoom + what.size() + pid.size() + tid.size() + key.size() +
                      value_json.size());
   p = put(p, "{\"ph\":\"M\",\"name\":\""sv);
@@ -99,7 +102,9 @@ void write_meta(RenderContext& ctx, OutBuffer& out, std::string_view what, std::
   p = put(p, pid);
   p = put(p, ",\"tid\":"sv);
   p = put(p, tid);
-  p = put(p, ",\"args\":{\""sv);
+  p = put(p, ",\"ts\":"sv);
+  p = write_us3(p, ctx.rel(ts));
+  p = put(p, ",\"cat\":\"__metadata\",\"args\":{\""sv);
   p = put(p, key);
   p = put(p, "\":"sv);
   p = put(p, value_json);
@@ -232,17 +237,20 @@ char* write_args(char* p, std::string_view args, const SliceMetrics* metrics, Ti
 
 void write_metadata_events(RenderContext& ctx, OutBuffer& out) {
   const Trace& t = ctx.trace;
+  const TimeNs ts = earliest_time(t);
   std::string number;
   for (std::uint32_t i = 0; i < t.processes.size(); ++i) {
     const Process& proc = t.processes[i];
     const std::string_view pid = ctx.pid_of(i);
-    if (proc.name != 0) write_meta(ctx, out, "process_name", pid, "0", "name", ctx.esc[proc.name]);
+    if (proc.name != 0) {
+      write_meta(ctx, out, "process_name", pid, "0", ts, "name", ctx.esc[proc.name]);
+    }
     if (proc.labels != 0) {
-      write_meta(ctx, out, "process_labels", pid, "0", "labels", ctx.esc[proc.labels]);
+      write_meta(ctx, out, "process_labels", pid, "0", ts, "labels", ctx.esc[proc.labels]);
     }
     number.clear();
     append_int(number, proc.sort_index);
-    write_meta(ctx, out, "process_sort_index", pid, "0", "sort_index", number);
+    write_meta(ctx, out, "process_sort_index", pid, "0", ts, "sort_index", number);
   }
   std::string tid;
   std::string name;
@@ -256,7 +264,7 @@ void write_metadata_events(RenderContext& ctx, OutBuffer& out) {
       append_int(tid, track.tid);
     }
     if (track.name != 0) {
-      write_meta(ctx, out, "thread_name", pid, tid, "name", ctx.esc[track.name]);
+      write_meta(ctx, out, "thread_name", pid, tid, ts, "name", ctx.esc[track.name]);
     } else if (track.kind == TrackKind::kGpuStream) {
       // Kineto's name for a stream, so every tool shows "stream 7" rather than "7".
       std::string label = "stream ";
@@ -267,11 +275,11 @@ void write_metadata_events(RenderContext& ctx, OutBuffer& out) {
       }
       name.clear();
       append_json_string(name, label);
-      write_meta(ctx, out, "thread_name", pid, tid, "name", name);
+      write_meta(ctx, out, "thread_name", pid, tid, ts, "name", name);
     }
     number.clear();
     append_int(number, track.sort_index);
-    write_meta(ctx, out, "thread_sort_index", pid, tid, "sort_index", number);
+    write_meta(ctx, out, "thread_sort_index", pid, tid, ts, "sort_index", number);
   }
 }
 

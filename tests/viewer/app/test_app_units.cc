@@ -141,6 +141,55 @@ TEST(DescribeSlice, MetricsAndArgs) {
   EXPECT_EQ(key_args[1].key, "stream");
 }
 
+TEST(ShortKernelName, TemplatesThatDifferInTheirArgumentsStayApart) {
+  const std::vector<std::string_view> names = {
+      "void cutlass::Kernel<cutlass::gemm::Gemm<float, 128, 64, true>>(Params)",
+      "void cutlass::Kernel<cutlass::gemm::Gemm<float, 128, 64, false>>(Params)",
+      "ampere_sgemm_128x64_nn", "ampere_sgemm_128x64_nn"};
+  const std::vector<std::string> shown = distinct_short_kernel_names(names);
+  // short_kernel_name alone makes the first two the same text.
+  EXPECT_EQ(short_kernel_name(names[0]), short_kernel_name(names[1]));
+  EXPECT_NE(shown[0], shown[1]);
+  EXPECT_NE(shown[0].find("true"), std::string::npos) << shown[0];
+  EXPECT_NE(shown[1].find("false"), std::string::npos) << shown[1];
+  EXPECT_EQ(shown[0].rfind(short_kernel_name(names[0]), 0), 0u);  // the short name comes first
+  // Equal names are one name: left alone.
+  EXPECT_EQ(shown[2], "ampere_sgemm_128x64_nn");
+  EXPECT_EQ(shown[3], shown[2]);
+}
+
+TEST(OperatorInfo, OperatorsAndTheWorkTheyLaunched) {
+  const trace::Trace t = read(R"({"traceEvents":[
+    {"ph":"X","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":0,"dur":10,
+     "args":{"Input type":["c10::BFloat16","c10::BFloat16"],"Input Dims":[[64,32],[32,16]]}},
+    {"ph":"X","name":"cudaLaunchKernel","cat":"cuda_runtime","pid":1,"tid":1,"ts":1,"dur":2},
+    {"ph":"s","id":5,"pid":1,"tid":1,"ts":1,"cat":"ac2g","name":"ac2g"},
+    {"ph":"X","name":"gemm","cat":"kernel","pid":0,"tid":7,"ts":20,"dur":4},
+    {"ph":"f","id":5,"pid":0,"tid":7,"ts":20,"cat":"ac2g","name":"ac2g","bp":"e"}]})");
+  const trace::OperatorIndex index = trace::OperatorIndex::build(t);
+  auto value_of = [](const std::vector<InfoLine>& lines, std::string_view key) {
+    for (const InfoLine& l : lines) {
+      if (l.key == key) return l.value;
+    }
+    return std::string("(none)");
+  };
+  trace::SliceRef op{}, kernel{};
+  for (std::uint32_t k = 0; k < t.tracks.size(); ++k) {
+    const trace::Slice& s = t.tracks[k].rows[0][0];
+    if (t.str(s.name) == "aten::mm") op = {k, 0, 0};
+    if (t.str(s.name) == "gemm") kernel = {k, 0, 0};
+  }
+  const std::vector<InfoLine> of_op = operator_info(t, &index, op);
+  EXPECT_EQ(value_of(of_op, "GPU busy").rfind(format_duration(4000), 0), 0u);
+  EXPECT_EQ(value_of(of_op, "GPU self").rfind(format_duration(4000), 0), 0u);
+  EXPECT_EQ(value_of(of_op, "FLOPs"), format_si(2.0 * 64 * 16 * 32) + " (shapes)");
+  EXPECT_EQ(value_of(of_op, "precision"), "bf16");
+  const std::vector<InfoLine> of_kernel = operator_info(t, &index, kernel);
+  EXPECT_EQ(value_of(of_kernel, "launched in"), "aten::mm");
+  EXPECT_EQ(value_of(of_kernel, "precision"), "bf16 (its operator's)");
+  EXPECT_TRUE(operator_info(t, nullptr, op).empty());
+}
+
 TEST(LongestSliceNamed, FindsTheLongestOverTraces) {
   const trace::Trace a = read(R"({"traceEvents":[
     {"ph":"X","name":"k","pid":1,"tid":1,"ts":0,"dur":5},{"ph":"X","name":"k","pid":1,"tid":2,"ts":0,"dur":9}]})");

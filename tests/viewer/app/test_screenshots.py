@@ -75,7 +75,13 @@ def main():
                 f"--range 20us:60us shows [20, 60) us (got {vp.get('t0_ns')}..{vp.get('t1_ns')})")
 
         # --- a selected slice is highlighted ----------------------------------------
-        rc, err, png_sel, st_sel = shot(a.viewer, env, tracks, d, "tracks_select", "--select", "matmul_op")
+        # --select zooms to the slice unless --range fixes the view: both pictures show
+        # [0, 100) us, so only the selection differs between them.
+        rc, err, png_base, st_base = shot(a.viewer, env, tracks, d, "tracks_0_100", "--range", "0:100us")
+        _, _, px = read_png(png_base)
+        scan_x = x_of(st_base, fixtures.SCAN_US * 1000)
+        rc, err, png_sel, st_sel = shot(a.viewer, env, tracks, d, "tracks_select", "--select", "matmul_op",
+                                        "--range", "0:100us")
         c.check(rc == 0, f"--select matmul_op exits 0 ({err.strip()})")
         c.check((st_sel.get("selection") or {}).get("name") == "matmul_op", "state dump names the selection matmul_op")
         _, _, px_sel = read_png(png_sel)

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstdio>
 
+#include "flopline/capture/device_peaks.h"
 #include "short_name.h"
 
 namespace flopline::viewer {
@@ -11,7 +12,11 @@ namespace {
 
 void rebuild_trace_list(AppState& s) {
   s.traces.clear();
-  for (const auto& f : s.files) s.traces.push_back(&f->trace);
+  s.operators.clear();
+  for (const auto& f : s.files) {
+    s.traces.push_back(&f->trace);
+    s.operators.push_back(&f->operators);
+  }
 }
 
 // Fits the view to [begin, end), and says so when the view cannot hold all of it.
@@ -40,6 +45,8 @@ void adopt_load_result(AppState& s, LoadResult&& result) {
   if (result.files.empty()) return;  // keep what was open when nothing new loaded
 
   s.files = std::move(result.files);
+  // Other tools' traces name their GPU without its peaks: the table gives them.
+  for (auto& f : s.files) capture::fill_missing_peaks(f->trace);
   rebuild_trace_list(s);
   s.layout = std::move(result.layout);
   s.flows = std::move(result.flows);
@@ -64,10 +71,12 @@ void adopt_load_result(AppState& s, LoadResult&& result) {
 void close_all(AppState& s) {
   s.files.clear();
   s.traces.clear();
+  s.operators.clear();
   s.layout = TimelineLayout{};
   s.flows = FlowIndex{};
   s.colors.clear();
   s.legend.clear();
+  s.legend_labels.clear();
   s.short_names.clear();
   s.selection = Selection{};
   s.highlight_ids.clear();
@@ -80,6 +89,9 @@ void close_all(AppState& s) {
 
 void rebuild_legend(AppState& s) {
   s.legend = build_legend(s.trace_list(), s.color_by);
+  std::vector<std::string_view> full;
+  for (const LegendEntry& e : s.legend) full.push_back(e.label);
+  s.legend_labels = distinct_short_kernel_names(full, 40);
 }
 
 void scroll_to_row(AppState& s, std::uint32_t layout_row, float view_height) {

@@ -52,12 +52,14 @@ struct AppState {
   // --- the traces -------------------------------------------------------------
   std::vector<std::unique_ptr<LoadedFile>> files;
   std::vector<const trace::Trace*> traces;  // files' traces, the TraceList every core call takes
+  std::vector<const trace::OperatorIndex*> operators;  // files' operator indices, same order
   TimelineLayout layout;
   FlowIndex flows;
   std::vector<ColorTable> colors;  // one per trace
   ColorBy color_by = ColorBy::kName;
   std::vector<LegendEntry> legend;
-  std::int64_t begin_ns = 0;  // time bounds over all traces; the ruler's zero
+  std::vector<std::string> legend_labels;  // legend[i]'s shortened name, distinct per name
+  std::int64_t begin_ns = 0;               // time bounds over all traces; the ruler's zero
   std::int64_t end_ns = 0;
   std::uint64_t generation = 0;  // increases whenever the set of traces changes
 

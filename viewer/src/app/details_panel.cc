@@ -70,6 +70,9 @@ void draw_details_panel(AppState& s, ImVec2 size) {
     if (track) row("track", track->name);
     if (s.files.size() > 1) row("file", s.files[h.trace]->label);
     for (const InfoLine& m : info.metrics) row(m.key.c_str(), m.value);
+    const trace::OperatorIndex* ops = h.trace < s.operators.size() ? s.operators[h.trace] : nullptr;
+    for (const InfoLine& m : operator_info(*s.traces[h.trace], ops, h.ref))
+      row(m.key.c_str(), m.value);
     ImGui::EndTable();
   }
   if (!info.args.empty()) {

@@ -26,6 +26,15 @@ void print_error(const std::string& e) {
   std::fprintf(stderr, "flopline-view: %s\n", e.c_str());
 }
 
+// What the reader skipped or cut: the window shows it as notices; without a window the
+// user must still hear of it.
+void print_warnings(const AppState& s) {
+  for (const Notice& n : s.notices) {
+    if (n.kind == Notice::Kind::kWarning)
+      std::fprintf(stderr, "flopline-view: warning: %s\n", n.text.c_str());
+  }
+}
+
 std::unique_ptr<GlWindow> open_window(const AppOptions& o, bool visible, std::string& error) {
   auto w = GlWindow::create({.width = o.width,
                              .height = o.height,
@@ -58,6 +67,7 @@ int run_screenshot(const AppOptions& o) {
     print_error(e);
     rc = 1;
   }
+  print_warnings(app.state());
   if (!app.state().empty()) {
     error = app.apply_view_options();
     if (!error.empty()) {
@@ -167,6 +177,7 @@ int run_bench(const AppOptions& o) {
   const std::vector<std::string> errors = app.load_now(o.traces, &read_s);
   const double load_s = std::chrono::duration<double>(Clock::now() - t_load).count();
   for (const std::string& e : errors) print_error(e);
+  print_warnings(app.state());
   if (!errors.empty() || app.state().empty()) return 1;
   AppState& s = app.state();
   std::uint64_t events = 0;

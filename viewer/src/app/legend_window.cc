@@ -1,7 +1,6 @@
 #include "legend_window.h"
 
 #include "core/viewport.h"
-#include "short_name.h"
 
 namespace flopline::viewer {
 
@@ -19,12 +18,13 @@ void draw_legend(AppState& s, ImVec2 size) {
   }
   const float sw = ImGui::GetFontSize();
   const float time_x = ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 4.5f;
-  for (const LegendEntry& e : s.legend) {
+  for (std::size_t i = 0; i < s.legend.size(); ++i) {
+    const LegendEntry& e = s.legend[i];
     const ImVec2 p = ImGui::GetCursorScreenPos();
     ImGui::GetWindowDrawList()->AddRectFilled(p, {p.x + sw, p.y + sw}, e.color);
     ImGui::Dummy({sw, sw});
     ImGui::SameLine();
-    const std::string label = short_kernel_name(e.label, 40);
+    const std::string& label = i < s.legend_labels.size() ? s.legend_labels[i] : e.label;
     // Long names stop short of the time column (SameLine offsets are from the window's left).
     ImGui::PushClipRect(ImGui::GetCursorScreenPos(),
                         {ImGui::GetWindowPos().x + time_x - 8, p.y + sw + 2}, true);

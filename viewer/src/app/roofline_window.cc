@@ -17,9 +17,9 @@ constexpr ImU32 kBandwidth = IM_COL32(90, 170, 255, 255);
 constexpr ImU32 kCompute = IM_COL32(255, 150, 60, 255);
 constexpr ImU32 kLabel = IM_COL32(200, 204, 212, 255);
 
-std::string decade_label(double v) {
+std::string tick_label(double v) {
   char buf[32];
-  if (v >= 1) {
+  if (v >= 1 && v < 1e6) {
     std::snprintf(buf, sizeof buf, "%g", v);
   } else {
     std::snprintf(buf, sizeof buf, "%.0e", v);
@@ -30,16 +30,16 @@ std::string decade_label(double v) {
 void draw_axes(ImDrawList* dl, const LogLogMap& m) {
   const float right = m.left_px + m.width_px;
   const float bottom = m.top_px + m.height_px;
-  for (double x = std::pow(10.0, std::ceil(std::log10(m.x_min))); x <= m.x_max * 1.0001; x *= 10) {
+  for (double x : log_ticks(m.x_min, m.x_max)) {
     const float px = m.x_of(x);
     dl->AddLine({px, m.top_px}, {px, bottom}, kGrid);
-    const std::string l = decade_label(x);
+    const std::string l = tick_label(x);
     dl->AddText({px - ImGui::CalcTextSize(l.c_str()).x * 0.5f, bottom + 3}, kLabel, l.c_str());
   }
-  for (double y = std::pow(10.0, std::ceil(std::log10(m.y_min))); y <= m.y_max * 1.0001; y *= 10) {
+  for (double y : log_ticks(m.y_min, m.y_max)) {
     const float py = m.y_of(y);
     dl->AddLine({m.left_px, py}, {right, py}, kGrid);
-    const std::string l = decade_label(y);
+    const std::string l = tick_label(y);
     dl->AddText(
         {m.left_px - ImGui::CalcTextSize(l.c_str()).x - 4, py - ImGui::GetFontSize() * 0.5f},
         kLabel, l.c_str());
@@ -63,7 +63,8 @@ void draw_ceilings(ImDrawList* dl, const Roofline& r, const LogLogMap& m) {
                 {m.x_of(x_end), m.y_of(x_end * r.bandwidth_gbps / 1e3)}, kBandwidth, 2.0f);
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.0f GB/s", r.bandwidth_gbps);
-    const double xl = std::max(x0 * 3, m.x_min);
+    // A fifth of the way along the axis: clear of the corner, where low-intensity points sit.
+    const double xl = std::min(x0 * std::pow(m.x_max / m.x_min, 0.2), x_end / 3);
     dl->AddText({m.x_of(xl), m.y_of(xl * r.bandwidth_gbps / 1e3) - ImGui::GetFontSize() - 4},
                 kBandwidth, buf);
   }
@@ -72,11 +73,22 @@ void draw_ceilings(ImDrawList* dl, const Roofline& r, const LogLogMap& m) {
         r.bandwidth_gbps > 0 ? std::max(m.x_min, r.ridge_intensity(c.tflops)) : m.x_min;
     const float y = m.y_of(c.tflops);
     dl->AddLine({m.x_of(ridge), y}, {right, y}, kCompute, 1.5f);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%s %.0f TFLOP/s", c.precision.c_str(), c.tflops);
-    dl->AddText({right - ImGui::CalcTextSize(buf).x - 4, y - ImGui::GetFontSize() - 1}, kCompute,
-                buf);
   }
+  // One label per distinct peak, none over another.
+  for (const CeilingLabel& l : ceiling_labels(r, m, ImGui::GetFontSize() + 1)) {
+    dl->AddText({right - ImGui::CalcTextSize(l.text.c_str()).x - 4, l.y}, kCompute, l.text.c_str());
+  }
+}
+
+// The legend right of the plot: each point's colour, its number (drawn beside the
+// point too) and its name.
+constexpr std::size_t kLegendRows = 16;
+
+std::string legend_text(const RooflinePoint& p, std::size_t number) {
+  std::string name = p.name.size() > 34 ? p.name.substr(0, 31) + "..." : p.name;
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%zu  %s", number, name.c_str());
+  return buf;
 }
 
 }  // namespace
@@ -97,9 +109,15 @@ void RooflineWindow::draw_plot(AppState& s, const OpTable& table) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float font = ImGui::GetFontSize();
+  const std::vector<std::size_t> legend = legend_points(r, kLegendRows);
+  float legend_w = 0;
+  for (std::size_t k = 0; k < legend.size(); ++k)
+    legend_w =
+        std::max(legend_w, ImGui::CalcTextSize(legend_text(r.points[legend[k]], k + 1).c_str()).x);
+  legend_w = std::min(legend_w + font * 2, avail.x * 0.35f);
   const float left = origin.x + font * 4;
   const float top = origin.y + font * 1.5f;
-  const float w = std::max(50.0f, avail.x - font * 5);
+  const float w = std::max(50.0f, avail.x - font * 5 - legend_w);
   const float h = std::max(50.0f, avail.y - font * 4);
   const LogLogMap map = LogLogMap::fit(r, left, top, w, h);
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -117,7 +135,26 @@ void RooflineWindow::draw_plot(AppState& s, const OpTable& table) {
     dl->AddCircle(c, radius, lit ? kSelectionOutline : IM_COL32(0, 0, 0, 200), 0,
                   lit ? 2.5f : 1.0f);
   }
+  for (std::size_t k = 0; k < legend.size(); ++k) {
+    const RooflinePoint& p = r.points[legend[k]];
+    const std::string number = std::to_string(k + 1);
+    dl->AddText({map.x_of(p.intensity) + 7, map.y_of(p.tflops) - font - 2}, kLabel, number.c_str());
+  }
   dl->PopClipRect();
+  const float lx = left + w + font;
+  for (std::size_t k = 0; k < legend.size(); ++k) {
+    const RooflinePoint& p = r.points[legend[k]];
+    const float ly = top + static_cast<float>(k) * (font + 4);
+    dl->AddCircleFilled({lx + font * 0.4f, ly + font * 0.5f}, font * 0.35f, color_for_key(p.name));
+    const std::string text = legend_text(p, k + 1);
+    dl->PushClipRect({lx, ly}, {lx + legend_w, ly + font + 4}, true);
+    dl->AddText({lx + font, ly}, kLabel, text.c_str());
+    dl->PopClipRect();
+  }
+  if (r.points.size() > legend.size()) {
+    ImGui::SetCursorScreenPos({lx, top + static_cast<float>(legend.size()) * (font + 4)});
+    ImGui::TextDisabled("+%zu more", r.points.size() - legend.size());
+  }
   ImGui::SetCursorScreenPos({left, top});
   ImGui::InvisibleButton("##plot", {w, h});
   if (ImGui::IsItemHovered()) {

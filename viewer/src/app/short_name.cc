@@ -1,5 +1,7 @@
 #include "short_name.h"
 
+#include "flopline/trace/name_text.h"
+
 namespace flopline::viewer {
 namespace {
 
@@ -94,6 +96,15 @@ std::string short_kernel_name(std::string_view name, std::size_t max_qualified) 
   if (s.size() > max_qualified) s = last_component(s);
   if (s.empty()) return std::string(name);
   return s;
+}
+
+std::vector<std::string> distinct_short_kernel_names(std::span<const std::string_view> names,
+                                                     std::size_t max_qualified) {
+  std::vector<std::string> shown;
+  shown.reserve(names.size());
+  for (std::string_view n : names) shown.push_back(short_kernel_name(n, max_qualified));
+  trace::disambiguate_names(names, shown);
+  return shown;
 }
 
 }  // namespace flopline::viewer

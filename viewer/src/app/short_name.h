@@ -5,8 +5,10 @@
 // name. GL-free, unit-tested.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace flopline::viewer {
 
@@ -14,5 +16,11 @@ namespace flopline::viewer {
 // "<...>", removes "(anonymous namespace)::", and drops namespaces when the result is
 // still longer than `max_qualified` characters. Short plain names come back unchanged.
 std::string short_kernel_name(std::string_view name, std::size_t max_qualified = 40);
+
+// short_kernel_name of each name, with names that would then read the same (templates
+// that differ only in their arguments, "foo<...>") told apart by the part of the full
+// name where they differ (trace::disambiguate_names).
+std::vector<std::string> distinct_short_kernel_names(std::span<const std::string_view> names,
+                                                     std::size_t max_qualified = 40);
 
 }  // namespace flopline::viewer

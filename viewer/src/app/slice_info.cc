@@ -104,4 +104,55 @@ std::vector<InfoLine> tooltip_args(const SliceInfo& info) {
   return out;
 }
 
+std::vector<InfoLine> operator_info(const trace::Trace& trace,
+                                    const trace::OperatorIndex* operators,
+                                    const trace::SliceRef& slice) {
+  std::vector<InfoLine> out;
+  if (operators == nullptr || !slice.valid() || slice.track >= trace.tracks.size()) return out;
+  auto name_of = [&](std::uint32_t o) {
+    const trace::OperatorTime& op = operators->operators()[o];
+    return std::string(trace.str(trace.tracks[op.slice.track].at(op.slice).name));
+  };
+  const bool on_gpu = trace.tracks[slice.track].kind != trace::TrackKind::kThread;
+  std::uint32_t o = on_gpu ? operators->twin_of(slice) : operators->operator_at(slice);
+  if (o != trace::kNone) {
+    const trace::OperatorTime& op = operators->operators()[o];
+    if (on_gpu) out.push_back({"operator", name_of(o) + " (this is its GPU extent)"});
+    if (op.items == 0) {
+      out.push_back({"GPU work", "none launched inside it"});
+      return out;
+    }
+    out.push_back({"GPU busy", format_duration(op.busy_ns) + " (union of its work; rates use it)"});
+    out.push_back({"GPU self", format_duration(op.self_ns) + " (launched directly)"});
+    out.push_back({"GPU total", format_duration(op.device_total_ns) + " (sum of durations)"});
+    out.push_back({"GPU extent", format_duration(op.extent_ns) + " (first start to last end)"});
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%u slices (%u kernels), %u launched directly", op.items,
+                  op.kernels, op.self_items);
+    out.push_back({"GPU work", buf});
+    if (op.metrics.has_flops()) {
+      out.push_back({"FLOPs", format_si(op.metrics.flops) + " (" + to_string(op.flops_source) +
+                                  (op.flops_in_total ? "" : "; inside an operator with FLOPs") +
+                                  ")"});
+      if (op.busy_ns > 0) {
+        out.push_back(
+            {"TFLOP/s", format_rate(op.metrics.flops / static_cast<double>(op.busy_ns) / 1e3) +
+                            " on busy time"});
+      }
+    }
+    if (op.metrics.has_bytes()) out.push_back({"bytes", format_si(op.metrics.bytes) + "B"});
+    if (!op.precision.empty()) out.push_back({"precision", op.precision});
+    return out;
+  }
+  if (!on_gpu) return out;
+  const trace::InheritedCounts in = operators->inherited(slice);
+  if (in.owner == trace::kNone) return out;
+  out.push_back({"launched in", name_of(in.owner)});
+  if (!in.precision.empty())
+    out.push_back({"precision", std::string(in.precision) + " (its operator's)"});
+  if (in.metrics.has_flops() && trace.metrics_of(trace.tracks[slice.track].at(slice)).flops < 0)
+    out.push_back({"FLOPs", format_si(in.metrics.flops) + " (its operator's, its only kernel)"});
+  return out;
+}
+
 }  // namespace flopline::viewer

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/slice_handle.h"
+#include "flopline/trace/operator_time.h"
 
 namespace flopline::viewer {
 
@@ -34,6 +35,15 @@ SliceInfo describe_slice(TraceList traces, const SliceHandle& h, std::string_vie
 // The args a tooltip shows: launch geometry and resources (grid, block, registers,
 // shared memory, stream...) and FLOP/byte figures, in that order, when present.
 std::vector<InfoLine> tooltip_args(const SliceInfo& info);
+
+// What operator ownership says about a slice (flopline/trace/operator_time.h): for an
+// operator (or a gpu_user_annotation standing for one), its GPU busy, self, total and
+// extent times, how much GPU work it owns, its FLOPs and where they came from, and its
+// rate on busy time; for GPU work, the operator that launched it and what it inherits.
+// `operators` is the trace's index (nullptr: nothing to say).
+std::vector<InfoLine> operator_info(const trace::Trace& trace,
+                                    const trace::OperatorIndex* operators,
+                                    const trace::SliceRef& slice);
 
 // 3 significant digits with an SI prefix: 1.37e11 -> "137 G", 2e6 -> "2.00 M".
 std::string format_si(double v);

@@ -1,10 +1,13 @@
 #include "table_window.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // TableSetColumnWidth: ImGui 1.86 has no public setter
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
+#include "core/table_columns.h"
 #include "core/viewport.h"
 #include "slice_info.h"
 
@@ -12,10 +15,10 @@ namespace flopline::viewer {
 namespace {
 
 constexpr OpColumn kColumns[] = {
-    OpColumn::kName,        OpColumn::kCount,     OpColumn::kTotal,  OpColumn::kAverage,
-    OpColumn::kMedian,      OpColumn::kMin,       OpColumn::kMax,    OpColumn::kPercent,
-    OpColumn::kFlops,       OpColumn::kBytes,     OpColumn::kTflops, OpColumn::kGbps,
-    OpColumn::kPercentPeak, OpColumn::kPrecision,
+    OpColumn::kName,   OpColumn::kCount,   OpColumn::kTotal,       OpColumn::kSelf,
+    OpColumn::kExtent, OpColumn::kAverage, OpColumn::kMedian,      OpColumn::kMin,
+    OpColumn::kMax,    OpColumn::kPercent, OpColumn::kFlops,       OpColumn::kBytes,
+    OpColumn::kTflops, OpColumn::kGbps,    OpColumn::kPercentPeak, OpColumn::kPrecision,
 };
 
 std::string cell_text(const OpRow& row, OpColumn c) {
@@ -55,6 +58,10 @@ std::string cell_text(const OpRow& row, OpColumn c) {
       return opt(r.pct_peak, "%.1f");
     case OpColumn::kPrecision:
       return row.precision.empty() ? "-" : row.precision;
+    case OpColumn::kSelf:
+      return r.self_ns ? format_duration(*r.self_ns) : "-";
+    case OpColumn::kExtent:
+      return r.extent_ns ? format_duration(*r.extent_ns) : "-";
   }
   return "";
 }
@@ -90,17 +97,20 @@ void TableWindow::start_build(const AppState& s, const Key& key) {
   q.by = key.by;
   q.range = key.range;
   std::vector<const trace::Trace*> traces = s.traces;
+  std::vector<const trace::OperatorIndex*> operators = s.operators;
   building_ = key;
   // Traces stay alive while this runs: the app calls wait_idle() before replacing them.
-  job_ = std::async(std::launch::async, [traces = std::move(traces), q] {
-    return build_op_table(TraceList(traces), q);
-  });
+  job_ = std::async(std::launch::async,
+                    [traces = std::move(traces), operators = std::move(operators), q] {
+                      return build_op_table(TraceList(traces), q, OperatorList(operators));
+                    });
 }
 
 void TableWindow::build_now(AppState& s) {
   wait_idle();
   if (job_.valid()) {
     table_ = job_.get();
+    ++builds_;
     built_ = building_;
   }
   for (int attempt = 0; attempt < 2; ++attempt) {
@@ -108,7 +118,8 @@ void TableWindow::build_now(AppState& s) {
     OpTableQuery q;
     q.by = key.by;
     q.range = key.range;
-    table_ = build_op_table(s.trace_list(), q);
+    table_ = build_op_table(s.trace_list(), q, OperatorList(s.operators));
+    ++builds_;
     built_ = key;
     // A trace without operators (NVTX ranges, annotations) shows its kernels.
     if (!table_->rows().empty() || by_ != trace::GroupBy::kOperator || auto_switched_) break;
@@ -121,6 +132,7 @@ void TableWindow::build_now(AppState& s) {
 void TableWindow::poll(AppState& s, bool needed) {
   if (job_.valid() && job_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     table_ = job_.get();
+    ++builds_;
     built_ = building_;
     building_.reset();
     if (table_->rows().empty() && by_ == trace::GroupBy::kOperator && !auto_switched_ &&
@@ -152,16 +164,36 @@ void TableWindow::draw_table(AppState& s) {
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
                                 ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Hideable;
   const int ncol = static_cast<int>(std::size(kColumns));
+  const float available = ImGui::GetContentRegionAvail().x;
   if (!ImGui::BeginTable("##ops", ncol, flags)) return;
   ImGui::TableSetupScrollFreeze(1, 1);
+  bool op_times = false;
+  float longest = 0;
+  for (const OpRow& r : t.rows()) {
+    op_times = op_times || r.stats.self_ns.has_value();
+    longest = std::max(longest, ImGui::CalcTextSize(r.stats.name.c_str()).x);
+  }
+  const float name_width = name_column_width(longest + ImGui::GetStyle().CellPadding.x * 2 + 8,
+                                             available, ImGui::GetFontSize());
   for (OpColumn c : kColumns) {
     ImGuiTableColumnFlags cf = ImGuiTableColumnFlags_PreferSortDescending;
     if (c == OpColumn::kName) cf = ImGuiTableColumnFlags_NoHide | ImGuiTableColumnFlags_WidthFixed;
     if (c == OpColumn::kTotal) cf |= ImGuiTableColumnFlags_DefaultSort;
     if (c == OpColumn::kPercentPeak && !t.has_peaks()) cf |= ImGuiTableColumnFlags_DefaultHide;
-    const float width = c == OpColumn::kName ? ImGui::GetFontSize() * 28 : 0.0f;
+    const float width = c == OpColumn::kName ? name_width : 0.0f;
     ImGui::TableSetupColumn(std::string(op_column_title(c)).c_str(), cf, width,
                             static_cast<ImGuiID>(c));
+  }
+  // The Name column follows the names of each new table (the user may resize it after).
+  // On the table's first frame its setup width applies; ImGui can only resize a table
+  // it has laid out once (MinColumnWidth is known from then on).
+  if (name_width_build_ != builds_ && ImGui::GetCurrentTable()->MinColumnWidth > 0) {
+    name_width_build_ = builds_;
+    ImGui::TableSetColumnWidth(0, name_width);
+    for (int c = 0; c < ncol; ++c) {
+      if (kColumns[c] == OpColumn::kSelf || kColumns[c] == OpColumn::kExtent)
+        ImGui::TableSetColumnEnabled(c, op_times);
+    }
   }
   ImGui::TableHeadersRow();
   if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs()) {

@@ -68,6 +68,8 @@ class TableWindow {
   std::vector<std::size_t> shown_;  // table rows passing the filter, in order
   bool export_requested_ = false;
   std::uint64_t version_ = 0;
+  std::uint64_t builds_ = 0;                            // tables built so far
+  std::uint64_t name_width_build_ = ~std::uint64_t{0};  // the build the Name width was set for
 };
 
 }  // namespace flopline::viewer

@@ -151,7 +151,8 @@ void draw_rows(AppState& s, const Canvas& c, std::vector<DrawItem>& items) {
       if (!it.merged()) {
         draw_label(s, c, r.trace, first, it.x0, x1, y0, y1);
       } else if (w >= 40) {
-        std::snprintf(buf, sizeof buf, "%u", it.count);
+        const std::string label = merged_block_label(it.count);
+        std::snprintf(buf, sizeof buf, "%s", label.c_str());
         const float tw = ImGui::CalcTextSize(buf).x;
         if (tw + 4 < w) {
           c.dl->AddText({it.x0 + (w - tw) * 0.5f, y0 + (r.height - ImGui::GetFontSize()) * 0.5f},

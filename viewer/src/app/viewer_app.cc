@@ -117,7 +117,9 @@ std::string ViewerApp::apply_view_options() {
   if (options_.select) {
     const SliceHandle h = longest_slice_named(s_.trace_list(), *options_.select);
     if (h.valid()) {
-      select_slice(s_, h, false);
+      // Zoomed to the selection, unless --range says what to show.
+      select_slice(s_, h, !options_.range);
+      if (!options_.range) s_.fit_pending = false;
     } else {
       error = "--select: no slice is named '" + *options_.select + "'";
     }

@@ -41,6 +41,13 @@ std::vector<const trace::Trace*> LoadResult::trace_list() const {
   return list;
 }
 
+std::vector<const trace::OperatorIndex*> LoadResult::operator_list() const {
+  std::vector<const trace::OperatorIndex*> list;
+  list.reserve(files.size());
+  for (const auto& f : files) list.push_back(&f->operators);
+  return list;
+}
+
 std::uint64_t LoadResult::event_count() const {
   std::uint64_t n = 0;
   for (const auto& f : files) n += f->trace.report.events_loaded;
@@ -77,6 +84,7 @@ bool read_one(const std::string& path, const LoadOptions& options, const trace::
   file->label = base_name(path);
   file->trace = std::move(r.trace);
   file->args = std::move(args);
+  file->operators = trace::OperatorIndex::build(file->trace);
   add_report(file->label, file->trace.report, result.warnings);
   result.files.push_back(std::move(file));
   return true;

@@ -20,6 +20,7 @@
 #include "core/flows.h"
 #include "core/timeline_layout.h"
 #include "flopline/trace/chrome_reader.h"
+#include "flopline/trace/operator_time.h"
 
 namespace flopline::viewer {
 
@@ -36,6 +37,10 @@ struct LoadedFile {
   std::string label;  // file name without folders, for process names with several files
   trace::Trace trace;
   ArgsSource args{std::string()};
+  // Which GPU work each operator owns (operator_time.h), built from the flows before
+  // they are released. Refers to `trace`: a LoadedFile never moves (it is held by
+  // unique_ptr).
+  trace::OperatorIndex operators;
 };
 
 struct LoadResult {
@@ -49,6 +54,8 @@ struct LoadResult {
 
   // The traces as the TraceList every viewer function takes.
   std::vector<const trace::Trace*> trace_list() const;
+  // The files' operator indices, in the same order.
+  std::vector<const trace::OperatorIndex*> operator_list() const;
   std::uint64_t event_count() const;  // events loaded over all files
 };
 

@@ -90,4 +90,8 @@ void visible_items(std::span<const Slice> row, const Viewport& vp, std::vector<D
   }
 }
 
+std::string merged_block_label(std::uint32_t count) {
+  return "x" + std::to_string(count);
+}
+
 }  // namespace flopline::viewer

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/slice_handle.h"
@@ -45,6 +46,10 @@ struct LodWork {
 void visible_items(std::span<const trace::Slice> row, const Viewport& vp,
                    std::vector<DrawItem>& out, const LodParams& params = {},
                    LodWork* work = nullptr);
+
+// The text a merged block of `count` slices shows: "x758", so it reads as a count of
+// slices and not as a time or an id.
+std::string merged_block_label(std::uint32_t count);
 
 // Index of the first slice of `row` whose end is at or after t_ns (row.size() if none).
 std::size_t first_ending_at_or_after(std::span<const trace::Slice> row, std::int64_t t_ns);

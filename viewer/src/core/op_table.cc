@@ -95,6 +95,10 @@ bool has_unknown(const OpRow& r, OpColumn c) {
       return !r.stats.pct_peak;
     case OpColumn::kPrecision:
       return r.precision.empty();
+    case OpColumn::kSelf:
+      return !r.stats.self_ns;
+    case OpColumn::kExtent:
+      return !r.stats.extent_ns;
     default:
       return false;
   }
@@ -133,6 +137,10 @@ bool less_by(const OpRow& a, const OpRow& b, OpColumn c) {
       return *x.pct_peak < *y.pct_peak;
     case OpColumn::kPrecision:
       return a.precision < b.precision;
+    case OpColumn::kSelf:
+      return *x.self_ns < *y.self_ns;
+    case OpColumn::kExtent:
+      return *x.extent_ns < *y.extent_ns;
   }
   return false;
 }
@@ -151,54 +159,30 @@ bool trace_has_peaks(const trace::Trace& t) {
 
 std::string_view op_column_title(OpColumn c) {
   static constexpr std::array<std::string_view, kOpColumnCount> kTitles{
-      "Name",   "Count", "Total", "Average", "Median", "Min",    "Max",
-      "% time", "FLOPs", "Bytes", "TFLOP/s", "GB/s",   "% peak", "Precision"};
+      "Name",  "Count", "Total",   "Average", "Median", "Min",       "Max",  "% time",
+      "FLOPs", "Bytes", "TFLOP/s", "GB/s",    "% peak", "Precision", "Self", "Extent"};
   return kTitles[static_cast<std::size_t>(c)];
 }
 
-OpTable build_op_table(TraceList traces, const OpTableQuery& query) {
+OpTable build_op_table(TraceList traces, const OpTableQuery& query, OperatorList operators) {
   OpTable table;
   table.query_ = query;
   const std::vector<std::string> cats = categories_for(traces, query);
   trace::StatsAccumulator acc(query.by);
   const trace::StatsQuery sq = stats_query(query, cats);
-  for (const trace::Trace* t : traces) acc.add(*t, sq);
+  for (std::size_t i = 0; i < traces.size(); ++i) {
+    acc.add(*traces[i], sq, i < operators.size() ? operators[i] : nullptr);
+    table.has_peaks_ = table.has_peaks_ || trace_has_peaks(*traces[i]);
+  }
   trace::StatsResult result = acc.finish();
   table.total_ns_ = result.total_ns;
   table.slices_ = result.slices_considered;
   table.categories_used = std::move(result.categories_used);
   table.all_categories = result.all_categories;
-
-  // The precision of each row: read from the args of the instances that carry FLOPs
-  // (few: operators and annotated kernels), as analysis does for % of peak.
-  std::vector<std::pair<std::string, std::string>> precision_of;  // row name -> precision
-  for (const trace::Trace* t : traces) {
-    table.has_peaks_ = table.has_peaks_ || trace_has_peaks(*t);
-    for_each_selected(
-        *t, query, cats, [&](std::uint32_t, std::uint32_t, std::uint32_t, const Slice& s) {
-          if (s.metrics == trace::kNone || s.metrics >= t->metrics.size() ||
-              !t->metrics[s.metrics].has_flops())
-            return;
-          if (s.args == trace::kNoArgs || s.args >= t->args.size()) return;
-          const auto member = trace::json_member(t->args.json(s.args), "precision");
-          if (!member) return;
-          const auto text = trace::json_string(*member);
-          if (!text) return;
-          const std::string key(t->str(query.by == GroupBy::kCategory ? s.cat : s.name));
-          precision_of.emplace_back(key, trace::normalize_precision(*text));
-        });
-  }
-  std::sort(precision_of.begin(), precision_of.end());
-  precision_of.erase(std::unique(precision_of.begin(), precision_of.end()), precision_of.end());
-
   table.rows_.reserve(result.rows.size());
   for (StatsRow& r : result.rows) {
     OpRow row;
-    auto lo = std::lower_bound(precision_of.begin(), precision_of.end(),
-                               std::make_pair(r.name, std::string()));
-    for (auto it = lo; it != precision_of.end() && it->first == r.name; ++it) {
-      row.precision = row.precision.empty() ? it->second : "mixed";
-    }
+    row.precision = r.precision;
     row.stats = std::move(r);
     table.rows_.push_back(std::move(row));
   }
@@ -263,14 +247,12 @@ SliceHandle longest_instance(TraceList traces, const std::vector<SliceHandle>& i
 }
 
 std::string op_table_csv(const OpTable& table, const std::vector<std::size_t>& rows) {
-  // The columns and cells of `flopline stats --csv` (the same writer, so numbers and
-  // escaping are the same byte for byte), with the precision column appended.
+  // The columns and cells of `flopline stats --csv` (the same writer, so numbers,
+  // columns and escaping are the same byte for byte).
   std::string out(trace::kStatsCsvColumns);
-  out += ",precision\n";
+  out += '\n';
   auto add_row = [&](const OpRow& r) {
     trace::append_stats_csv_row(out, r.stats);
-    out += ',';
-    out += trace::csv_field(r.precision);
     out += '\n';
   };
   if (rows.empty()) {

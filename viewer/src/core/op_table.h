@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "core/selection.h"
 #include "core/slice_handle.h"
 #include "flopline/trace/analysis.h"
+#include "flopline/trace/operator_time.h"
 
 namespace flopline::viewer {
 
@@ -38,8 +40,10 @@ enum class OpColumn {
   kGbps,
   kPercentPeak,
   kPrecision,
+  kSelf,    // operator rows: GPU time launched directly (trace::StatsRow::self_ns)
+  kExtent,  // operator rows: first start to last end of their GPU work
 };
-inline constexpr int kOpColumnCount = 14;
+inline constexpr int kOpColumnCount = 16;
 // Column titles as the table and the CSV header show them.
 std::string_view op_column_title(OpColumn c);
 
@@ -53,11 +57,15 @@ struct OpTableQuery {
 };
 
 struct OpRow {
-  trace::StatsRow stats;  // name, count, total_ns ... pct_peak (analysis.h)
+  trace::StatsRow stats;  // name, count, total_ns ... pct_peak, precision (analysis.h)
   // The precision whose peak "% of peak" used ("tf32", "bf16"...), "mixed" when the
-  // instances used several, "" when none carried one.
+  // instances used several, "" when none carried one (stats.precision).
   std::string precision;
 };
+
+// One operator index per trace of a TraceList (nullptr: built when needed), for traces
+// whose flows were released after loading (LoadResult::operator_list()).
+using OperatorList = std::span<const trace::OperatorIndex* const>;
 
 class OpTable {
  public:
@@ -79,7 +87,8 @@ class OpTable {
   std::vector<std::size_t> filtered(std::string_view filter) const;
 
  private:
-  friend OpTable build_op_table(TraceList traces, const OpTableQuery& query);
+  friend OpTable build_op_table(TraceList traces, const OpTableQuery& query,
+                                OperatorList operators);
   std::vector<OpRow> rows_;
   trace::TimeNs total_ns_ = 0;
   std::uint64_t slices_ = 0;
@@ -90,8 +99,9 @@ class OpTable {
 };
 
 // Builds the table over all traces (rows of the same name merge across traces).
-// Rows start sorted by total time, descending (as `flopline stats`).
-OpTable build_op_table(TraceList traces, const OpTableQuery& query);
+// Rows start sorted by total time, descending (as `flopline stats`). Operator rows
+// take their GPU time from `operators` (one per trace, or empty: built here).
+OpTable build_op_table(TraceList traces, const OpTableQuery& query, OperatorList operators = {});
 
 // The instances of one table row (same grouping, categories and range as `query`),
 // sorted by start; for highlighting and "jump to the longest".
@@ -100,10 +110,9 @@ std::vector<SliceHandle> row_instances(TraceList traces, const OpTableQuery& que
 // The longest of `instances` (the first of equals), or an invalid handle when empty.
 SliceHandle longest_instance(TraceList traces, const std::vector<SliceHandle>& instances);
 
-// The table as CSV: header "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,
-// pct,flops,bytes,tflops,gbps,pct_peak,precision" (the `flopline stats --csv` columns
-// plus precision), fields escaped per RFC 4180 like `flopline stats`. `rows` selects
-// and orders the rows (e.g. filtered()); all rows in table order when empty.
+// The table as CSV in `flopline stats --csv`'s format, byte for byte (its header and
+// columns, docs/STATS.md). `rows` selects and orders the rows (e.g. filtered()); all
+// rows in table order when empty.
 std::string op_table_csv(const OpTable& table, const std::vector<std::size_t>& rows = {});
 
 }  // namespace flopline::viewer

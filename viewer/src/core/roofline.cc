@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace flopline::viewer {
@@ -122,12 +123,82 @@ LogLogMap LogLogMap::fit(const Roofline& r, float left, float top, float width, 
     ylo = 0.01;
     yhi = 100;
   }
-  // Whole decades, one more on each side so points are not on the border.
-  m.x_min = std::pow(10.0, std::floor(std::log10(xlo)) - 1);
-  m.x_max = std::pow(10.0, std::ceil(std::log10(xhi)) + 1);
-  m.y_min = std::pow(10.0, std::floor(std::log10(ylo)) - 1);
-  m.y_max = std::pow(10.0, std::ceil(std::log10(yhi)) + 1);
+  // A margin so points are not on the border, and at least a decade per axis.
+  auto widen = [](double& lo, double& hi) {
+    lo /= kFitMargin;
+    hi *= kFitMargin;
+    const double span = std::log10(hi) - std::log10(lo);
+    if (span < 1) {
+      const double pad = std::pow(10.0, (1 - span) / 2);
+      lo /= pad;
+      hi *= pad;
+    }
+  };
+  widen(xlo, xhi);
+  widen(ylo, yhi);
+  m.x_min = xlo;
+  m.x_max = xhi;
+  m.y_min = ylo;
+  m.y_max = yhi;
   return m;
+}
+
+std::vector<double> log_ticks(double lo, double hi) {
+  std::vector<double> out;
+  if (!(lo > 0) || !(hi > lo)) return out;
+  const double eps = 1e-9;
+  const int first = static_cast<int>(std::floor(std::log10(lo)));
+  const int last = static_cast<int>(std::ceil(std::log10(hi)));
+  for (int e = first; e <= last; ++e) {
+    const double v = std::pow(10.0, e);
+    if (v >= lo * (1 - eps) && v <= hi * (1 + eps)) out.push_back(v);
+  }
+  if (out.size() >= 2) return out;
+  out.clear();
+  for (int e = first; e <= last; ++e) {
+    for (double m : {1.0, 2.0, 5.0}) {
+      const double v = m * std::pow(10.0, e);
+      if (v >= lo * (1 - eps) && v <= hi * (1 + eps)) out.push_back(v);
+    }
+  }
+  return out;
+}
+
+std::vector<CeilingLabel> ceiling_labels(const Roofline& r, const LogLogMap& map, float line_px) {
+  std::vector<CeilingLabel> out;
+  // Highest first: labels sit above their lines and move down when crowded.
+  std::vector<ComputeCeiling> c = r.compute;
+  std::sort(c.begin(), c.end(),
+            [](const ComputeCeiling& a, const ComputeCeiling& b) { return a.tflops > b.tflops; });
+  for (std::size_t i = 0; i < c.size();) {
+    std::size_t j = i;
+    std::string names;
+    while (j < c.size() && std::fabs(c[j].tflops - c[i].tflops) <= 0.005 * c[i].tflops) {
+      names += (j > i ? ", " : "") + c[j].precision;
+      ++j;
+    }
+    char value[64];
+    std::snprintf(value, sizeof value, " %.0f TFLOP/s", c[i].tflops);
+    CeilingLabel l;
+    l.text = names + value;
+    l.tflops = c[i].tflops;
+    l.line_y = map.y_of(c[i].tflops);
+    l.y = l.line_y - line_px;
+    if (!out.empty()) l.y = std::max(l.y, out.back().y + line_px);
+    out.push_back(std::move(l));
+    i = j;
+  }
+  return out;
+}
+
+std::vector<std::size_t> legend_points(const Roofline& r, std::size_t max) {
+  std::vector<std::size_t> idx(r.points.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+    return r.points[a].total_ns > r.points[b].total_ns;
+  });
+  if (idx.size() > max) idx.resize(max);
+  return idx;
 }
 
 std::optional<std::size_t> pick_point(const Roofline& r, const LogLogMap& map, float x, float y,

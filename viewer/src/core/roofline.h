@@ -56,9 +56,29 @@ struct LogLogMap {
   float y_of(double tflops) const;
   double intensity_at(float x) const;
   double tflops_at(float y) const;
-  // Bounds that hold every point and ceiling, padded to whole decades.
+  // Bounds fitted to the data: every point, compute ceiling and ridge, with a margin of
+  // a factor kFitMargin on each side and at least one decade on each axis.
+  static constexpr double kFitMargin = 1.5;
   static LogLogMap fit(const Roofline& r, float left, float top, float width, float height);
 };
+
+// Tick values for a log axis over [lo, hi]: the decades in it, or 1-2-5 steps when fewer
+// than two decades fall inside (a fitted axis often spans less than two).
+std::vector<double> log_ticks(double lo, double hi);
+
+// The label of each distinct compute ceiling, placed so that none overlaps another:
+// ceilings with the same peak share one label ("bf16, fp16 989 TFLOP/s"), and a label
+// closer than `line_px` to the one above it moves down. `y` is the label's top, px.
+struct CeilingLabel {
+  std::string text;
+  double tflops = 0;
+  float line_y = 0;  // the ceiling's y
+  float y = 0;       // where its label goes
+};
+std::vector<CeilingLabel> ceiling_labels(const Roofline& r, const LogLogMap& map, float line_px);
+
+// The points the legend lists, most time first, at most `max` (indices into points).
+std::vector<std::size_t> legend_points(const Roofline& r, std::size_t max);
 
 // The point nearest (x, y) within radius_px, or nullopt.
 std::optional<std::size_t> pick_point(const Roofline& r, const LogLogMap& map, float x, float y,

@@ -39,6 +39,23 @@ std::string track_name(const trace::Trace& t, const Track& k) {
   return (k.kind == TrackKind::kGpuStream ? "stream " : "thread ") + id;
 }
 
+// Kineto's own bookkeeping: "Activity Buffer Request" (cat overhead, pid -1) and the
+// profiler's span ("PyTorch Profiler (0)", cat Trace, pid Spans).
+bool is_bookkeeping(std::string_view cat) {
+  return cat == "overhead" || cat == "Trace";
+}
+
+// A track that shows nothing worth a row by default: no slices (only instants, as
+// Kineto's "Iteration Start" on pid Traces) or only profiler bookkeeping.
+bool holds_content(const trace::Trace& t, const Track& k) {
+  for (const auto& row : k.rows) {
+    for (const trace::Slice& s : row) {
+      if (!is_bookkeeping(t.str(s.cat))) return true;
+    }
+  }
+  return false;
+}
+
 int kind_order(TrackKind k) {
   switch (k) {
     case TrackKind::kThread:
@@ -95,6 +112,7 @@ TimelineLayout TimelineLayout::build(TraceList traces, std::span<const std::stri
       }
       lp.is_gpu = t.processes[pi].is_gpu;
       lp.first_track = static_cast<std::uint32_t>(L.tracks_.size());
+      lp.collapsed = true;  // folded unless a track holds content
       for (std::uint32_t k : ks) {
         const Track& tr = t.tracks[k];
         LayoutTrack lt;
@@ -106,6 +124,8 @@ TimelineLayout TimelineLayout::build(TraceList traces, std::span<const std::stri
         lt.first_row = static_cast<std::uint32_t>(L.rows_.size());
         lt.row_count = static_cast<std::uint32_t>(tr.rows.size());
         lt.slice_count = tr.slice_count();
+        lt.collapsed = !holds_content(t, tr);
+        lp.collapsed = lp.collapsed && lt.collapsed;
         L.track_index_[ti][k] = static_cast<std::uint32_t>(L.tracks_.size());
         for (std::uint32_t r = 0; r < tr.rows.size(); ++r) {
           LayoutRow row;

@@ -9,7 +9,11 @@
 //
 // Every row of every track (nesting depths, then the model's overlap rows) gets a
 // LayoutRow: no slice is left out of the layout. Collapsing hides rows, never drops
-// them from rows().
+// them from rows(). Tracks that hold no content start collapsed (folded to their
+// header): no slices (only instants, like Kineto's "Iteration Start" on pid Traces),
+// or only Kineto's bookkeeping (cat overhead: "Activity Buffer Request" on pid -1; cat
+// Trace: the profiler's span on pid Spans); a process of such tracks only starts
+// collapsed too.
 #pragma once
 
 #include <cstdint>

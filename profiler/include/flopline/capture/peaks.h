@@ -18,6 +18,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "flopline/capture/records.h"
@@ -52,8 +53,14 @@ const KnownPart* known_part(const DeviceInfo& device);
 // bus width / 8 x memory clock x 2; nothing without both figures.
 std::optional<double> memory_bandwidth_from_clock(const DeviceInfo& device);
 
+// Kineto's deviceProperties keys the model does not hold (maxThreadsPerBlock,
+// maxThreadsPerMultiprocessor, regsPerBlock, warpSize, sharedMemPerBlock,
+// regsPerMultiprocessor, sharedMemPerBlockOptin, sharedMemPerMultiprocessor), as one
+// JSON object; keys whose value the device did not give are left out.
+std::string kineto_device_keys(const DeviceInfo& device);
+
 // The device with its peaks filled (peak_source "table"; no peaks and an empty source
-// when the architecture is not in the table).
+// when the architecture is not in the table), and Kineto's keys in raw_json.
 trace::DeviceProperties fill_peaks(const DeviceInfo& device);
 
 }  // namespace flopline::capture

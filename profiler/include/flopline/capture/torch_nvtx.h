@@ -11,17 +11,7 @@
 // [] for a non-tensor argument, an undefined tensor or a 0-d tensor. Dtypes are not written, so
 // byte counts are never derived from these names.
 //
-// FLOPs (multiply and add counted as two):
-//   aten::mm       [M,K] x [K,N]                    2*M*N*K
-//   aten::addmm    bias, [M,K], [K,N]               2*M*N*K + M*N
-//   aten::bmm      [B,M,K] x [B,K,N]                2*B*M*N*K
-//   aten::baddbmm  bias, [B,M,K], [B,K,N]           2*B*M*N*K + B*M*N
-//   aten::linear   x [..., I], w [O, I], bias?      2*batch*I*O (+ batch*O with a bias),
-//                                                   batch = product of x's leading dims
-//   convolutions   x [N, Cin, spatial...], w [Cout, Cin/groups, kernel...]
-//                  2*N*Cout*prod(out spatial)*(Cin/groups)*prod(kernel)
-//                  (+ N*Cout*prod(out spatial) with a bias)
-//     (aten::conv1d/2d/3d, aten::convolution, aten::_convolution, aten::cudnn_convolution)
+// FLOPs and bytes come from the shared formulas of flopline/trace/torch_ops.h.
 //
 // A convolution's output size depends on stride, padding and dilation, which the names
 // do not carry (they are int lists: "[]"). flopline does not assume them. It learns
@@ -41,11 +31,16 @@
 #include <string_view>
 #include <vector>
 
+#include "flopline/trace/torch_ops.h"
 #include "flopline/trace/types.h"
 
 namespace flopline::capture {
 
-using Shape = std::vector<std::int64_t>;
+using trace::is_torch_convolution;
+using trace::Shape;
+using trace::torch_op_bytes;
+using trace::torch_op_flops;
+using trace::torch_op_output_shape;
 
 struct TorchOpName {
   std::string_view op;  // "aten::mm", "autograd::engine::evaluate_function: MmBackward0"
@@ -62,24 +57,6 @@ struct TorchOpName {
 
 // Nothing when `message` is not in that form (a plain message, or a malformed one).
 std::optional<TorchOpName> parse_torch_nvtx_name(std::string_view message);
-
-// FLOPs of one operator from its input shapes; `output` is the output shape when known
-// (convolutions need it). Nothing for other operators or shapes that do not fit.
-std::optional<double> torch_op_flops(std::string_view op,
-                                     std::span<const std::optional<Shape>> inputs,
-                                     const Shape* output = nullptr);
-
-// The output shape of mm, addmm, bmm, baddbmm and linear, from their inputs.
-std::optional<Shape> torch_op_output_shape(std::string_view op,
-                                           std::span<const std::optional<Shape>> inputs);
-
-// Bytes read and written: the elements of every tensor input and of the output, times
-// `element_bytes`. Only for the operators above, and only when the caller knows the
-// dtype (the NVTX names never say it) and the output shape.
-std::optional<double> torch_op_bytes(std::span<const std::optional<Shape>> inputs,
-                                     const Shape& output, std::int32_t element_bytes);
-
-bool is_torch_convolution(std::string_view op);
 
 // One NVTX range as the cross-range pass needs it.
 struct TorchRangeInput {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "flopline/trace/model.h"
+#include "flopline/trace/operator_time.h"
 
 namespace flopline::trace {
 
@@ -52,6 +53,19 @@ struct StatsRow {
   // 100 * (time the instances would take at their roofline-attainable rate) / (time they
   // took), over the instances whose attainable rate is known. See docs/STATS.md.
   std::optional<double> pct_peak;
+  // The precision of the instances that carry FLOPs ("bf16"), "mixed" when they used
+  // several, "" when none had one.
+  std::string precision;
+  // Where those FLOPs came from: "trace", "shapes", "mixed", "" (operator_time.h).
+  std::string flops_source;
+  // Operator rows whose operators own GPU work (GroupBy::kOperator; operator_time.h),
+  // summed over the instances; nullopt for other rows. Their time columns (total_ns,
+  // avg_ns ...) are then each instance's busy time, so busy_ns equals total_ns.
+  std::optional<TimeNs> busy_ns;
+  std::optional<TimeNs> self_ns;          // GPU work launched directly inside them
+  std::optional<TimeNs> device_total_ns;  // sum of the durations of all their GPU work
+  std::optional<TimeNs> extent_ns;        // first start to last end of their GPU work
+  std::optional<TimeNs> cpu_ns;           // their own slices' durations (CPU time)
 };
 
 struct StatsResult {
@@ -62,14 +76,19 @@ struct StatsResult {
   // slice was taken regardless of category.
   std::vector<std::string> categories_used;
   bool all_categories = false;
+  // FLOPs over all rows, nested operators' FLOPs counted once (operator_time.h's
+  // flops_in_total); nullopt when no row has FLOPs.
+  std::optional<double> total_flops;
 };
 
 // The categories used when StatsQuery::categories is empty. An empty vector means
 // every category.
 //   kName:     {"kernel"} when any slice matches "kernel", else every category.
-//   kOperator: {"gpu_user_annotation"} when any slice matches it (an operator's GPU
-//              extent), else {"user_annotation", "cpu_op", "operator"} ("Operator" is
-//              the 2021 Kineto schema's cpu_op).
+//   kOperator: {"user_annotation", "cpu_op", "operator"}: the operators on their CPU
+//              threads ("Operator" is the 2021 Kineto schema's cpu_op); their time is
+//              the GPU time of the work they own (operator_time.h), or their CPU time
+//              in a trace where no operator owns GPU work. A trace with none of them
+//              but "gpu_user_annotation" slices (GPU extents only) gets those.
 //   kCategory: every category.
 // The several-trace form applies the rule to all of them together, so several files
 // are always filtered the same way.
@@ -85,6 +104,11 @@ bool category_matches(std::string_view cat, std::string_view wanted);
 // names are returned lower-cased, unchanged otherwise.
 std::string normalize_precision(std::string_view precision);
 
+// The raw bandwidth of one direction of the link between a device and its host (bytes/s),
+// from the device's part: PCIe 3.0/4.0/5.0 x16 by compute capability (7.x, 8.x, 9.0),
+// NVLink-C2C for GH200/GB200. 0 when unknown. Host<->device copies are compared with it.
+double host_link_bytes_per_s(const DeviceProperties& device);
+
 // Aggregates one or more traces into one table: rows of the same name (or category)
 // from different traces merge, durations included, so medians stay exact.
 class StatsAccumulator {
@@ -96,7 +120,16 @@ class StatsAccumulator {
 
   // Adds the slices of `trace` selected by `query`. query.by is ignored (the
   // accumulator's grouping wins). Empty query.categories means default_categories(trace).
-  void add(const Trace& trace, const StatsQuery& query);
+  // Operator rows and kernels' inherited counts come from `operators`, built here when
+  // not given (give it when the trace's flows were released, as the viewer does).
+  //
+  // GroupBy::kOperator, when some operator owns GPU work: an operator instance counts
+  // with its busy time (StatsQuery's range applies to its slice's start; with
+  // clip_to_range, to its GPU work, clipped); an operator that owns no GPU work is left
+  // out; a gpu_user_annotation slice counts as its CPU twin (once per operator). Other
+  // slices count with their own durations. GroupBy::kName: GPU work without counts
+  // takes what it inherits (operator_time.h). See docs/STATS.md.
+  void add(const Trace& trace, const StatsQuery& query, const OperatorIndex* operators = nullptr);
   // Builds the rows. The accumulator is left empty.
   StatsResult finish();
 
