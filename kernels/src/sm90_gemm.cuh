@@ -34,11 +34,12 @@
 
 #include "sm90_primitives.cuh"
 #include "sm90_wgmma_ops.cuh"
+#include "tile_shapes.h"
 
 namespace flopline::kernels::sm90 {
 
-constexpr int kBlockM = 128;
-constexpr int kBlockN = 256;
+constexpr int kBlockM = shapes::kCoreBlockM;
+constexpr int kBlockN = shapes::kCoreBlockN;
 constexpr int kStages = 4;
 constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
 constexpr int kMaxSmemPerCta = 227 * 1024;  // sm_90's dynamic shared memory opt-in
@@ -87,7 +88,11 @@ struct Tile {
   static constexpr int kResidentRows = 64;
   static constexpr int kResidentABytes = kResidentRows * 128;
   static constexpr int kMaxResidentKTiles = (kStages * kStageBytes - kStages * kResidentABytes) / kBBytes;
+  static_assert(kMaxResidentKTiles == shapes::kCoreMaxResidentKTiles, "tile_shapes.h: B-resident k tiles");
 };
+static_assert(Tile<Tf32Operands>::kBlockK == shapes::core_block_k(DType::tf32) &&
+                  Tile<Bf16Operands>::kBlockK == shapes::core_block_k(DType::bf16),
+              "tile_shapes.h: the core's k tiles");
 
 // Where accumulator register i of a consumer thread sits in its warpgroup's 64x256 block
 // (wgmma's fragment layout): pairs of columns, rows r and r+8 per 8-column block.

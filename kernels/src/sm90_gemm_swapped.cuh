@@ -37,11 +37,12 @@
 
 #include "flopline/kernels/types.h"
 #include "sm90_gemm.cuh"
+#include "tile_shapes.h"
 
 namespace flopline::kernels::sm90::swapped {
 
-constexpr int kBlockM = 256;  // rows of C per tile: wgmma's N
-constexpr int kBlockN = 128;  // columns of C per tile: wgmma's M, 64 per consumer
+constexpr int kBlockM = shapes::kSwappedBlockM;  // rows of C per tile: wgmma's N
+constexpr int kBlockN = shapes::kSwappedBlockN;  // columns of C per tile: wgmma's M, 64 per consumer
 constexpr int kABytes = kBlockM * 128;  // 256 rows of 128 bytes of k
 constexpr int kBBytes = 128 * kBlockN;  // 128 bytes of n (a box) per k row, times k rows
 constexpr int kStageBytes = kABytes + kBBytes;
@@ -229,6 +230,9 @@ struct Bf16Swapped {
 #endif
   }
 };
+static_assert(Tf32Swapped::kBlockK == shapes::swapped_block_k(DType::tf32) &&
+                  Bf16Swapped::kBlockK == shapes::swapped_block_k(DType::bf16),
+              "tile_shapes.h: the swapped core's k tiles");
 
 // A consumer's output (OutT: float or __nv_bfloat16) staged for TMA: begin() takes the
 // buffer (once the previous round's stores have read it), put() writes values of one
@@ -341,9 +345,9 @@ struct SwappedSplitStoreEpilogue : SwappedStoreEpilogue<Ops> {
   int k_splits;
 };
 
-// The k tiles of split `split` of k_splits: [first, first + count). Every split but
-// the last has ceil(k_tiles / k_splits); the host picks k_splits so none is empty.
-__host__ __device__ inline int split_k_tiles(int k_tiles, int k_splits) { return (k_tiles + k_splits - 1) / k_splits; }
+// The k tiles of split `split` of k_splits: every split but the last has
+// shapes::split_k_tiles; the host picks k_splits so none is empty.
+using shapes::split_k_tiles;
 
 // An epilogue with `unsigned* written` ([tiles_m], zero at the launch; or null) has each
 // consumer's thread 0 count its half of every tile there (release, GPU scope) once the

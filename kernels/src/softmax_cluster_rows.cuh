@@ -16,13 +16,14 @@
 #include "sm90_epilogue_store.cuh"
 #include "softmax_epilogue.cuh"
 #include "softmax_row_block.cuh"
+#include "tile_shapes.h"
 
 namespace flopline::kernels::sm90 {
 
 template <class OutT>
 struct ClusterRowsEpilogue {
   static constexpr bool kClustered = true;
-  static constexpr int kMaxClusterSize = 16;  // 8 is portable; 16 where the device allows it
+  static constexpr int kMaxClusterSize = shapes::kClusterRowsMaxSize;
   static constexpr int kRows = 64;            // rows of one consumer's block
   // Shared memory: 4 mbarriers [consumer][tile parity], then the pairs
   // [consumer][tile parity][rank][row]. Two parities: a peer may publish tile j + 1 while
