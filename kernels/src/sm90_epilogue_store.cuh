@@ -84,7 +84,6 @@ struct StagedOutput {
   static constexpr int kRounds = kBlockN / kColsPerRound;
   static constexpr int kPerConsumer = kBuffers * kBufferBytes;
   static constexpr int kBytes = 2 * kPerConsumer;
-  static constexpr int kNamedBarrier = 5;  // + consumer (1-4: ping-pong and cluster rows)
 
 #ifdef FLOPLINE_SM90A
   // Waits until the buffer of round `round` is free (the consumer's stores before the
@@ -92,7 +91,7 @@ struct StagedOutput {
   // address. tid: the thread in its warpgroup.
   __device__ static std::uint32_t begin(const EpilogueContext& ctx, int tid, int round) {
     if (tid == 0) bulk_wait_read<kBuffers - 1>();
-    named_barrier_sync(kNamedBarrier + ctx.consumer, 128);
+    named_barrier_sync(kBarrierStaging + ctx.consumer, 128);
     return smem_addr(ctx.smem + ctx.consumer * kPerConsumer + (round % kBuffers) * kBufferBytes);
   }
   // Columns c, c+1 (c even, counted from the block's first column, in the round being
@@ -111,7 +110,7 @@ struct StagedOutput {
   // stores it (TMA clips at the matrix edges).
   __device__ static void finish(const EpilogueContext& ctx, int tid, int row0, int col0, int round) {
     fence_proxy_async_shared();
-    named_barrier_sync(kNamedBarrier + ctx.consumer, 128);
+    named_barrier_sync(kBarrierStaging + ctx.consumer, 128);
     if (tid == 0) {
       unsigned char* buf = ctx.smem + ctx.consumer * kPerConsumer + (round % kBuffers) * kBufferBytes;
       const int first = col0 + round * kColsPerRound;

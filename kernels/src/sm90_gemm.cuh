@@ -365,12 +365,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int t = first; t < walk.count(); t += step, ++ordinal) {
       int tm = 0, tn = 0;
       walk.coords(t, &tm, &tn);
-      if (kBResident && (consumer == 1 || t != first)) named_barrier_sync(1 + consumer, 256);
+      if (kBResident && (consumer == 1 || t != first)) named_barrier_sync(kBarrierConsumerTurn + consumer, 256);
       float d[kAccum];
 #pragma unroll
       for (int i = 0; i < kAccum; ++i) d[i] = 0.0f;
       k_loop(d, it);
-      if (kBResident && t + walk.step() < walk.count()) named_barrier_arrive(2 - consumer, 256);
+      if (kBResident && t + walk.step() < walk.count()) named_barrier_arrive(kBarrierConsumerTurn + 1 - consumer, 256);
       wgmma_wait<0>();
       fence_registers(d);
       if (tid_in_group == 0) mbar_arrive(&empty[(it - 1) % kPipe]);  // this tile's last stage

@@ -69,7 +69,6 @@ constexpr int kRowScratchOffset = kBarrierOffset + 128;
 constexpr int kRowScratchWords = kBlockM;
 constexpr int kSmemBytes = kRowScratchOffset + 4 * kRowScratchWords + 1024;  // alignment slack
 static_assert(kSmemBytes <= kMaxSmemPerCta, "the swapped core's shared memory exceeds sm_90's opt-in");
-constexpr int kNamedBarrier = 5;  // + consumer: a consumer's staging round
 
 // tf32: the column (within the consumer's 64, even) held by fragment row 16 warp + lane/4;
 // row + 8 holds the next one. See the header comment.
@@ -247,7 +246,7 @@ struct SwappedStaging {
   }
   __device__ static std::uint32_t begin(unsigned char* staging, int consumer, int tid, int round) {
     if (tid == 0) bulk_wait_read<kStagingBuffers - 1>();
-    named_barrier_sync(kNamedBarrier + consumer, 128);
+    named_barrier_sync(kBarrierStaging + consumer, 128);
     return smem_addr(buffer(staging, consumer, round));
   }
   // Where column c (of the consumer's 64) of row r (of the round's kOutRows) goes.
@@ -276,7 +275,7 @@ struct SwappedStaging {
   __device__ static void finish(const CUtensorMap* map_c, unsigned char* staging, int consumer, int tid, int round,
                                 int row0, int col0) {
     fence_proxy_async_shared();
-    named_barrier_sync(kNamedBarrier + consumer, 128);
+    named_barrier_sync(kBarrierStaging + consumer, 128);
     if (tid == 0) {
       unsigned char* buf = buffer(staging, consumer, round);
 #pragma unroll

@@ -100,7 +100,7 @@ struct ClusterRowsEpilogue {
     }
     // Every thread of this consumer has read the slot before any of its next tile's pairs
     // go out: those let the peers go on to the tile after, which reuses this slot.
-    named_barrier_sync(3 + ctx.consumer, 128);
+    named_barrier_sync(kBarrierRowExchange + ctx.consumer, 128);
     store_row_block<kCheckCols>(out, m, n, d, row0, col0, warp, lane, factor);
   }
 #else

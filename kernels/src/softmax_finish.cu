@@ -9,15 +9,18 @@
 
 #include "matmul_launch.h"
 #include "softmax_common.cuh"
+#include "softmax_merge.cuh"
 #include "softmax_quad.cuh"
 
 namespace flopline::kernels::detail {
 namespace {
 
+// The combines' (max, sum) merge, with __expf.
+struct ExpfShifted {
+  __device__ float operator()(float x, float mx) const { return __expf(x - mx); }
+};
 __device__ __forceinline__ float2 merge(float2 a, float2 b) {
-  const float mx = fmaxf(a.x, b.x);
-  if (mx == -INFINITY) return make_float2(mx, 0.0f);
-  return make_float2(mx, a.y * __expf(a.x - mx) + b.y * __expf(b.x - mx));
+  return merge_stats<EmptySide::zero_when_all_empty>(a, b, ExpfShifted{});
 }
 
 // The merge of a warp's 32 pairs, in every lane.

@@ -23,6 +23,7 @@
 #include "fast_exp.cuh"
 #include "matmul_launch.h"
 #include "matmul_sm80_mma.cuh"
+#include "softmax_merge.cuh"
 #include "softmax_one_launch.h"
 #include "tile_shapes.h"
 
@@ -67,11 +68,12 @@ struct Words<Bf16Mma> {
 __device__ __forceinline__ void store_out(float* p, float v) { *p = v; }
 __device__ __forceinline__ void store_out(__nv_bfloat16* p, float v) { *p = __float2bfloat16_rn(v); }
 
-// (max, sum of exp(x - max)) merged; an empty side is (-inf, 0).
+// (max, sum of exp(x - max)) merged with the one-instruction exp; an empty side is (-inf, 0).
+struct Exp2FtzShifted {
+  __device__ float operator()(float x, float mx) const { return exp2_ftz((x - mx) * kLog2e); }
+};
 __device__ __forceinline__ float2 merge(float2 a, float2 b) {
-  const float mx = fmaxf(a.x, b.x);
-  if (mx == -INFINITY) return make_float2(-INFINITY, 0.0f);
-  return make_float2(mx, a.y * exp2_ftz((a.x - mx) * kLog2e) + b.y * exp2_ftz((b.x - mx) * kLog2e));
+  return merge_stats<EmptySide::zero_when_all_empty>(a, b, Exp2FtzShifted{});
 }
 
 template <class Mma, class OutT, bool rows>

@@ -30,8 +30,6 @@
 
 namespace flopline::kernels::sm90::swapped {
 
-constexpr int kRowsBarrier = kNamedBarrier + 2;  // both consumers (256 threads)
-
 // Order-preserving keys for floats: unsigned comparison of keys is float comparison.
 __device__ __forceinline__ unsigned float_key(float x) {
   const unsigned b = __float_as_uint(x);
@@ -127,7 +125,7 @@ struct SwappedRowsEpilogue {
     auto row_of = [&](int k) { return 8 * (k >> 1) + 2 * q + (k & 1); };
 
     // The previous tile's last use of the array (its sums, then the reset) is done.
-    named_barrier_sync(kRowsBarrier, 256);
+    named_barrier_sync(kBarrierSwappedRows, 256);
     {
       float mx[64];
 #pragma unroll
@@ -139,7 +137,7 @@ struct SwappedRowsEpilogue {
 #pragma unroll
       for (int k = 0; k < 8; ++k) red_shared_max(keys_at + 4 * row_of(k + 8 * g), float_key(mx[k]));
     }
-    named_barrier_sync(kRowsBarrier, 256);
+    named_barrier_sync(kBarrierSwappedRows, 256);
     const unsigned own_key = keys[t];  // for this thread's partial write at the end
     const int tiles_n = (n + kBlockN - 1) / kBlockN;
     float2* own_partial = partial + static_cast<std::int64_t>(row0 + t) * tiles_n + col0 / kBlockN;
@@ -188,9 +186,9 @@ struct SwappedRowsEpilogue {
     });
 
     // Every thread has read its maxima: the array takes the sums.
-    named_barrier_sync(kRowsBarrier, 256);
+    named_barrier_sync(kBarrierSwappedRows, 256);
     st_shared_u32(keys_at + 4 * t, 0u);
-    named_barrier_sync(kRowsBarrier, 256);
+    named_barrier_sync(kBarrierSwappedRows, 256);
 #pragma unroll
     for (int r = 0; r < kOutRounds; ++r) {
 #pragma unroll
@@ -200,7 +198,7 @@ struct SwappedRowsEpilogue {
                        __float2uint_rn(red[kRedPerRound * r + b] * kSumScale));
       }
     }
-    named_barrier_sync(kRowsBarrier, 256);
+    named_barrier_sync(kBarrierSwappedRows, 256);
     const float own_sum = static_cast<float>(keys[t]) * (1.0f / kSumScale);
     st_shared_u32(keys_at + 4 * t, 0u);  // the next tile's first barrier orders this before its maxima
     if (row0 + t < m) *own_partial = make_float2(key_float(own_key), own_sum);
