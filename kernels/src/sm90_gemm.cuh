@@ -197,9 +197,8 @@ constexpr int kStagingOffset = kPipelineStages<E> * Tile<Ops>::kStageBytes + 102
 // order, with kRescaleSmemBytes of shared memory after the staging; each consumer's
 // thread 0 calls `tile_written(tm)` once the stores of its half of a tile are complete.
 // That wait is placed at k tile kCountAtKTile of the consumer's next tile (or its last k
-// tile, or after the last tile): about 6 us of bf16 k loop after the stores were issued,
-// when they have drained, where a wait at the end of the epilogue would idle the tensor
-// cores.
+// tile, or after the last tile): several k tiles after the stores were issued, when they
+// have drained, where a wait at the end of the epilogue would idle the tensor cores.
 template <class E, class = void>
 struct RescalesInLaunch : std::false_type {};
 template <class E>
@@ -356,8 +355,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     };
     // Ping-pong: consumer c takes the CTA's tiles c, c+2, ... and the k loops alternate.
-    // Named barrier 1 + c is consumer c's turn: the other consumer arrives there when its
-    // k loop is issued, if c has a tile after it (so every arrival has its wait).
+    // Named barrier kBarrierConsumerTurn + c is consumer c's turn: the other consumer
+    // arrives there when its k loop is issued, if c has a tile after it (so every arrival
+    // has its wait).
     const int first = walk.first() + (kBResident ? consumer * walk.step() : 0);
     const int step = kBResident ? 2 * walk.step() : walk.step();
     int it = kBResident ? consumer * k_tiles : 0;

@@ -2,8 +2,8 @@
 // bf16 with column statistics that stay inside a thread.
 //
 // tf32 wgmma reads its shared-memory operands K-major only, and B (k x n, row-major) is
-// N-major; the core of sm90_gemm.cuh therefore needs B^T made beforehand (37 us at
-// 4096^2, a tenth of the 4096^3 matmul). Swapping the operands avoids it: wgmma's A
+// N-major; the core of sm90_gemm.cuh therefore needs B^T made beforehand, one more pass
+// over B before every matmul. Swapping the operands avoids it: wgmma's A
 // operand may come from registers in any layout the threads build, so the consumers load
 // B^T's fragments straight from B's N-major tile in shared memory (LDS, then cvt.rna to
 // tf32: Tf32Swapped), and A (m x k, row-major) is already the K-major operand wgmma wants
@@ -16,8 +16,8 @@
 // Per stage: A's 256-row tile (the wgmma B operand, 128-byte swizzle, shared by both
 // consumers) and B's tile of 128 columns, 16 KB each way. Four stages; the output is
 // staged in shared memory (32 rows per round, eight rounds per tile, two 8 KB buffers
-// per consumer: a bigger staging buffer would cost the fourth stage, and with three the
-// tf32 matmul ran at 94% of cuBLAS instead of 102-105%) and stored by TMA while the next
+// per consumer: a bigger staging buffer would cost the fourth stage, which the tf32
+// matmul needs to keep up with cuBLAS) and stored by TMA while the next
 // tile runs, as in the core of sm90_gemm.cuh (producer warpgroup 0, consumers 1-2).
 //
 // Which columns a thread holds (Ops::column): wgmma gives thread (warp, lane) rows
@@ -55,9 +55,8 @@ constexpr int kRegsPerRound = kAccum / kOutRounds;
 constexpr int kOutBoxBytes = kOutRows * 128;
 constexpr int kStagingRoundBytes = 2 * kOutBoxBytes;  // a consumer's round: 32 rows x 64 columns of fp32
 // Rounds alternate between two buffers per consumer, so that a round is written while
-// the previous round's TMA stores still read theirs (before 2026-11-24: four rounds of
-// 64 rows in one 16 KB buffer, each round waiting for the last; the tf32 row sweep at
-// 8192x8192x1024 took 452 us then, 439 since, H100).
+// the previous round's TMA stores still read theirs (one buffer made every round wait
+// for the last with the tensor cores idle).
 constexpr int kStagingBuffers = 2;
 static_assert(kOutRounds % kStagingBuffers == 0, "a tile's first round must take buffer 0");
 constexpr int kStagingPerConsumer = kStagingBuffers * kStagingRoundBytes;
@@ -116,7 +115,7 @@ struct KTileInputs {
 // the wgmmas reading them. ptxas's register allocator ends a register at its last use,
 // which for a wgmma operand is the wgmma's issue, not its completion: it gave the next
 // k tile's fragments the registers still being read, and then serialized every wgmma
-// behind the previous one (warning C7513; 80% of cuBLAS at 4096^3). An empty asm
+// behind the previous one (warning C7513, a WARPGROUP.DEPBAR after each HGMMA). An empty asm
 // statement is no use to ptxas (it emits nothing); this is one: the fragments XORed into
 // a store under a predicate that is never true (`never`: k < 0), so ptxas keeps them
 // until here. Cost: a handful of LOP3s and a skipped store per k tile.

@@ -7,7 +7,8 @@
 // CTAs have arrived it combines the row's pairs into (M, S) and writes
 // exp(s - max) * exp(max - M) / S (staged for TMA stores on streaming runs). As in
 // cluster rows, the matmul runs once and only the output is written; a group is any
-// tiles_n CTAs (so 8 groups of 16 on a 132-SM H200, where only 7 clusters of 16 fit), at
+// tiles_n CTAs (so 8 groups of 16 on 132 SMs, where clusters, which must fit in a GPC,
+// may number fewer), at
 // the price of an L2 round trip per exchange instead of distributed shared memory.
 //
 // A consumer waits for the other CTAs of its group, so all of them must be resident:

@@ -6,14 +6,12 @@
 //
 // Why: as separate passes (combine, rescale) the scheme is one matmul plus a pass over
 // the output with the traffic of a standalone softmax, so at best it ties cuBLAS + a
-// softmax (bf16 -> fp32 rows at 4096^3: 0.95-0.96x on an H100). In the launch, the
-// rescale's reads and writes run under a matmul that is bound by its tensor cores:
-// 4096^3 1.07-1.09x. That holds while a tile's k loop outlasts the scaling of a tile
-// (about 25 us of clock64 time on an H100 for 128 KB of fp32: 6 to merge the row
-// statistics, 18 to read, scale and write). At k = 1024 the k loop takes 19 us, the
-// scaling falls further behind with every tile and the launch loses to the passes, so
-// matmul_softmax.cu takes it from k = 2048 (kRescaleInLaunchMinK) and for fp32 output
-// only (bf16 output halves the passes' traffic, and they stay ahead).
+// softmax. In the launch, the rescale's reads and writes run under a matmul that is
+// bound by its tensor cores. That holds while a tile's k loop outlasts the scaling of a
+// tile (merging the row statistics, then reading, scaling and writing 128 KB of fp32):
+// at smaller k the scaling falls further behind with every tile and the launch loses to
+// the passes, so the plan takes it from tuning::kRescaleInLaunchMinK and for fp32
+// output only (bf16 output halves the passes' traffic, and they stay ahead).
 //
 // Protocol, per 128-row block tm of the output (written[tm], zero at the start):
 //  - each consumer counts its 64x256 half of a tile once it is in memory: its row
@@ -95,7 +93,7 @@ struct RescaleInLaunchEpilogue : SoftmaxEpilogue<OutT> {
     // are contiguous: chunks of rows are copied to shared memory with cp.async, all of a
     // chunk's copies in flight at once, then a thread per row merges its pairs. (Loaded
     // into registers, a thread per row looping over 32 tiles or a warp per row, the
-    // loads' latency set the pace: 0.59-0.85 ms at 8192x8192x1024, past the two passes.)
+    // loads' latency set the pace and the launch fell behind the two passes.)
     // A chunk holds an even number of rows, so every chunk starts 16-byte aligned.
     const int chunk_rows = min(rows, (kStatsBytes / (8 * tiles)) & ~1);
     const std::uint32_t stats = detail::smem_u32(smem);
@@ -126,7 +124,7 @@ struct RescaleInLaunchEpilogue : SoftmaxEpilogue<OutT> {
     // kRowsInFlight rows' loads issued before their stores: 96 threads x 8 quads (12 KB
     // of fp32) in flight. That needs the producer warpgroup at 80 registers per thread
     // (at 72, 4 rows spilled; ptxas -v). Adding 15 KB more in flight through shared
-    // memory (cp.async) did not make it faster (H100, 8192x8192x1024: 0.50 ms either way).
+    // memory (cp.async) did not make it faster.
     constexpr int kWarps = kRescaleThreads / 32, kRowsInFlight = 4;
     const int warp = tid / 32, lane = tid % 32;
     const int quads = min(kBlockN, n - col0) / 4;  // n is a multiple of 4

@@ -3,8 +3,8 @@
 // (tile max, sum of exp) per 128-column tile, and combine_rescale_rows
 // (softmax_finish.cuh) finishes; or (kScoresOnly, rows of at most 16384) it writes the
 // raw scores and the tile maxima, and softmax_rows_after_max finishes. It lets tf32 rows
-// run without the transpose of B that the core of sm90_gemm.cuh needs (37-45 us at
-// 4096^2).
+// run without the transpose of B that the core of sm90_gemm.cuh needs (one more pass
+// over B).
 //
 // On the swapped core a row of C is spread thin: the 8 lanes sharing lane % 4 hold the
 // same 64 rows at 2 columns each, and a tile's 128 columns lie across those 8 lanes, the
@@ -162,7 +162,7 @@ struct SwappedRowsEpilogue {
       const int j = i >> 2, e = i & 3;
       // The round's row pairs' keys, loaded together at its first register (the staging
       // stores' asm keeps the compiler from hoisting loads; one pair at a time measured
-      // the same, within 1 us at 4096^3).
+      // the same).
       if (i % kRegsPerRound == 0) {
 #pragma unroll
         for (int u = 0; u < kPairs; ++u) round_keys[u] = *reinterpret_cast<const uint2*>(&keys[8 * (j + u) + 2 * q]);
