@@ -81,23 +81,26 @@ echo "== before/after (median over $rounds rounds; ms; ratio after/before)"
 python3 - "$OUT/bench_ab.txt" <<'PY' | tee "$OUT/ab_table.txt"
 import collections, statistics, sys
 times = collections.defaultdict(lambda: collections.defaultdict(list))
+plans = {}  # the after-build's plan per case (the before-build does not print it)
 for line in open(sys.argv[1]):
     f = dict(kv.split("=", 1) for kv in line.split() if "=" in kv and not kv.startswith("device"))
     if f.get("bench") == "matmul_softmax":
         case = f"softmax {f['dim']} {f['dtype']}->{f['out']} {f['m']}x{f['n']}x{f['k']}"
+        if "plan" in f:
+            plans[case] = f["plan"]
         times[case][f["build"]].append(float(f["fused_ms"]))
         times[case + " (cuBLAS+softmax)"][f["build"]].append(float(f["unfused_ms"]))
     elif f.get("bench") == "matmul":
         case = f"matmul {f['path']} {f['dtype']}->{f['out']} {f['m']}x{f['n']}x{f['k']}"
         times[case][f["build"]].append(float(f["ms"]))
 ratios = []
-print(f"{'case':58} {'before':>9} {'after':>9} {'after/before':>12}")
+print(f"{'case':58} {'before':>9} {'after':>9} {'after/before':>12}  plan (after)")
 for case, by in times.items():
     if "before" not in by or "after" not in by:
         continue
     b, a = statistics.median(by["before"]), statistics.median(by["after"])
     mark = "" if 0.97 <= a / b <= 1.03 else "  <-"
-    print(f"{case:58} {b:9.4f} {a:9.4f} {a / b:12.3f}{mark}")
+    print(f"{case:58} {b:9.4f} {a:9.4f} {a / b:12.3f}  {plans.get(case, '')}{mark}")
     if "(cuBLAS" not in case:
         ratios.append(a / b)
 if ratios:
