@@ -17,6 +17,8 @@
 #       bench/kernels/bench_softmax bench/kernels/bench_matmul
 #   Carry build-ab-before and build-ab-after (compressed: about 8 MB together); run there:
 #     scripts/gpu_kernels_ab.sh build-ab-before build-ab-after [--rounds N] [--no-tests]
+#   (--rounds 0: the tests only; a round of both builds takes a few minutes, so for the
+#   10-minute device calls: the tests in one call, --no-tests --rounds 2 in the next)
 # Exits 1 when a kernel gpu test failed or a benchmark exited non-zero.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -50,13 +52,14 @@ if [ "$tests" = 1 ]; then
   [ "$rc" = 0 ] || { echo "kernel gpu tests: exit $rc"; failures=$((failures + 1)); }
 fi
 
-# The anchors of docs/PERFORMANCE.md, both output types, and the small squares.
+# The anchors of docs/PERFORMANCE.md (fp32 output; bf16 output at the two large ones),
+# a group-rows shape and the split-k square.
 softmax_shapes=(--shape 4096 4096 4096 --shape 8192 8192 1024 --shape 16384 2048 128 --shape 16384 1024 64
-                --shape 4096 2048 512 --shape 8192 2048 2048 --shape 512 512 512 --shape 1024 1024 1024
-                --shape 2048 2048 2048)
+                --shape 4096 2048 512 --shape 1024 1024 1024)
+bf16_out_shapes=(--shape 4096 4096 4096 --shape 8192 8192 1024)
 run_benches() {  # run_benches LABEL BUILD ROUND
   local label="$1" build="$2" round="$3" b rc
-  for b in "bench_softmax ${softmax_shapes[*]}" "bench_softmax --out bf16 ${softmax_shapes[*]}" "bench_matmul --quick"; do
+  for b in "bench_softmax ${softmax_shapes[*]}" "bench_softmax --out bf16 ${bf16_out_shapes[*]}" "bench_matmul --quick"; do
     # The build's rpath names the machine it was built on: its libflopline.so is beside it.
     LD_LIBRARY_PATH="$build/profiler${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
       timeout 400 "$build/bench/kernels/"$b > "$OUT/bench_${label}_${round}.part" 2>&1
