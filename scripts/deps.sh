@@ -17,7 +17,7 @@ flopline_install_packages() {
 
 # What building the trace core, the command line and the tests takes.
 FLOPLINE_BUILD_PACKAGES=(cmake ninja-build g++ make pkg-config zlib1g-dev nlohmann-json3-dev python3)
-FLOPLINE_TEST_PACKAGES=(clang lld libclang-rt-14-dev libgtest-dev)
+FLOPLINE_TEST_PACKAGES=(clang lld libclang-rt-14-dev libgtest-dev clang-format)
 # flopline-view: Dear ImGui 1.86 (with its GLFW and OpenGL3 backends), GLFW, libpng for
 # screenshots, and Mesa's drivers (llvmpipe renders where there is no GPU).
 FLOPLINE_VIEWER_PACKAGES=(libimgui-dev libglfw3-dev libx11-dev libpng-dev libgl1-mesa-dri libglx-mesa0)

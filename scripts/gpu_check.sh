@@ -3,7 +3,7 @@
 # build made elsewhere and carried along (build-gpu), then the capture-overhead
 # benchmark (no profiler / CUPTI alone / flopline, twice each) and the time from exit
 # to trace on disk for 1M kernels. Logs and traces go to $OUT; a short table is
-# printed last.
+# printed last. Exits 1 when a gpu test failed (the benchmarks still run).
 #   Build here:  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
 #                  -DFLOPLINE_BUILD_VIEWER=OFF && cmake --build build-gpu
 #   Run there:   scripts/gpu_check.sh            (device tool: carry build-gpu)
@@ -28,6 +28,7 @@ export FLOPLINE_GPU_TEST_OUT="$OUT/traces"
 mkdir -p "$FLOPLINE_GPU_TEST_OUT"
 echo "== gpu tests"
 (cd "$build" && ctest -L gpu --output-on-failure 2>&1) | tee "$OUT/ctest.log"
+tests_rc=${PIPESTATUS[0]}
 "$build/tests/gpu/gpu_capture_tests" --gtest_brief=0 --gtest_filter=Capture.Cublas* 2>&1 | grep "launch sites" | tee -a "$OUT/ctest.log"
 
 echo "== capture overhead"
@@ -83,3 +84,7 @@ awk '/^mode=/{for(i=1;i<=NF;i++){split($i,kv,"="); v[kv[1]]=kv[2]}
 grep '^torchmode=' "$OUT/bench.txt"
 grep exit_to_disk "$OUT/bench.txt"
 grep -E "TFLOP/s|TB/s|peakSource" "$OUT/calibrate.txt"
+if [ "$tests_rc" != 0 ]; then
+  echo "gpu_check.sh: gpu tests failed (ctest exit $tests_rc)" >&2
+  exit 1
+fi

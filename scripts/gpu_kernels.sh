@@ -8,12 +8,14 @@
 #   Carry:       scripts/gpu_pack.sh (the executables and libflopline.so: build-gpu is
 #                over the carry limit), then run with FLOPLINE_GPU_BUILD=build-gpu-run
 #   Run there:   scripts/gpu_kernels.sh [--quick] [--big] [--no-tests]
+# Exits 1 when a kernel gpu test failed or a benchmark exited non-zero. Before/after
+# timings of two builds: scripts/gpu_kernels_ab.sh.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${FLOPLINE_GPU_BUILD:-$root/build-gpu}"
 OUT="${OUT:-$root/gpu-out}"
 mkdir -p "$OUT"
-quick="" big="" tests=1
+quick="" big="" tests=1 failures=0
 for a in "$@"; do
   case "$a" in
     --quick) quick="--quick" ;;
@@ -32,7 +34,13 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader |
 if [ "$tests" = 1 ]; then
   echo "== kernel gpu tests"
   "$build/tests/gpu/kernels/gpu_kernel_tests" > "$OUT/kernel_tests.log" 2>&1
-  grep -E "FAILED|PASSED|Failure|error" "$OUT/kernel_tests.log" | head -40
+  rc=$?
+  grep -E "FAILED|PASSED|Failure|error|skipped:" "$OUT/kernel_tests.log" | head -40
+  case "$rc" in
+    0) ;;
+    77) echo "kernel gpu tests: all skipped" ;;
+    *) echo "kernel gpu tests: exit $rc"; failures=$((failures + 1)) ;;
+  esac
 fi
 
 echo "== resource usage and tensor-core instructions"
@@ -57,6 +65,8 @@ for b in bench_matmul bench_softmax bench_elementwise; do
   extra="$quick"
   [ "$b" = bench_matmul ] && extra="$quick $big"
   timeout 300 "$exe" $extra 2>&1 | tee -a "$OUT/bench.txt"
+  rc=${PIPESTATUS[0]}
+  [ "$rc" = 0 ] || { echo "$b: exit $rc" | tee -a "$OUT/bench.txt"; failures=$((failures + 1)); }
 done
 # The fused softmax with bf16 output at the anchor shapes.
 if [ -x "$build/bench/kernels/bench_softmax" ]; then
@@ -74,3 +84,7 @@ echo "== summary"
 grep -E "PASSED|FAILED|tests ran" "$OUT/kernel_tests.log" 2>/dev/null
 cat "$OUT/sass_counts.txt"
 grep -E "^bench=" "$OUT/bench.txt" | sed -E 's/bench=//' | column -t 2>/dev/null || grep -E "^bench=" "$OUT/bench.txt"
+if [ "$failures" != 0 ]; then
+  echo "gpu_kernels.sh: $failures failed (tests or benchmarks; see above)" >&2
+  exit 1
+fi

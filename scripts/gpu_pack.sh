@@ -3,7 +3,11 @@
 # call carries only what it runs: the whole build folder is over the carry limit. The
 # capture library (profiler/libflopline.so) goes too; run with
 # LD_LIBRARY_PATH=build-gpu-run/profiler, since the build's rpath names this machine's path.
-#   Usage: scripts/gpu_pack.sh [TARGET_PATH...]   (paths relative to build-gpu)
+#   Usage: scripts/gpu_pack.sh [--from BUILD] [--to DIR] [--xz] [TARGET_PATH...]
+#            (paths relative to BUILD, build-gpu by default; DIR build-gpu-run by default;
+#            the executables are stripped of host symbols, the device code stays;
+#            --xz compresses each file to FILE.xz, a fifth of the size, which
+#            scripts/gpu_unpack.sh DIR restores on the device)
 #          scripts/gpu_pack.sh --slim   build-gpu-slim/: the build tree less objects,
 #            static libraries, benchmarks (but the floor library of the overhead
 #            benchmark), CMake's own files and the CPU-only test
@@ -14,7 +18,16 @@
 #              source scripts/gpu_env.sh; (cd build-gpu && ctest -L gpu --output-on-failure)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-case "${1:-}" in -h|--help) sed -n 2,12p "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n 2,14p "$0"; exit 0 ;; esac
+from="$root/build-gpu" to="$root/build-gpu-run" xz=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --from) from="$(cd "$2" && pwd)"; shift 2 ;;
+    --to) mkdir -p "$2" && to="$(cd "$2" && pwd)"; shift 2 ;;
+    --xz) xz=1; shift ;;
+    *) break ;;
+  esac
+done
 if [ "${1:-}" = --slim ]; then
   rm -rf "$root/build-gpu-slim"
   mkdir -p "$root/build-gpu-slim"
@@ -29,11 +42,14 @@ fi
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(tests/gpu/kernels/gpu_kernel_tests bench/kernels/bench_matmul
                                      bench/kernels/bench_softmax bench/kernels/bench_elementwise)
-targets+=(profiler/libflopline.so)
-rm -rf "$root/build-gpu-run"
+[ -e "$from/profiler/libflopline.so" ] && targets+=(profiler/libflopline.so)
+case "$(basename "$to")" in build*) ;; *) echo "gpu_pack.sh: --to $to: the folder is replaced, so its name must start with build" >&2; exit 2 ;; esac
+rm -rf "$to"
 for t in "${targets[@]}"; do
-  [ -e "$root/build-gpu/$t" ] || { echo "gpu_pack.sh: build-gpu/$t is not built" >&2; exit 1; }
-  mkdir -p "$root/build-gpu-run/$(dirname "$t")"
-  cp "$root/build-gpu/$t" "$root/build-gpu-run/$t"
+  [ -e "$from/$t" ] || { echo "gpu_pack.sh: $from/$t is not built" >&2; exit 1; }
+  mkdir -p "$to/$(dirname "$t")"
+  cp "$from/$t" "$to/$t"
+  case "$t" in *.so) ;; *) strip --strip-unneeded "$to/$t" 2>/dev/null || true ;; esac
+  [ "$xz" = 1 ] && xz -T0 -6 "$to/$t"
 done
-du -sh "$root/build-gpu-run"
+du -sh "$to"

@@ -6,6 +6,7 @@
 #                cmake --build build-gpu
 #   Run there:   scripts/gpu_samples.sh [--no-tests] [--no-big]
 #                (--no-big skips the 46000^3 matmuls of the classic experiment)
+# Exits 1 when a gpu test failed or a sample exited non-zero.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${FLOPLINE_GPU_BUILD:-$root/build-gpu}"
@@ -20,6 +21,7 @@ for a in "$@"; do
   esac
 done
 mkdir -p "$OUT/logs" "$OUT/traces"
+failures=0
 export PYTHONUNBUFFERED=1 TORCHINDUCTOR_COMPILE_THREADS=1
 source "$root/scripts/gpu_env.sh"
 flopline="$build/profiler/flopline"
@@ -36,8 +38,14 @@ tag="${tag:-gpu}"
 
 if [ "$tests" = 1 ]; then
   echo "== sample gpu tests"
-  FLOPLINE_GPU_TEST_OUT="$OUT/test-traces" "$build/tests/gpu/samples/gpu_sample_tests" 2>&1 \
-    | tee "$OUT/logs/sample_tests.log" | grep -E "^\[ +(OK|FAILED|SKIPPED|PASSED) +\]|Failure|error:" 
+  FLOPLINE_GPU_TEST_OUT="$OUT/test-traces" "$build/tests/gpu/samples/gpu_sample_tests" > "$OUT/logs/sample_tests.log" 2>&1
+  rc=$?
+  grep -E "^\[ +(OK|FAILED|SKIPPED|PASSED) +\]|Failure|error:|skipped:" "$OUT/logs/sample_tests.log"
+  case "$rc" in
+    0) ;;
+    77) echo "   sample gpu tests: all skipped (see the log)" ;;
+    *) echo "   sample gpu tests: exit $rc"; failures=$((failures + 1)) ;;
+  esac
   rm -rf "$OUT/test-traces"
 fi
 
@@ -49,7 +57,7 @@ record() {
   "$flopline" run -o "$OUT/traces/$name.json.gz" -- "$@" > "$OUT/logs/$name.log" 2>&1
   local rc=$?
   echo "   exit $rc after $(( $(date +%s) - t0 )) s; $(grep -c . "$OUT/logs/$name.log") lines of output"
-  [ "$rc" = 0 ] || tail -20 "$OUT/logs/$name.log"
+  [ "$rc" = 0 ] || { tail -20 "$OUT/logs/$name.log"; failures=$((failures + 1)); }
 }
 
 record "matmul_bench_${tag}_tf32_8192" "$samples/matmul_bench" --size 8192 --provider all --dtype tf32 --reps 3 --seed 1 --validate
@@ -78,3 +86,7 @@ echo
 echo "== summary"
 tar xzf "$OUT/samples-out.tgz" -O --wildcards 'logs/*.log' \
   | grep -E "^\[  (PASSED|FAILED) |Matmul completed|Validation|^builtin|^cublas|fastest|test: max abs|triton_samples: (ok|fused)"
+if [ "$failures" != 0 ]; then
+  echo "gpu_samples.sh: $failures failed (tests or samples; see above)" >&2
+  exit 1
+fi

@@ -2,7 +2,8 @@
 // softmax) at the classic experiment's shapes, rows and columns. cudaEvent timing,
 // median of the repetitions after a warm-up; fused, cuBLAS alone and the pair timed in
 // interleaved rounds (the schemes by name separately). Prints one key=value line per case:
-//   bench=matmul_softmax dim=rows dtype=tf32 out=fp32 m= n= k= fused_ms= unfused_ms= speedup=
+//   bench=matmul_softmax dim=rows dtype=tf32 out=fp32 m= n= k= fused_ms= unfused_ms= speedup= ... plan=
+// (plan: the launch sequence the automatic scheme ran, softmax_plan.h).
 // The output is fp32 unless --out bf16 (for bf16 inputs; tf32 inputs keep fp32).
 #include <cuda_runtime_api.h>
 
@@ -160,10 +161,10 @@ int main(int argc, char** argv) {
         cuda_ok(cudaDeviceSynchronize(), "run");
         std::printf("bench=matmul_softmax dim=%s dtype=%s out=%s m=%ld n=%ld k=%ld fused_ms=%.4f unfused_ms=%.4f "
                     "cublas_matmul_ms=%.4f speedup=%.2f one_launch_ms=%.4f sweeps_ms=%.4f cluster_rows_ms=%.4f "
-                    "group_rows_ms=%.4f split_k_ms=%.4f\n",
+                    "group_rows_ms=%.4f split_k_ms=%.4f plan=%s\n",
                     fk::softmax_dim_name(dim), fk::dtype_name(in), fk::dtype_name(p.out), s.m, s.n, s.k, fused,
-                    unfused, mm_only,
-                    unfused / fused, one_launch, sweeps, cluster, group, split);
+                    unfused, mm_only, unfused / fused, one_launch, sweeps, cluster, group, split,
+                    fk::softmax_plan_name(fk::matmul_softmax_plan(p, o).plan));
         std::fflush(stdout);
       }
     }

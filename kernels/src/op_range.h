@@ -1,6 +1,7 @@
 // The flopline range around one kernel launch: the operator a trace shows, with the
-// FLOPs, bytes and precision of cost.h. Without the flopline API (a build without
-// CUPTI) it does nothing.
+// FLOPs, bytes and precision of cost.h, and where an operator has several launch
+// sequences, the one that ran ("matmul_softmax_rows tf32 4096x4096x4096 plan=..."). Without
+// the flopline API (a build without CUPTI) it does nothing.
 #pragma once
 
 #include <memory>
@@ -11,7 +12,7 @@ namespace flopline::kernels::detail {
 
 class OpRange {
  public:
-  OpRange(const OpCost& cost, bool enabled);
+  OpRange(const OpCost& cost, bool enabled, const char* plan = nullptr);
   ~OpRange();
   OpRange(const OpRange&) = delete;
   OpRange& operator=(const OpRange&) = delete;

@@ -2,11 +2,10 @@
 // 16-bit outputs on streaming runs staged in shared memory and stored by TMA
 // (StagedOutput), and the plain store epilogue of the matmul (StoreEpilogue).
 //
-// Why staging: at 4096^3 bf16 the direct stores cost 9% of the matmul on an H200 (236 us
-// with them against 215 us with the epilogue left out, ncu): both consumers issue them
-// with the tensor cores idle. Staged, each consumer writes its 64x256 block into shared
-// memory and one thread hands it to TMA; the consumers go on to the next tile while the
-// stores drain (100-103% of cuBLAS instead of 80-94%).
+// Why staging: direct stores are issued by both consumers with the tensor cores idle
+// (under ncu a measurable share of the bf16 matmul). Staged, each consumer writes its
+// 64x256 block into shared memory and one thread hands it to TMA; the consumers go on to
+// the next tile while the stores drain.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -43,8 +42,8 @@ __device__ __forceinline__ std::uint32_t pack_pair(__half*, float a, float b) {
 // that holds the row: `a` is the lane's pair in the first block, `b` in the second. The
 // lanes swap pairs so that each stores 4 columns (8 bytes): even lanes of the first
 // block, odd lanes of the second. A warp's store then writes a whole 32-byte sector per
-// row, where storing the pairs as they are wrote half sectors: cluster rows with bf16
-// output ran slower than with fp32 output (0.084 against 0.066 ms at 16384x2048x128).
+// row, where storing the pairs as they are wrote half sectors (and made cluster rows with
+// bf16 output slower than with fp32 output).
 // Every lane must call it (a shuffle). `block` points at the first block's column 0 of
 // the row; `row_in`: the row is inside the matrix; `cols_inside`: how many columns from
 // `block` on are (n is a multiple of 4, so a lane's 4 columns are wholly in or out).
@@ -66,12 +65,9 @@ __device__ __forceinline__ void store_two_blocks16(OutT* block, std::uint32_t a,
 // block in eight rounds of one box (32 columns, accumulator registers 16r to 16r+15),
 // alternating between two 8 KB buffers (16 KB per consumer), so that a round waits only
 // for the stores of the round before the last to have read its buffer. The fp32
-// staging's 32 KB leave the pipeline its fourth stage (sm90_gemm.cuh). Measured on an
-// H100 at 8192x8192x1024 (bf16 -> fp32 rows): with two rounds of 128 columns through
-// one 32 KB buffer, the second round waited for the first's stores with the tensor
-// cores idle (leaving it out took the row sweep from 250 to 206 us); four rounds of 64
-// columns in two 16 KB buffers took the fused softmax to 0.424-0.431 ms, and eight of
-// 32 in two 8 KB buffers with the fourth stage to 0.418-0.419. An epilogue that uses it declares `kStagingBytes =
+// staging's 32 KB leave the pipeline its fourth stage (sm90_gemm.cuh). With one buffer,
+// or with rounds too big to leave that stage, a round waited for the last one's stores
+// with the tensor cores idle. An epilogue that uses it declares `kStagingBytes =
 // StagedOutput<OutT>::kBytes` and `kBoxCols` (sm90_gemm.cuh), and per round, between
 // begin() and finish(), every thread put()s its pairs.
 template <class OutT>
@@ -84,7 +80,6 @@ struct StagedOutput {
   static constexpr int kRounds = kBlockN / kColsPerRound;
   static constexpr int kPerConsumer = kBuffers * kBufferBytes;
   static constexpr int kBytes = 2 * kPerConsumer;
-  static constexpr int kNamedBarrier = 5;  // + consumer (1-4: ping-pong and cluster rows)
 
 #ifdef FLOPLINE_SM90A
   // Waits until the buffer of round `round` is free (the consumer's stores before the
@@ -92,7 +87,7 @@ struct StagedOutput {
   // address. tid: the thread in its warpgroup.
   __device__ static std::uint32_t begin(const EpilogueContext& ctx, int tid, int round) {
     if (tid == 0) bulk_wait_read<kBuffers - 1>();
-    named_barrier_sync(kNamedBarrier + ctx.consumer, 128);
+    named_barrier_sync(kBarrierStaging + ctx.consumer, 128);
     return smem_addr(ctx.smem + ctx.consumer * kPerConsumer + (round % kBuffers) * kBufferBytes);
   }
   // Columns c, c+1 (c even, counted from the block's first column, in the round being
@@ -111,7 +106,7 @@ struct StagedOutput {
   // stores it (TMA clips at the matrix edges).
   __device__ static void finish(const EpilogueContext& ctx, int tid, int row0, int col0, int round) {
     fence_proxy_async_shared();
-    named_barrier_sync(kNamedBarrier + ctx.consumer, 128);
+    named_barrier_sync(kBarrierStaging + ctx.consumer, 128);
     if (tid == 0) {
       unsigned char* buf = ctx.smem + ctx.consumer * kPerConsumer + (round % kBuffers) * kBufferBytes;
       const int first = col0 + round * kColsPerRound;

@@ -34,11 +34,12 @@
 
 #include "sm90_primitives.cuh"
 #include "sm90_wgmma_ops.cuh"
+#include "tile_shapes.h"
 
 namespace flopline::kernels::sm90 {
 
-constexpr int kBlockM = 128;
-constexpr int kBlockN = 256;
+constexpr int kBlockM = shapes::kCoreBlockM;
+constexpr int kBlockN = shapes::kCoreBlockN;
 constexpr int kStages = 4;
 constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
 constexpr int kMaxSmemPerCta = 227 * 1024;  // sm_90's dynamic shared memory opt-in
@@ -87,7 +88,11 @@ struct Tile {
   static constexpr int kResidentRows = 64;
   static constexpr int kResidentABytes = kResidentRows * 128;
   static constexpr int kMaxResidentKTiles = (kStages * kStageBytes - kStages * kResidentABytes) / kBBytes;
+  static_assert(kMaxResidentKTiles == shapes::kCoreMaxResidentKTiles, "tile_shapes.h: B-resident k tiles");
 };
+static_assert(Tile<Tf32Operands>::kBlockK == shapes::core_block_k(DType::tf32) &&
+                  Tile<Bf16Operands>::kBlockK == shapes::core_block_k(DType::bf16),
+              "tile_shapes.h: the core's k tiles");
 
 // Where accumulator register i of a consumer thread sits in its warpgroup's 64x256 block
 // (wgmma's fragment layout): pairs of columns, rows r and r+8 per 8-column block.
@@ -192,9 +197,8 @@ constexpr int kStagingOffset = kPipelineStages<E> * Tile<Ops>::kStageBytes + 102
 // order, with kRescaleSmemBytes of shared memory after the staging; each consumer's
 // thread 0 calls `tile_written(tm)` once the stores of its half of a tile are complete.
 // That wait is placed at k tile kCountAtKTile of the consumer's next tile (or its last k
-// tile, or after the last tile): about 6 us of bf16 k loop after the stores were issued,
-// when they have drained, where a wait at the end of the epilogue would idle the tensor
-// cores.
+// tile, or after the last tile): several k tiles after the stores were issued, when they
+// have drained, where a wait at the end of the epilogue would idle the tensor cores.
 template <class E, class = void>
 struct RescalesInLaunch : std::false_type {};
 template <class E>
@@ -351,8 +355,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     };
     // Ping-pong: consumer c takes the CTA's tiles c, c+2, ... and the k loops alternate.
-    // Named barrier 1 + c is consumer c's turn: the other consumer arrives there when its
-    // k loop is issued, if c has a tile after it (so every arrival has its wait).
+    // Named barrier kBarrierConsumerTurn + c is consumer c's turn: the other consumer
+    // arrives there when its k loop is issued, if c has a tile after it (so every arrival
+    // has its wait).
     const int first = walk.first() + (kBResident ? consumer * walk.step() : 0);
     const int step = kBResident ? 2 * walk.step() : walk.step();
     int it = kBResident ? consumer * k_tiles : 0;
@@ -360,12 +365,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int t = first; t < walk.count(); t += step, ++ordinal) {
       int tm = 0, tn = 0;
       walk.coords(t, &tm, &tn);
-      if (kBResident && (consumer == 1 || t != first)) named_barrier_sync(1 + consumer, 256);
+      if (kBResident && (consumer == 1 || t != first)) named_barrier_sync(kBarrierConsumerTurn + consumer, 256);
       float d[kAccum];
 #pragma unroll
       for (int i = 0; i < kAccum; ++i) d[i] = 0.0f;
       k_loop(d, it);
-      if (kBResident && t + walk.step() < walk.count()) named_barrier_arrive(2 - consumer, 256);
+      if (kBResident && t + walk.step() < walk.count()) named_barrier_arrive(kBarrierConsumerTurn + 1 - consumer, 256);
       wgmma_wait<0>();
       fence_registers(d);
       if (tid_in_group == 0) mbar_arrive(&empty[(it - 1) % kPipe]);  // this tile's last stage

@@ -2,8 +2,8 @@
 // bf16 with column statistics that stay inside a thread.
 //
 // tf32 wgmma reads its shared-memory operands K-major only, and B (k x n, row-major) is
-// N-major; the core of sm90_gemm.cuh therefore needs B^T made beforehand (37 us at
-// 4096^2, a tenth of the 4096^3 matmul). Swapping the operands avoids it: wgmma's A
+// N-major; the core of sm90_gemm.cuh therefore needs B^T made beforehand, one more pass
+// over B before every matmul. Swapping the operands avoids it: wgmma's A
 // operand may come from registers in any layout the threads build, so the consumers load
 // B^T's fragments straight from B's N-major tile in shared memory (LDS, then cvt.rna to
 // tf32: Tf32Swapped), and A (m x k, row-major) is already the K-major operand wgmma wants
@@ -16,8 +16,8 @@
 // Per stage: A's 256-row tile (the wgmma B operand, 128-byte swizzle, shared by both
 // consumers) and B's tile of 128 columns, 16 KB each way. Four stages; the output is
 // staged in shared memory (32 rows per round, eight rounds per tile, two 8 KB buffers
-// per consumer: a bigger staging buffer would cost the fourth stage, and with three the
-// tf32 matmul ran at 94% of cuBLAS instead of 102-105%) and stored by TMA while the next
+// per consumer: a bigger staging buffer would cost the fourth stage, which the tf32
+// matmul needs to keep up with cuBLAS) and stored by TMA while the next
 // tile runs, as in the core of sm90_gemm.cuh (producer warpgroup 0, consumers 1-2).
 //
 // Which columns a thread holds (Ops::column): wgmma gives thread (warp, lane) rows
@@ -37,11 +37,12 @@
 
 #include "flopline/kernels/types.h"
 #include "sm90_gemm.cuh"
+#include "tile_shapes.h"
 
 namespace flopline::kernels::sm90::swapped {
 
-constexpr int kBlockM = 256;  // rows of C per tile: wgmma's N
-constexpr int kBlockN = 128;  // columns of C per tile: wgmma's M, 64 per consumer
+constexpr int kBlockM = shapes::kSwappedBlockM;  // rows of C per tile: wgmma's N
+constexpr int kBlockN = shapes::kSwappedBlockN;  // columns of C per tile: wgmma's M, 64 per consumer
 constexpr int kABytes = kBlockM * 128;  // 256 rows of 128 bytes of k
 constexpr int kBBytes = 128 * kBlockN;  // 128 bytes of n (a box) per k row, times k rows
 constexpr int kStageBytes = kABytes + kBBytes;
@@ -54,9 +55,8 @@ constexpr int kRegsPerRound = kAccum / kOutRounds;
 constexpr int kOutBoxBytes = kOutRows * 128;
 constexpr int kStagingRoundBytes = 2 * kOutBoxBytes;  // a consumer's round: 32 rows x 64 columns of fp32
 // Rounds alternate between two buffers per consumer, so that a round is written while
-// the previous round's TMA stores still read theirs (before 2026-11-24: four rounds of
-// 64 rows in one 16 KB buffer, each round waiting for the last; the tf32 row sweep at
-// 8192x8192x1024 took 452 us then, 439 since, H100).
+// the previous round's TMA stores still read theirs (one buffer made every round wait
+// for the last with the tensor cores idle).
 constexpr int kStagingBuffers = 2;
 static_assert(kOutRounds % kStagingBuffers == 0, "a tile's first round must take buffer 0");
 constexpr int kStagingPerConsumer = kStagingBuffers * kStagingRoundBytes;
@@ -68,7 +68,6 @@ constexpr int kRowScratchOffset = kBarrierOffset + 128;
 constexpr int kRowScratchWords = kBlockM;
 constexpr int kSmemBytes = kRowScratchOffset + 4 * kRowScratchWords + 1024;  // alignment slack
 static_assert(kSmemBytes <= kMaxSmemPerCta, "the swapped core's shared memory exceeds sm_90's opt-in");
-constexpr int kNamedBarrier = 5;  // + consumer: a consumer's staging round
 
 // tf32: the column (within the consumer's 64, even) held by fragment row 16 warp + lane/4;
 // row + 8 holds the next one. See the header comment.
@@ -116,7 +115,7 @@ struct KTileInputs {
 // the wgmmas reading them. ptxas's register allocator ends a register at its last use,
 // which for a wgmma operand is the wgmma's issue, not its completion: it gave the next
 // k tile's fragments the registers still being read, and then serialized every wgmma
-// behind the previous one (warning C7513; 80% of cuBLAS at 4096^3). An empty asm
+// behind the previous one (warning C7513, a WARPGROUP.DEPBAR after each HGMMA). An empty asm
 // statement is no use to ptxas (it emits nothing); this is one: the fragments XORed into
 // a store under a predicate that is never true (`never`: k < 0), so ptxas keeps them
 // until here. Cost: a handful of LOP3s and a skipped store per k tile.
@@ -229,6 +228,9 @@ struct Bf16Swapped {
 #endif
   }
 };
+static_assert(Tf32Swapped::kBlockK == shapes::swapped_block_k(DType::tf32) &&
+                  Bf16Swapped::kBlockK == shapes::swapped_block_k(DType::bf16),
+              "tile_shapes.h: the swapped core's k tiles");
 
 // A consumer's output (OutT: float or __nv_bfloat16) staged for TMA: begin() takes the
 // buffer (once the previous round's stores have read it), put() writes values of one
@@ -243,7 +245,7 @@ struct SwappedStaging {
   }
   __device__ static std::uint32_t begin(unsigned char* staging, int consumer, int tid, int round) {
     if (tid == 0) bulk_wait_read<kStagingBuffers - 1>();
-    named_barrier_sync(kNamedBarrier + consumer, 128);
+    named_barrier_sync(kBarrierStaging + consumer, 128);
     return smem_addr(buffer(staging, consumer, round));
   }
   // Where column c (of the consumer's 64) of row r (of the round's kOutRows) goes.
@@ -272,7 +274,7 @@ struct SwappedStaging {
   __device__ static void finish(const CUtensorMap* map_c, unsigned char* staging, int consumer, int tid, int round,
                                 int row0, int col0) {
     fence_proxy_async_shared();
-    named_barrier_sync(kNamedBarrier + consumer, 128);
+    named_barrier_sync(kBarrierStaging + consumer, 128);
     if (tid == 0) {
       unsigned char* buf = buffer(staging, consumer, round);
 #pragma unroll
@@ -341,9 +343,9 @@ struct SwappedSplitStoreEpilogue : SwappedStoreEpilogue<Ops> {
   int k_splits;
 };
 
-// The k tiles of split `split` of k_splits: [first, first + count). Every split but
-// the last has ceil(k_tiles / k_splits); the host picks k_splits so none is empty.
-__host__ __device__ inline int split_k_tiles(int k_tiles, int k_splits) { return (k_tiles + k_splits - 1) / k_splits; }
+// The k tiles of split `split` of k_splits: every split but the last has
+// shapes::split_k_tiles; the host picks k_splits so none is empty.
+using shapes::split_k_tiles;
 
 // An epilogue with `unsigned* written` ([tiles_m], zero at the launch; or null) has each
 // consumer's thread 0 count its half of every tile there (release, GPU scope) once the

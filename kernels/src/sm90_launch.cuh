@@ -111,11 +111,7 @@ int sm90_smem_bytes(long tiles_n, bool resident) {
 // ping-ponged between the consumers) runs this problem.
 template <class Ops>
 bool sm90_b_resident(const MatmulProblem& p) {
-  using T = sm90::Tile<Ops>;
-  const long tiles_m = (p.m + sm90::kBlockM - 1) / sm90::kBlockM;
-  const long tiles_n = (p.n + sm90::kBlockN - 1) / sm90::kBlockN;
-  const long k_tiles = (p.k + T::kBlockK - 1) / T::kBlockK;
-  return k_tiles <= T::kMaxResidentKTiles && tiles_n <= current_device_facts().sms && tiles_m > 1;
+  return shapes::core_b_resident(p.m, p.n, p.k, sm90::Tile<Ops>::kBlockK, current_device_facts().sms);
 }
 
 // How many clusters of one row of tiles (tiles_n CTAs) a clustered epilogue gets on this

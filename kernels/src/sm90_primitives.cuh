@@ -111,7 +111,16 @@ __device__ __forceinline__ void regs_claim() {
 // --- named barriers between the two consumer warpgroups -----------------------------
 // bar.sync waits until `threads` threads have arrived at barrier `id` (the caller's warps
 // included); bar.arrive counts the caller's warps in without waiting. Barrier 0 is
-// __syncthreads().
+// __syncthreads(). Every user of a named barrier takes its id from here, so that the
+// pieces one kernel is built of never share one; "+ consumer" ids take two (consumer 0
+// and 1).
+enum NamedBarrier : int {
+  kBarrierConsumerTurn = 1,  // + consumer: B-resident ping-pong, the consumer's turn for its k loop
+  kBarrierRowExchange = 3,   // + consumer: cluster rows' and group rows' exchange of row statistics
+  kBarrierStaging = 5,       // + consumer: a consumer's staged output (both cores)
+  kBarrierSwappedRows = 7,   // both consumers: the swapped core's row statistics
+  kBarrierRescale = 8,       // the in-launch rescale's three producer warps
+};
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }

@@ -16,13 +16,14 @@
 #include "sm90_epilogue_store.cuh"
 #include "softmax_epilogue.cuh"
 #include "softmax_row_block.cuh"
+#include "tile_shapes.h"
 
 namespace flopline::kernels::sm90 {
 
 template <class OutT>
 struct ClusterRowsEpilogue {
   static constexpr bool kClustered = true;
-  static constexpr int kMaxClusterSize = 16;  // 8 is portable; 16 where the device allows it
+  static constexpr int kMaxClusterSize = shapes::kClusterRowsMaxSize;
   static constexpr int kRows = 64;            // rows of one consumer's block
   // Shared memory: 4 mbarriers [consumer][tile parity], then the pairs
   // [consumer][tile parity][rank][row]. Two parities: a peer may publish tile j + 1 while
@@ -99,7 +100,7 @@ struct ClusterRowsEpilogue {
     }
     // Every thread of this consumer has read the slot before any of its next tile's pairs
     // go out: those let the peers go on to the tile after, which reuses this slot.
-    named_barrier_sync(3 + ctx.consumer, 128);
+    named_barrier_sync(kBarrierRowExchange + ctx.consumer, 128);
     store_row_block<kCheckCols>(out, m, n, d, row0, col0, warp, lane, factor);
   }
 #else

@@ -14,8 +14,7 @@
 // not a chain of dependent exps, set the pace.
 //
 // Traffic: two reads and one write of the matrix. The cost model counts one read, so the
-// GB/s a trace shows is 2/3 of what the memory moves: on an H200, 4096x4096 fp32 runs at
-// ~58% of copy bandwidth by the model's bytes, ~85% by the bytes moved.
+// GB/s a trace shows is 2/3 of what the memory moves.
 //
 // The kernels read their input through a source: a matrix (softmax()), or the k-range
 // slabs of partial scores of a split-k matmul, added as they are read (the fused
@@ -92,8 +91,8 @@ __device__ Stats merge_slices(Stats s, Stats (*shared)[kCols]) {
 }
 
 // out = exp(x - max) / sum over the same rows as column_stats, walked bottom-up: the
-// statistics pass read top-down, so the rows it read last are the ones still in L2 (on
-// an H200, 50 MB of a 64 MB 4096^2 fp32 matrix), and reading them first turns part of
+// statistics pass read top-down, so the rows it read last are the ones still in L2 (most
+// of a 64 MB matrix on a GPU with 50 MB of L2), and reading them first turns part of
 // this second read into L2 hits. Each thread loads its rows before storing them, so out
 // may be x itself.
 template <class Src, class TOut>

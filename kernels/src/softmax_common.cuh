@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "flopline/kernels/storage.cuh"
+#include "softmax_merge.cuh"
 
 // In their own namespace: these short names (Stats, merge, MaxOp) must not meet another
 // kernel file's helpers of the same name in detail.
@@ -60,12 +61,13 @@ __device__ __forceinline__ void add_values(Stats& s, const float (&v)[K]) {
 }
 
 // Statistics of the union of two sets of values.
+struct ExpShifted {
+  __device__ float operator()(float x, float max) const { return exp_shifted(x, max); }
+};
 __device__ __forceinline__ Stats merge(Stats a, Stats b) {
-  const float m = fmaxf(a.max, b.max);
-  float sum = 0.0f;
-  if (a.sum != 0.0f) sum += a.sum * exp_shifted(a.max, m);
-  if (b.sum != 0.0f) sum += b.sum * exp_shifted(b.max, m);
-  return {m, sum};
+  const float2 r = merge_stats<EmptySide::skip_zero_sums>(make_float2(a.max, a.sum), make_float2(b.max, b.sum),
+                                                          ExpShifted{});
+  return {r.x, r.y};
 }
 
 struct MaxOp {

@@ -9,15 +9,18 @@
 
 #include "matmul_launch.h"
 #include "softmax_common.cuh"
+#include "softmax_merge.cuh"
 #include "softmax_quad.cuh"
 
 namespace flopline::kernels::detail {
 namespace {
 
+// The combines' (max, sum) merge, with __expf.
+struct ExpfShifted {
+  __device__ float operator()(float x, float mx) const { return __expf(x - mx); }
+};
 __device__ __forceinline__ float2 merge(float2 a, float2 b) {
-  const float mx = fmaxf(a.x, b.x);
-  if (mx == -INFINITY) return make_float2(mx, 0.0f);
-  return make_float2(mx, a.y * __expf(a.x - mx) + b.y * __expf(b.x - mx));
+  return merge_stats<EmptySide::zero_when_all_empty>(a, b, ExpfShifted{});
 }
 
 // The merge of a warp's 32 pairs, in every lane.
@@ -44,8 +47,8 @@ __global__ void combine_rows_kernel(const float2* __restrict__ partial, float2* 
 // tall matrix's thousands of blocks are read in parallel), then a reduction through
 // shared memory. With `scales`, each block's factor exp(block max - max) / sum goes
 // there too, [blocks][n]: the rescale pass then reads one float per value instead of
-// the block's and the column's (max, sum) pairs and an exp (it ran at 60% of the row
-// rescale's speed that way).
+// the block's and the column's (max, sum) pairs and an exp (which left it well behind
+// the row rescale).
 __global__ void combine_cols_kernel(const float2* __restrict__ partial, float2* __restrict__ final_stats,
                                     float* __restrict__ scales, long n, int blocks) {
   __shared__ float2 part[32][33];
@@ -75,9 +78,8 @@ __global__ void combine_cols_kernel(const float2* __restrict__ partial, float2* 
 
 // One block per row, one scale per column from the row's 2^block_log2-row block (the
 // factors combine_cols_kernel made). Blocks take the rows from the last up: the sweep
-// before wrote the bottom rows last, so those are the likeliest still in L2 (against
-// top-down: the same to 1% on an H100, docs/KERNELS.md; kept as the order with the
-// better odds).
+// before wrote the bottom rows last, so those are the likeliest still in L2 (top-down
+// measured the same within noise; this is the order with the better odds).
 template <class OutT>
 __global__ void rescale_cols_kernel(OutT* __restrict__ out, const float* __restrict__ col_scales, long n,
                                     int block_log2) {

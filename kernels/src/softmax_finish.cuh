@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "flopline/kernels/types.h"
+#include "tile_shapes.h"
 
 namespace flopline::kernels::detail {
 
@@ -43,7 +44,7 @@ void combine_rescale_rows(void* out, DType out_type, const float2* partial, std:
 // (SoftmaxPass::store_scores, or the swapped core's scores-only rows epilogue), into the
 // softmax in place; n <= kAfterMaxMaxCols (a row stays in registers). written.counts:
 // beside the sweep, as combine_rescale_rows.
-constexpr std::int64_t kAfterMaxMaxCols = 16384;
+constexpr std::int64_t kAfterMaxMaxCols = shapes::kRowPassMaxCols;
 void softmax_rows_after_max(void* out, const float2* partial, std::int64_t m, std::int64_t n, int blocks,
                             cudaStream_t stream, WrittenRows written = {});
 

@@ -7,7 +7,8 @@
 // CTAs have arrived it combines the row's pairs into (M, S) and writes
 // exp(s - max) * exp(max - M) / S (staged for TMA stores on streaming runs). As in
 // cluster rows, the matmul runs once and only the output is written; a group is any
-// tiles_n CTAs (so 8 groups of 16 on a 132-SM H200, where only 7 clusters of 16 fit), at
+// tiles_n CTAs (so 8 groups of 16 on 132 SMs, where clusters, which must fit in a GPC,
+// may number fewer), at
 // the price of an L2 round trip per exchange instead of distributed shared memory.
 //
 // A consumer waits for the other CTAs of its group, so all of them must be resident:
@@ -27,7 +28,6 @@ namespace flopline::kernels::sm90 {
 template <class OutT>
 struct GroupRowsEpilogue {
   static constexpr bool kGrouped = true;
-  static constexpr int kNamedBarrier = 3;  // + consumer (1-2: ping-pong, 5-6: the staging)
   // Streaming runs stage the output for TMA stores (sm90_epilogue_store.cuh), as the
   // matmul does; B-resident runs (ctx.smem null) store from registers.
   static constexpr int kBoxCols = StagedOutput<OutT>::kBoxCols;
@@ -66,7 +66,7 @@ struct GroupRowsEpilogue {
   __device__ void run(float (&d)[kAccum], int row0, int col0, int warp, int lane, const EpilogueContext& ctx) const {
     using fast::kLog2e;
     const int tid = warp * 32 + lane;
-    const int barrier = kNamedBarrier + ctx.consumer;
+    const int barrier = kBarrierRowExchange + ctx.consumer;
     float mx[2], sum[2];  // the max is finite: every CTA's tile has at least one column < n
     row_block_exp_stats<kCheckCols>(d, col0, lane, n, mx, sum);
     const int row = row0 + warp * 16 + (lane >> 2);  // and row + 8

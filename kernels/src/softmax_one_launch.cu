@@ -23,7 +23,9 @@
 #include "fast_exp.cuh"
 #include "matmul_launch.h"
 #include "matmul_sm80_mma.cuh"
+#include "softmax_merge.cuh"
 #include "softmax_one_launch.h"
+#include "tile_shapes.h"
 
 namespace flopline::kernels::detail {
 namespace {
@@ -32,7 +34,7 @@ namespace cg = cooperative_groups;
 using sm80::Bf16Mma;
 using sm80::Tf32Mma;
 
-constexpr int kTile = 64;       // rows and columns of a CTA's tile
+constexpr int kTile = shapes::kOneLaunchTile;  // rows and columns of a CTA's tile
 // 8 warps: two k groups of 4 (2 x 2 warps of 32x32 each), each group taking half of
 // every stage's k; the groups' accumulators are added at the end. Two warps per
 // scheduler hide the shared-memory and mma latencies that one alone waited out.
@@ -66,11 +68,12 @@ struct Words<Bf16Mma> {
 __device__ __forceinline__ void store_out(float* p, float v) { *p = v; }
 __device__ __forceinline__ void store_out(__nv_bfloat16* p, float v) { *p = __float2bfloat16_rn(v); }
 
-// (max, sum of exp(x - max)) merged; an empty side is (-inf, 0).
+// (max, sum of exp(x - max)) merged with the one-instruction exp; an empty side is (-inf, 0).
+struct Exp2FtzShifted {
+  __device__ float operator()(float x, float mx) const { return exp2_ftz((x - mx) * kLog2e); }
+};
 __device__ __forceinline__ float2 merge(float2 a, float2 b) {
-  const float mx = fmaxf(a.x, b.x);
-  if (mx == -INFINITY) return make_float2(-INFINITY, 0.0f);
-  return make_float2(mx, a.y * exp2_ftz((a.x - mx) * kLog2e) + b.y * exp2_ftz((b.x - mx) * kLog2e));
+  return merge_stats<EmptySide::zero_when_all_empty>(a, b, Exp2FtzShifted{});
 }
 
 template <class Mma, class OutT, bool rows>
@@ -346,7 +349,7 @@ void launch(const MatmulProblem& p, bool rows, float2* partial, bool partial_in_
   OutT* out = static_cast<OutT*>(p.c);
   int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
   void* args[] = {&a, &b, &out, &m, &n, &k, &partial, &partial_in_out};
-  const unsigned grid = static_cast<unsigned>(one_launch_tiles(p));
+  const unsigned grid = static_cast<unsigned>(shapes::one_launch_tiles(p.m, p.n));
   const void* kernel = rows ? reinterpret_cast<const void*>(one_launch_kernel<Mma, OutT, true>)
                             : reinterpret_cast<const void*>(one_launch_kernel<Mma, OutT, false>);
   const cudaError_t e = cudaLaunchCooperativeKernel(kernel, dim3(grid), dim3(kThreads), args, 0, stream);
@@ -358,19 +361,12 @@ void launch(const MatmulProblem& p, bool rows, float2* partial, bool partial_in_
 
 }  // namespace
 
-long one_launch_tiles(const MatmulProblem& p) { return ((p.m + kTile - 1) / kTile) * ((p.n + kTile - 1) / kTile); }
-
 long one_launch_capacity(const MatmulProblem& p) {
   if (p.in == DType::tf32) return resident_limit<Tf32Mma, float>();
   if (p.in == DType::bf16) {
     return p.out == DType::bf16 ? resident_limit<Bf16Mma, __nv_bfloat16>() : resident_limit<Bf16Mma, float>();
   }
   return 0;
-}
-
-std::size_t one_launch_partial_bytes(const MatmulProblem& p, bool rows) {
-  const std::int64_t blocks = rows ? (p.n + kTile - 1) / kTile : (p.m + kTile - 1) / kTile;
-  return static_cast<std::size_t>((rows ? p.m : p.n) * blocks) * sizeof(float2);
 }
 
 void launch_matmul_softmax_one_launch(const MatmulProblem& p, bool rows, float2* partial, bool partial_in_out,

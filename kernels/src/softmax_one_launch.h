@@ -4,22 +4,16 @@
 
 #include <cuda_runtime_api.h>
 
-#include <cstddef>
-
 #include "flopline/kernels/checks.h"
 
 namespace flopline::kernels::detail {
 
-// CTAs (64x64 tiles) the problem needs, and how many the device keeps resident at once
-// for its types (0: no cooperative launch or unsupported types). The scheme applies when
-// tiles <= capacity.
-long one_launch_tiles(const MatmulProblem& p);
+// How many CTAs the device keeps resident at once for the problem's types (0: no
+// cooperative launch or unsupported types). The scheme applies when its 64x64 tiles
+// (shapes::one_launch_tiles) are no more.
 long one_launch_capacity(const MatmulProblem& p);
 
-// Bytes of the per-tile statistics: rows [m][ceil(n/64)], cols [ceil(m/64)][n] float2.
-std::size_t one_launch_partial_bytes(const MatmulProblem& p, bool rows);
-
-// tf32 -> fp32, bf16 -> fp32 or bf16. `partial` holds one_launch_partial_bytes; it may lie
+// tf32 -> fp32, bf16 -> fp32 or bf16. `partial` holds shapes::one_launch_stats_bytes; it may lie
 // in the output buffer itself (partial_in_out), which costs one more grid barrier.
 void launch_matmul_softmax_one_launch(const MatmulProblem& p, bool rows, float2* partial, bool partial_in_out,
                                       cudaStream_t stream);

@@ -6,14 +6,12 @@
 //
 // Why: as separate passes (combine, rescale) the scheme is one matmul plus a pass over
 // the output with the traffic of a standalone softmax, so at best it ties cuBLAS + a
-// softmax (bf16 -> fp32 rows at 4096^3: 0.95-0.96x on an H100). In the launch, the
-// rescale's reads and writes run under a matmul that is bound by its tensor cores:
-// 4096^3 1.07-1.09x. That holds while a tile's k loop outlasts the scaling of a tile
-// (about 25 us of clock64 time on an H100 for 128 KB of fp32: 6 to merge the row
-// statistics, 18 to read, scale and write). At k = 1024 the k loop takes 19 us, the
-// scaling falls further behind with every tile and the launch loses to the passes, so
-// matmul_softmax.cu takes it from k = 2048 (kRescaleInLaunchMinK) and for fp32 output
-// only (bf16 output halves the passes' traffic, and they stay ahead).
+// softmax. In the launch, the rescale's reads and writes run under a matmul that is
+// bound by its tensor cores. That holds while a tile's k loop outlasts the scaling of a
+// tile (merging the row statistics, then reading, scaling and writing 128 KB of fp32):
+// at smaller k the scaling falls further behind with every tile and the launch loses to
+// the passes, so the plan takes it from tuning::kRescaleInLaunchMinK and for fp32
+// output only (bf16 output halves the passes' traffic, and they stay ahead).
 //
 // Protocol, per 128-row block tm of the output (written[tm], zero at the start):
 //  - each consumer counts its 64x256 half of a tile once it is in memory: its row
@@ -36,19 +34,21 @@
 #include "fast_exp.cuh"
 #include "matmul_common.cuh"
 #include "softmax_epilogue.cuh"
+#include "softmax_merge.cuh"
 #include "softmax_quad.cuh"
+#include "tile_shapes.h"
 
 namespace flopline::kernels::sm90 {
 
-// Two (max, sum of exp(x - max)) pairs merged; an empty side is (-inf, 0). The
-// epilogue's fast exp (exp_shifted, ex2.approx.ftz), not softmax_parts::merge's exp2f:
-// the merge is a chain of dependent exps per row, and with softmax_parts::merge the
-// 4096x4096x2048 launch measured 0.160-0.162 ms against 0.150-0.156 (H100).
-__device__ __forceinline__ float2 merge_stats(float2 a, float2 b) {
-  const float big = fmaxf(a.x, b.x);
-  if (big == -INFINITY) return a;
-  const float big_log2e = big * fast::kLog2e;
-  return make_float2(big, a.y * exp_shifted(a.x, big_log2e) + b.y * exp_shifted(b.x, big_log2e));
+// Two (max, sum of exp(x - max)) pairs merged (both empty: the first) with the
+// epilogue's one-instruction exp (exp_shifted, ex2.approx.ftz), not the standalone
+// softmax's exp2f: the merge is a chain of dependent exps per row, and the slower exp
+// showed in the launch's time.
+struct EpilogueExpShifted {
+  __device__ float operator()(float x, float mx) const { return exp_shifted(x, mx * fast::kLog2e); }
+};
+__device__ __forceinline__ float2 merge_row_stats(float2 a, float2 b) {
+  return detail::merge_stats<detail::EmptySide::first_when_all_empty>(a, b, EpilogueExpShifted{});
 }
 
 template <class OutT>
@@ -56,14 +56,10 @@ struct RescaleInLaunchEpilogue : SoftmaxEpilogue<OutT> {
   static constexpr bool kRescalesInLaunch = true;
   // The producer warpgroup's warps 1-3 (warp 0 issues the TMA loads).
   static constexpr int kRescaleThreads = 96;
-  static constexpr int kRescaleBarrier = 8;  // 1-7: ping-pong, group rows, staging, swapped rows
   // Row statistics being merged, then the tile's 128 row factors: what shared memory
   // the kernel leaves (227 KB less 3 pipeline stages, the staging and alignment slack).
-  static constexpr int kStatsBytes = 16384;
+  static constexpr int kStatsBytes = shapes::kRescaleInLaunchStatsBytes;
   static constexpr int kRescaleSmemBytes = kStatsBytes + kBlockM * static_cast<int>(sizeof(float));
-
-  // Whether two rows' statistics fit the shared memory (n <= 262144).
-  static constexpr bool fits(int tiles_n) { return 2 * 8 * tiles_n <= kStatsBytes; }
 
   unsigned* written;  // [tiles_m]: consumer halves of tiles in memory, per 128-row block
 
@@ -89,7 +85,7 @@ struct RescaleInLaunchEpilogue : SoftmaxEpilogue<OutT> {
       const unsigned all = 2u * static_cast<unsigned>(tiles);
       while (ld_acquire_gpu(count) < all) __nanosleep(512);
     }
-    named_barrier_sync(kRescaleBarrier, kRescaleThreads);
+    named_barrier_sync(kBarrierRescale, kRescaleThreads);
     const int row0 = tm * kBlockM, col0 = tn * kBlockN;
     const int rows = min(kBlockM, m - row0);
 
@@ -97,7 +93,7 @@ struct RescaleInLaunchEpilogue : SoftmaxEpilogue<OutT> {
     // are contiguous: chunks of rows are copied to shared memory with cp.async, all of a
     // chunk's copies in flight at once, then a thread per row merges its pairs. (Loaded
     // into registers, a thread per row looping over 32 tiles or a warp per row, the
-    // loads' latency set the pace: 0.59-0.85 ms at 8192x8192x1024, past the two passes.)
+    // loads' latency set the pace and the launch fell behind the two passes.)
     // A chunk holds an even number of rows, so every chunk starts 16-byte aligned.
     const int chunk_rows = min(rows, (kStatsBytes / (8 * tiles)) & ~1);
     const std::uint32_t stats = detail::smem_u32(smem);
@@ -110,25 +106,25 @@ struct RescaleInLaunchEpilogue : SoftmaxEpilogue<OutT> {
       }
       detail::cp_async_commit();
       detail::cp_async_wait<0>();
-      named_barrier_sync(kRescaleBarrier, kRescaleThreads);
+      named_barrier_sync(kBarrierRescale, kRescaleThreads);
       const float2* pairs = reinterpret_cast<const float2*>(smem);
       for (int r = tid; r < chunk; r += kRescaleThreads) {
         // Row r starts at tile r % tiles: neighbouring threads then read different banks
         // (a row is 8 x tiles bytes: at tiles = 16 or 32, all would start on one bank).
         float2 acc = make_float2(-INFINITY, 0.0f);
         for (int i = 0, t = r % tiles; i < tiles; ++i, t = t + 1 == tiles ? 0 : t + 1) {
-          acc = merge_stats(acc, pairs[r * tiles + t]);
+          acc = merge_row_stats(acc, pairs[r * tiles + t]);
         }
         factors[c0 + r] = exp_shifted(pairs[r * tiles + tn].x, acc.x * kLog2e) / acc.y;
       }
-      named_barrier_sync(kRescaleBarrier, kRescaleThreads);
+      named_barrier_sync(kBarrierRescale, kRescaleThreads);
     }
 
     // The tile, a row (64 quads) per warp at a time, lanes on quads lane and lane + 32;
     // kRowsInFlight rows' loads issued before their stores: 96 threads x 8 quads (12 KB
     // of fp32) in flight. That needs the producer warpgroup at 80 registers per thread
     // (at 72, 4 rows spilled; ptxas -v). Adding 15 KB more in flight through shared
-    // memory (cp.async) did not make it faster (H100, 8192x8192x1024: 0.50 ms either way).
+    // memory (cp.async) did not make it faster.
     constexpr int kWarps = kRescaleThreads / 32, kRowsInFlight = 4;
     const int warp = tid / 32, lane = tid % 32;
     const int quads = min(kBlockN, n - col0) / 4;  // n is a multiple of 4

@@ -3,8 +3,8 @@
 // (tile max, sum of exp) per 128-column tile, and combine_rescale_rows
 // (softmax_finish.cuh) finishes; or (kScoresOnly, rows of at most 16384) it writes the
 // raw scores and the tile maxima, and softmax_rows_after_max finishes. It lets tf32 rows
-// run without the transpose of B that the core of sm90_gemm.cuh needs (37-45 us at
-// 4096^2).
+// run without the transpose of B that the core of sm90_gemm.cuh needs (one more pass
+// over B).
 //
 // On the swapped core a row of C is spread thin: the 8 lanes sharing lane % 4 hold the
 // same 64 rows at 2 columns each, and a tile's 128 columns lie across those 8 lanes, the
@@ -29,8 +29,6 @@
 #include "sm90_gemm_swapped.cuh"
 
 namespace flopline::kernels::sm90::swapped {
-
-constexpr int kRowsBarrier = kNamedBarrier + 2;  // both consumers (256 threads)
 
 // Order-preserving keys for floats: unsigned comparison of keys is float comparison.
 __device__ __forceinline__ unsigned float_key(float x) {
@@ -127,7 +125,7 @@ struct SwappedRowsEpilogue {
     auto row_of = [&](int k) { return 8 * (k >> 1) + 2 * q + (k & 1); };
 
     // The previous tile's last use of the array (its sums, then the reset) is done.
-    named_barrier_sync(kRowsBarrier, 256);
+    named_barrier_sync(kBarrierSwappedRows, 256);
     {
       float mx[64];
 #pragma unroll
@@ -139,7 +137,7 @@ struct SwappedRowsEpilogue {
 #pragma unroll
       for (int k = 0; k < 8; ++k) red_shared_max(keys_at + 4 * row_of(k + 8 * g), float_key(mx[k]));
     }
-    named_barrier_sync(kRowsBarrier, 256);
+    named_barrier_sync(kBarrierSwappedRows, 256);
     const unsigned own_key = keys[t];  // for this thread's partial write at the end
     const int tiles_n = (n + kBlockN - 1) / kBlockN;
     float2* own_partial = partial + static_cast<std::int64_t>(row0 + t) * tiles_n + col0 / kBlockN;
@@ -164,7 +162,7 @@ struct SwappedRowsEpilogue {
       const int j = i >> 2, e = i & 3;
       // The round's row pairs' keys, loaded together at its first register (the staging
       // stores' asm keeps the compiler from hoisting loads; one pair at a time measured
-      // the same, within 1 us at 4096^3).
+      // the same).
       if (i % kRegsPerRound == 0) {
 #pragma unroll
         for (int u = 0; u < kPairs; ++u) round_keys[u] = *reinterpret_cast<const uint2*>(&keys[8 * (j + u) + 2 * q]);
@@ -188,9 +186,9 @@ struct SwappedRowsEpilogue {
     });
 
     // Every thread has read its maxima: the array takes the sums.
-    named_barrier_sync(kRowsBarrier, 256);
+    named_barrier_sync(kBarrierSwappedRows, 256);
     st_shared_u32(keys_at + 4 * t, 0u);
-    named_barrier_sync(kRowsBarrier, 256);
+    named_barrier_sync(kBarrierSwappedRows, 256);
 #pragma unroll
     for (int r = 0; r < kOutRounds; ++r) {
 #pragma unroll
@@ -200,7 +198,7 @@ struct SwappedRowsEpilogue {
                        __float2uint_rn(red[kRedPerRound * r + b] * kSumScale));
       }
     }
-    named_barrier_sync(kRowsBarrier, 256);
+    named_barrier_sync(kBarrierSwappedRows, 256);
     const float own_sum = static_cast<float>(keys[t]) * (1.0f / kSumScale);
     st_shared_u32(keys_at + 4 * t, 0u);  // the next tile's first barrier orders this before its maxima
     if (row0 + t < m) *own_partial = make_float2(key_float(own_key), own_sum);

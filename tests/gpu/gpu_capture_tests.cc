@@ -1,7 +1,8 @@
 // GPU tests of capture: gpu_workload (and a Python/Triton script) run under
 // `flopline run`, and the traces they leave are read back and checked against what
 // the program did. Without a CUDA device the binary prints "skipped: no CUDA device"
-// and exits 77, which ctest reports as skipped.
+// and exits 77, which ctest reports as skipped; any other missing piece (cuBLAS, PyTorch
+// and Triton) is a failure (gpu_test_main.h).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 #include <set>
 #include <string>
 
+#include "gpu_test_main.h"
 #include "gpu_test_support.h"
 #include "trace_query.h"
 
@@ -222,7 +224,7 @@ TEST(Capture, DeviceResetWritesTheTrace) {
 
 TEST(Capture, CublasAndDriverLaunchesKeepTheirLaunchSite) {
   const RunResult r = flopline_run("cublas", {FLOPLINE_WORKLOAD, "cublas"});
-  if (r.result.exit_code == 77) GTEST_SKIP() << "cuBLAS not found: " << r.result.err;
+  ASSERT_NE(r.result.exit_code, 77) << "cuBLAS could not be loaded: " << r.result.err;
   ASSERT_EQ(r.result.exit_code, 0) << describe(r);
   ASSERT_EQ(r.files.size(), 1u) << describe(r);
   const TraceView t = must_load(r.files[0]);
@@ -259,7 +261,7 @@ TEST(Capture, SessionApiWritesOperatorWithFlops) {
   const std::string path = out_dir() + "/session.json";
   std::remove(path.c_str());
   const CommandResult r = run_command({FLOPLINE_WORKLOAD, "session", path});
-  if (r.exit_code == 77) GTEST_SKIP() << "built without the C++ API";
+  ASSERT_NE(r.exit_code, 77) << "gpu_workload was built without the C++ API (flopline_api)";
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const TraceView t = must_load(path);
   EXPECT_EQ(t.named("kernel", "flopline_scale_kernel").size(), 30u);
@@ -271,7 +273,7 @@ TEST(Capture, SessionApiWritesOperatorWithFlops) {
 
 TEST(Capture, TritonKernelsInsideTheirNvtxRanges) {
   const CommandResult probe = run_command({FLOPLINE_PYTHON, "-c", "import torch, triton"});
-  if (probe.exit_code != 0) GTEST_SKIP() << "no PyTorch/Triton: " << probe.err;
+  ASSERT_EQ(probe.exit_code, 0) << "import torch, triton failed: " << probe.err;
   const RunResult r = flopline_run("triton", {FLOPLINE_PYTHON, FLOPLINE_TRITON_SCRIPT},
                                    {"TORCHINDUCTOR_COMPILE_THREADS=1", "PYTHONUNBUFFERED=1"});
   ASSERT_EQ(r.result.exit_code, 0) << describe(r);
@@ -322,19 +324,4 @@ TEST(Capture, TritonKernelsInsideTheirNvtxRanges) {
 }  // namespace
 }  // namespace flopline::gputest
 
-int main(int argc, char** argv) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("skipped: no CUDA device\n");
-    return 77;
-  }
-  ::testing::InitGoogleTest(&argc, argv);
-  const int rc = RUN_ALL_TESTS();
-  // A test that skipped itself (no cuBLAS, no PyTorch) is reported to ctest as skipped.
-  const auto* unit = ::testing::UnitTest::GetInstance();
-  if (rc == 0 && unit->skipped_test_count() > 0 && unit->successful_test_count() == 0) {
-    std::printf("skipped: see the reason above\n");
-    return 77;
-  }
-  return rc;
-}
+int main(int argc, char** argv) { return flopline::gputest::run_gpu_tests(argc, argv); }

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """The bundled traces (samples/traces/) load, and their FLOP/s tables list the operators
-the samples create, each with non-zero TFLOP/s (or GB/s for the memory-bound ones).
+the samples create, each with the FLOPs and bytes its workload does and the TFLOP/s and
+GB/s those give over its GPU time.
 
 Each expected operator is checked in `flopline stats TRACE --by op --csv`: present, with
 the instance count the recording command implies (samples/traces/README.md), a positive
-GPU time and positive FLOP/s. Every bundled trace's operator table shows FLOP/s on some
-row, and its kernel table (--by name) is not empty.
+GPU time, FLOPs and bytes equal to count x the workload's own (matmul 2 m n k, the fused
+softmax 2 n^3 + 5 n^2, ...: worked out here from the sizes, not read from the trace), and
+TFLOP/s and GB/s equal to those totals over the operator's GPU time (where the sizes are
+not known here, None: positive TFLOP/s and GB/s). Every bundled trace's operator table
+shows FLOP/s on some row, and its kernel table (--by name) must not be empty either.
 """
 import argparse
 import csv
@@ -14,43 +18,74 @@ import os
 import subprocess
 import sys
 
-# trace -> {operator: instances}. The counts follow from the recording commands in
-# samples/traces/README.md (e.g. --reps 3; vector_add's 20 timed + 1 untimed launches).
+
+def matmul(n, in_bytes, out_bytes):
+    """C = A x B, n x n x n: 2 n^3 FLOPs, A and B read and C written once."""
+    return 2 * n**3, 2 * n * n * in_bytes + n * n * out_bytes
+
+
+def softmax_of_matmul(n, provider):
+    """softmax(A x B), tf32 in, fp32 out (fused_softmax_bench's cost_of): 2 n^3 + 5 n^2
+    FLOPs; the unfused pair also writes and reads the fp32 scores; `test` runs both."""
+    flops, nbytes = 2 * n**3 + 5 * n * n, 12 * n * n
+    if provider == "unfused":
+        nbytes += 8 * n * n
+    if provider == "test":
+        flops, nbytes = 2 * flops, 2 * nbytes + 8 * n * n
+    return flops, nbytes
+
+
+# trace -> {operator: (instances, FLOPs per instance, bytes per instance)}. The counts and
+# sizes follow from the recording commands in samples/traces/README.md (e.g. --reps 3;
+# vector_add's 20 timed + 1 untimed launches; triton_samples.py's defaults n = 2^24,
+# 10 launches per range).
+TRITON_REPS, TRITON_N = 10, 1 << 24
 EXPECTED = {
     "matmul_bench_h200_tf32_8192.json.gz": {
-        "builtin matmul tf32 8192x8192x8192": 3, "cublas matmul tf32 8192x8192x8192": 3},
+        f"{p} matmul tf32 8192x8192x8192": (3, *matmul(8192, 4, 4)) for p in ("builtin", "cublas")},
     "matmul_bench_h200_bf16_8192.json.gz": {
-        "builtin matmul bf16 8192x8192x8192": 3, "cublas matmul bf16 8192x8192x8192": 3},
+        f"{p} matmul bf16 8192x8192x8192": (3, *matmul(8192, 2, 2)) for p in ("builtin", "cublas")},
     "matmul_bench_h200_tf32_46000.json.gz": {
-        "builtin matmul tf32 46000x46000x46000": 1, "cublas matmul tf32 46000x46000x46000": 1},
+        f"{p} matmul tf32 46000x46000x46000": (1, *matmul(46000, 4, 4)) for p in ("builtin", "cublas")},
     "matmul_bench_h200_fp32_46000.json.gz": {
-        "builtin matmul fp32 46000x46000x46000": 1, "cublas matmul fp32 46000x46000x46000": 1},
+        f"{p} matmul fp32 46000x46000x46000": (1, *matmul(46000, 4, 4)) for p in ("builtin", "cublas")},
     "fused_softmax_bench_h200.json.gz": {
-        f"{p} softmax(A@B, dim=0) tf32 {n}": 20
+        f"{p} softmax(A@B, dim=0) tf32 {n}": (20, *softmax_of_matmul(n, p))
         for p in ("test", "unfused", "fused") for n in (128, 256, 512, 1024, 2048, 4096)},
     "fused_softmax_bench_h200_rows.json.gz": {
-        f"{p} softmax(A@B, dim=-1) tf32 {n}": 20
+        f"{p} softmax(A@B, dim=-1) tf32 {n}": (20, *softmax_of_matmul(n, p))
         for p in ("test", "unfused", "fused") for n in (512, 2048, 4096)},
-    "vector_add_h200.json.gz": {
-        f"vector_add block={b} vec={v} grid={g} n={n}": 21
+    "vector_add_h200.json.gz": {  # one add and three fp32 accesses per element
+        f"vector_add block={b} vec={v} grid={g} n={n}": (21, n, 12 * n)
         for b in (128, 256, 512, 1024) for v in (1, 4) for g in ("cover", "persistent")
         for n in (98432, 16777216, 268435456)}
-    | {f"vector_add builtin n={n}": 21 for n in (98432, 16777216, 268435456)},
-    "plain_cuda_h200.json.gz": {"cublas sgemm 1024": 1},
+    | {f"vector_add builtin n={n}": (21, n, 12 * n) for n in (98432, 16777216, 268435456)},
+    "plain_cuda_h200.json.gz": {"cublas sgemm 1024": (1, 10 * 2 * 1024**3, 10 * 3 * 1024 * 1024 * 4)},
+    "triton_samples_h200.json.gz": {
+        f"triton add {how}": (1, TRITON_REPS * TRITON_N, TRITON_REPS * 12 * TRITON_N)
+        for how in ("direct", "torch.compile", "triton_op")}
+    | {f"triton fused_mm_softmax dim=0 {s}": (1, TRITON_REPS * (2 * s**3 + 5 * s * s), TRITON_REPS * 3 * s * s * 4)
+       for s in (128, 256, 512)}
+    | {"torch softmax(A@B, dim=0) 512": (1, TRITON_REPS * (2 * 512**3 + 5 * 512 * 512), TRITON_REPS * 5 * 512 * 512 * 4)},
     # torch.profiler's trace: FLOPs from the cpu_ops' shapes (aten::mm), summed on the
     # record_function ranges around them; --reps 3.
     "kineto_h200_matmul_softmax.json.gz": {
-        "aten::mm": 15, "matmul fp32": 3, "matmul tf32": 3, "matmul bf16": 3,
-        "softmax(A@B, dim=-1) tf32": 3, "softmax(A@B, dim=0) tf32": 3},
+        "aten::mm": (15, None, None), "matmul fp32": (3, None, None), "matmul tf32": (3, None, None),
+        "matmul bf16": (3, None, None), "softmax(A@B, dim=-1) tf32": (3, None, None),
+        "softmax(A@B, dim=0) tf32": (3, None, None)},
     # 2 warm-up steps + 3 measured, each range carrying its counts.
     "flopline_h200_torch_ops.json.gz": {
-        f"{op}": 5 for op in ("matmul fp32", "matmul tf32", "matmul bf16", "softmax(A@B, dim=-1) tf32",
-                              "softmax(A@B, dim=0) tf32", "add fp32 2^26")},
-    "triton_samples_h200.json.gz": {
-        "triton add direct": 1, "triton add torch.compile": 1, "triton add triton_op": 1,
-        "triton fused_mm_softmax dim=0 128": 1, "triton fused_mm_softmax dim=0 256": 1,
-        "triton fused_mm_softmax dim=0 512": 1, "torch softmax(A@B, dim=0) 512": 1},
+        op: (5, None, None) for op in ("matmul fp32", "matmul tf32", "matmul bf16", "softmax(A@B, dim=-1) tf32",
+                                       "softmax(A@B, dim=0) tf32", "add fp32 2^26")},
 }
+
+
+def close(got, want, rel=1e-9):
+    return got is not None and abs(got - want) <= rel * abs(want)
+
+
+def number(text):
+    return float(text) if text not in ("", None) else None
 
 
 def stats(flopline, path, by):
@@ -70,6 +105,7 @@ def main():
         nonlocal passed, failed
         print(("ok: " if cond else "FAIL: ") + what)
         passed, failed = passed + bool(cond), failed + (not cond)
+        return cond
 
     present = sorted(f for f in os.listdir(a.traces) if f.endswith(".json.gz"))
     for name in EXPECTED:
@@ -81,18 +117,28 @@ def main():
         rc, ops, err = stats(a.flopline, path, "op")
         rows = {r["name"]: r for r in ops}
         check(rc == 0, f"{name}: the operator table ({err.strip()[:200]})")
-        check(any(r["tflops"] not in ("", None) and float(r["tflops"]) > 0 for r in ops),
-              f"{name}: the operator table shows FLOP/s")
+        check(any((number(r["tflops"]) or 0) > 0 for r in ops), f"{name}: the operator table shows FLOP/s")
         if name not in EXPECTED:
             continue
-        for op, count in EXPECTED[name].items():
+        for op, (count, flops, nbytes) in EXPECTED[name].items():
             r = rows.get(op)
             if not check(r is not None, f"{name}: operator {op!r}"):
                 continue
             check(int(r["count"]) == count, f"{name}: {op!r} has {r['count']} instances (expected {count})")
-            check(int(r["total_ns"]) > 0, f"{name}: {op!r} has GPU time")
-            check(r["tflops"] not in ("", None) and float(r["tflops"]) > 0, f"{name}: {op!r} at {r['tflops']} TFLOP/s")
-            check(r["gbps"] not in ("", None) and float(r["gbps"]) > 0, f"{name}: {op!r} at {r['gbps']} GB/s")
+            ns = int(r["total_ns"])
+            if not check(ns > 0, f"{name}: {op!r} has GPU time"):
+                continue
+            if flops is None:
+                check((number(r["tflops"]) or 0) > 0, f"{name}: {op!r} at {r['tflops']} TFLOP/s")
+                check((number(r["gbps"]) or 0) > 0, f"{name}: {op!r} at {r['gbps']} GB/s")
+                continue
+            total_flops, total_bytes = count * flops, count * nbytes
+            check(close(number(r["flops"]), total_flops), f"{name}: {op!r} does {r['flops']} FLOPs ({total_flops})")
+            check(close(number(r["bytes"]), total_bytes), f"{name}: {op!r} moves {r['bytes']} bytes ({total_bytes})")
+            check(close(number(r["tflops"]), total_flops / ns / 1e3),
+                  f"{name}: {op!r} at {r['tflops']} TFLOP/s ({total_flops / ns / 1e3} over {ns} ns)")
+            check(close(number(r["gbps"]), total_bytes / ns),
+                  f"{name}: {op!r} at {r['gbps']} GB/s ({total_bytes / ns} over {ns} ns)")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 #include "core/colors.h"
 #include "core/roofline.h"
@@ -92,8 +93,13 @@ TEST(Roofline, LogLogMappingAndPick) {
 }
 
 TEST(Colors, StableAndDistinct) {
-  // The same name gives the same colour in every run: a fixed hash, not std::hash.
-  EXPECT_EQ(color_for_key("ampere_sgemm_128x64_tn"), color_for_key("ampere_sgemm_128x64_tn"));
+  // The same name gives the same colour in every run and on every machine: FNV-1a of the
+  // bytes (not std::hash, which differs between standard libraries), hue from its low 16
+  // bits, saturation and lightness from the next bytes. The values are that recipe worked
+  // out apart from the code (Python's colorsys.hls_to_rgb, 0xAABBGGRR).
+  EXPECT_EQ(color_for_key("ampere_sgemm_128x64_tn"), 0xff5c76d7u);
+  EXPECT_EQ(color_for_key("aten::mm"), 0xff7fc8dau);
+  EXPECT_EQ(color_for_key(std::string("x")), 0xff76a4cbu);
   EXPECT_NE(color_for_key("aten::mm"), color_for_key("aten::add"));
   const std::uint32_t c = color_for_key("x");
   EXPECT_EQ(c >> 24, 0xffu);  // opaque

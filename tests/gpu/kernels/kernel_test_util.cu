@@ -13,13 +13,19 @@ namespace {
 
 std::uint64_t g_last_seed = 0;
 
-__global__ void matmul_f64_kernel(const double* a, const double* b, double* c, long m, long n, long k) {
+__global__ void matmul_f64_kernel(const double* a, const double* b, double* c, double* magnitude, long m, long n,
+                                  long k) {
   const long col = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
   const long row = blockIdx.y * static_cast<long>(blockDim.y) + threadIdx.y;
   if (row >= m || col >= n) return;
-  double acc = 0;
-  for (long i = 0; i < k; ++i) acc += a[row * k + i] * b[i * n + col];
+  double acc = 0, mag = 0;
+  for (long i = 0; i < k; ++i) {
+    const double p = a[row * k + i] * b[i * n + col];
+    acc += p;
+    mag += fabs(p);
+  }
   c[row * n + col] = acc;
+  magnitude[row * n + col] = mag;
 }
 
 }  // namespace
@@ -57,6 +63,7 @@ std::vector<double> random_device_values(DeviceBuffer& device, std::int64_t n, D
     std::vector<float> host(values.size());
     for (std::size_t i = 0; i < host.size(); ++i) {
       host[i] = static_cast<float>(dist(rng));
+      if (t == DType::tf32) host[i] = round_to_tf32(host[i]);
       values[i] = host[i];
     }
     FLOPLINE_CUDA_OK(cudaMemcpy(device.get(), host.data(), host.size() * 4, cudaMemcpyHostToDevice));
@@ -103,19 +110,23 @@ std::vector<double> download(const DeviceBuffer& buffer, std::int64_t n, DType t
   return out;
 }
 
-std::vector<double> reference_matmul(const std::vector<double>& a, const std::vector<double>& b, std::int64_t m,
-                                     std::int64_t n, std::int64_t k) {
+MatmulReference reference_matmul(const std::vector<double>& a, const std::vector<double>& b, std::int64_t m,
+                                 std::int64_t n, std::int64_t k) {
   DeviceBuffer da(a.size() * 8), db(b.size() * 8), dc(static_cast<std::size_t>(m * n) * 8);
+  DeviceBuffer dmag(static_cast<std::size_t>(m * n) * 8);
   FLOPLINE_CUDA_OK(cudaMemcpy(da.get(), a.data(), a.size() * 8, cudaMemcpyHostToDevice));
   FLOPLINE_CUDA_OK(cudaMemcpy(db.get(), b.data(), b.size() * 8, cudaMemcpyHostToDevice));
   const dim3 block(32, 8);
   const dim3 grid(static_cast<unsigned>((n + 31) / 32), static_cast<unsigned>((m + 7) / 8));
   matmul_f64_kernel<<<grid, block>>>(static_cast<const double*>(da.get()), static_cast<const double*>(db.get()),
-                                     static_cast<double*>(dc.get()), m, n, k);
+                                     static_cast<double*>(dc.get()), static_cast<double*>(dmag.get()), m, n, k);
   FLOPLINE_CUDA_OK(cudaGetLastError());
-  std::vector<double> c(static_cast<std::size_t>(m * n));
-  FLOPLINE_CUDA_OK(cudaMemcpy(c.data(), dc.get(), c.size() * 8, cudaMemcpyDeviceToHost));
-  return c;
+  MatmulReference r;
+  r.c.resize(static_cast<std::size_t>(m * n));
+  r.magnitude.resize(r.c.size());
+  FLOPLINE_CUDA_OK(cudaMemcpy(r.c.data(), dc.get(), r.c.size() * 8, cudaMemcpyDeviceToHost));
+  FLOPLINE_CUDA_OK(cudaMemcpy(r.magnitude.data(), dmag.get(), r.c.size() * 8, cudaMemcpyDeviceToHost));
+  return r;
 }
 
 double relative_error(const std::vector<double>& out, const std::vector<double>& ref) {
@@ -128,22 +139,6 @@ double relative_error(const std::vector<double>& out, const std::vector<double>&
     den += ref[i] * ref[i];
   }
   return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-}
-
-std::vector<double> reference_softmax(const std::vector<double>& s, std::int64_t m, std::int64_t n, bool rows) {
-  std::vector<double> out(s.size());
-  const std::int64_t lines = rows ? m : n, len = rows ? n : m;
-  for (std::int64_t l = 0; l < lines; ++l) {
-    auto at = [&](std::int64_t i) -> std::size_t {
-      return static_cast<std::size_t>(rows ? l * n + i : i * n + l);
-    };
-    double mx = -std::numeric_limits<double>::infinity();
-    for (std::int64_t i = 0; i < len; ++i) mx = std::max(mx, s[at(i)]);
-    double sum = 0;
-    for (std::int64_t i = 0; i < len; ++i) sum += std::exp(s[at(i)] - mx);
-    for (std::int64_t i = 0; i < len; ++i) out[at(i)] = std::exp(s[at(i)] - mx) / sum;
-  }
-  return out;
 }
 
 int device_arch() {

@@ -1,5 +1,6 @@
 // Shared helpers of the kernel GPU tests: device buffers, random inputs stored in the
-// kernel's dtype, NaN poisoning, a float64 reference matmul on the GPU, and error norms.
+// kernel's dtype, NaN poisoning, a float64 reference matmul on the GPU, and error norms;
+// the per-element error bounds are in error_bounds.h.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -11,6 +12,7 @@
 
 #include "flopline/kernels/matmul.h"
 #include "flopline/kernels/types.h"
+#include "error_bounds.h"
 
 namespace flopline::kernels::testing {
 
@@ -42,8 +44,10 @@ class DeviceBuffer {
 };
 
 // n values uniform in [lo, hi) from a fresh random seed each call (the seed is printed by
-// the test on failure through last_seed()), rounded to dtype t; returns the rounded
-// values as doubles (exactly what the device holds) and uploads them into `device`.
+// the test on failure through last_seed()), rounded to dtype t (tf32: to its 10-bit
+// mantissa, stored as fp32, so that tf32 multiplies them exactly; f32 gives full fp32
+// values, which a tf32 matmul rounds); returns the rounded values as doubles (exactly
+// what the device holds) and uploads them into `device`.
 std::vector<double> random_device_values(DeviceBuffer& device, std::int64_t n, DType t, double lo = -1,
                                          double hi = 1);
 std::uint64_t last_seed();
@@ -54,15 +58,13 @@ void poison_nan(const DeviceBuffer& buffer);
 // Device values of type t converted to double.
 std::vector<double> download(const DeviceBuffer& buffer, std::int64_t n, DType t);
 
-// C = A x B in float64 on the GPU from double inputs (row-major), for reference.
-std::vector<double> reference_matmul(const std::vector<double>& a, const std::vector<double>& b,
-                                     std::int64_t m, std::int64_t n, std::int64_t k);
+// C = A x B in float64 on the GPU from double inputs (row-major), with each element's
+// magnitude sum |a| |b| (error_bounds.h), for reference.
+MatmulReference reference_matmul(const std::vector<double>& a, const std::vector<double>& b, std::int64_t m,
+                                 std::int64_t n, std::int64_t k);
 
 // ||out - ref||_2 / ||ref||_2 (inf when out has a NaN).
 double relative_error(const std::vector<double>& out, const std::vector<double>& ref);
-
-// softmax over rows or columns of a row-major m x n matrix, in double on the host.
-std::vector<double> reference_softmax(const std::vector<double>& s, std::int64_t m, std::int64_t n, bool rows);
 
 // 10*major+minor of the current device.
 int device_arch();

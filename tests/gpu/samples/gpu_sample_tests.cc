@@ -1,7 +1,7 @@
 // GPU tests of the samples (label gpu): each runs under `flopline run`, and its trace must
 // hold the operators and kernel counts the sample's code implies; --validate and the
 // fused-vs-unfused test must pass. Without a CUDA device: "skipped: no CUDA device",
-// exit 77.
+// exit 77; anything else missing (PyTorch and Triton included) is a failure.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <string>
 
+#include "gpu_test_main.h"
 #include "gpu_test_support.h"
 
 namespace flopline::gputest {
@@ -173,7 +174,7 @@ TEST(Samples, PlainCudaIsProfiledFromOutside) {
 
 TEST(Samples, PythonTritonKernelsAreVisibleInTheirRanges) {
   const CommandResult probe = run_command({"python3", "-c", "import torch, triton"});
-  if (probe.exit_code != 0) GTEST_SKIP() << "no PyTorch/Triton: " << probe.err;
+  ASSERT_EQ(probe.exit_code, 0) << "import torch, triton failed: " << probe.err;
   const RunResult r = run_sample("triton_samples", {"python3", FLOPLINE_TRITON_SAMPLES, "--n", "1048576",
                                                     "--sizes", "128,256", "--reps", "4"},
                                  {"TORCHINDUCTOR_COMPILE_THREADS=1", "PYTHONUNBUFFERED=1"});
@@ -214,12 +215,4 @@ TEST(Samples, PythonTritonKernelsAreVisibleInTheirRanges) {
 }  // namespace
 }  // namespace flopline::gputest
 
-int main(int argc, char** argv) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("skipped: no CUDA device\n");
-    return 77;
-  }
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}
+int main(int argc, char** argv) { return flopline::gputest::run_gpu_tests(argc, argv); }

@@ -7,7 +7,8 @@
 #include <cfloat>
 #include <cstdint>
 
-#include "gl_includes.h"
+#include "gl_includes.h"  // first: it defines GL_GLEXT_PROTOTYPES before any GL header
+
 #include <GL/glx.h>  // glXGetCurrentDisplay: the X connection of the current GL context
 
 namespace flopline::viewer {

@@ -3,7 +3,7 @@
 // peak" instead of the datasheet table (peak_source "calibrated").
 //
 // File: one JSON object, written and read by the functions here:
-//   {"device":"NVIDIA H200","uuid":"GPU-...","date":"2026-11-20T10:00:00Z",
+//   {"device":"NVIDIA H200","uuid":"GPU-...","date":"<UTC time, ISO 8601>",
 //    "peak_flops":{"fp32":5.1e13,"tf32":4.2e14,"bf16":7.9e14},"peak_bytes_per_s":4.3e12}
 // Location: FLOPLINE_PEAKS_FILE when set, else
 // $XDG_CACHE_HOME/flopline/peaks-<uuid or name>.json (XDG_CACHE_HOME defaults to
