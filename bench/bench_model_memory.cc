@@ -50,11 +50,12 @@ int main(int argc, char** argv) {
     const long final_kb = rss_kb("VmRSS");
     std::size_t rows = 0;
     for (const auto& tr : t.tracks) rows += tr.rows.size();
-    std::printf("slices: %zu in %zu rows on %zu tracks (sizeof(Slice) = %zu bytes)\n", t.slice_count(), rows,
-                t.tracks.size(), sizeof(Slice));
+    std::printf("slices: %zu in %zu rows on %zu tracks (sizeof(Slice) = %zu bytes)\n",
+                t.slice_count(), rows, t.tracks.size(), sizeof(Slice));
     std::printf("resident after finalize: %.1f bytes/slice\n", (final_kb - before_kb) * 1024.0 / n);
-    std::printf("resident while building (unsorted): %.1f bytes/slice; peak (VmHWM) %.1f bytes/slice\n",
-                (built_kb - before_kb) * 1024.0 / n, (rss_kb("VmHWM") - before_kb) * 1024.0 / n);
+    std::printf(
+        "resident while building (unsorted): %.1f bytes/slice; peak (VmHWM) %.1f bytes/slice\n",
+        (built_kb - before_kb) * 1024.0 / n, (rss_kb("VmHWM") - before_kb) * 1024.0 / n);
   }
   return 0;
 }

@@ -27,7 +27,8 @@ std::size_t proc_status_bytes(const char* field) {
   std::string line;
   const std::string prefix = std::string(field) + ":";
   while (std::getline(in, line)) {
-    if (line.rfind(prefix, 0) == 0) return std::strtoull(line.c_str() + prefix.size(), nullptr, 10) * 1024;
+    if (line.rfind(prefix, 0) == 0)
+      return std::strtoull(line.c_str() + prefix.size(), nullptr, 10) * 1024;
   }
   return 0;
 }
@@ -39,7 +40,9 @@ std::size_t capacity_bytes(const V& v) {
 
 struct ModelBytes {
   std::size_t slices = 0, instants = 0, counters = 0, flows = 0, metrics = 0, strings = 0, args = 0;
-  std::size_t total() const { return slices + instants + counters + flows + metrics + strings + args; }
+  std::size_t total() const {
+    return slices + instants + counters + flows + metrics + strings + args;
+  }
 };
 
 ModelBytes model_bytes(const Trace& t) {
@@ -64,7 +67,9 @@ double cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-double mb(std::size_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
+double mb(std::size_t bytes) {
+  return static_cast<double>(bytes) / (1 << 20);
+}
 
 }  // namespace
 
@@ -97,20 +102,29 @@ int main(int argc, char** argv) {
     const auto& rep = r.trace.report;
     const double events = static_cast<double>(rep.events_total);
     best = std::min(best, s);
-    std::printf("run %d: %.3f s (cpu %.3f s), %.0f MB/s, %.2f M events/s (%llu events, %zu slices, %zu flows)\n",
-                i + 1, s, cpu, mb(json_bytes) / s, events / s / 1e6, static_cast<unsigned long long>(rep.events_total),
-                r.trace.slice_count(), r.trace.flows.size());
+    std::printf(
+        "run %d: %.3f s (cpu %.3f s), %.0f MB/s, %.2f M events/s (%llu events, %zu slices, %zu "
+        "flows)\n",
+        i + 1, s, cpu, mb(json_bytes) / s, events / s / 1e6,
+        static_cast<unsigned long long>(rep.events_total), r.trace.slice_count(),
+        r.trace.flows.size());
     if (i == runs - 1) {
       const ModelBytes b = model_bytes(r.trace);
-      std::printf("best: %.3f s = %.0f MB/s of JSON (%.1f MB)\n", best, mb(json_bytes) / best, mb(json_bytes));
-      std::printf("resident: VmRSS +%.1f MB while the model is alive = %.1f bytes/event; peak VmHWM %.1f MB\n",
-                  mb(rss_after - rss_before), static_cast<double>(rss_after - rss_before) / events,
-                  mb(proc_status_bytes("VmHWM")));
-      std::printf("model: %.1f MB = %.1f bytes/event (slices %.1f, instants %.1f, counters %.1f, flows %.1f, "
-                  "metrics %.1f, strings %.1f, args %.1f MB)\n",
-                  mb(b.total()), static_cast<double>(b.total()) / events, mb(b.slices), mb(b.instants),
-                  mb(b.counters), mb(b.flows), mb(b.metrics), mb(b.strings), mb(b.args));
-      std::printf("model without args: %.1f bytes/event\n", static_cast<double>(b.total() - b.args) / events);
+      std::printf("best: %.3f s = %.0f MB/s of JSON (%.1f MB)\n", best, mb(json_bytes) / best,
+                  mb(json_bytes));
+      std::printf(
+          "resident: VmRSS +%.1f MB while the model is alive = %.1f bytes/event; peak VmHWM %.1f "
+          "MB\n",
+          mb(rss_after - rss_before), static_cast<double>(rss_after - rss_before) / events,
+          mb(proc_status_bytes("VmHWM")));
+      std::printf(
+          "model: %.1f MB = %.1f bytes/event (slices %.1f, instants %.1f, counters %.1f, flows "
+          "%.1f, "
+          "metrics %.1f, strings %.1f, args %.1f MB)\n",
+          mb(b.total()), static_cast<double>(b.total()) / events, mb(b.slices), mb(b.instants),
+          mb(b.counters), mb(b.flows), mb(b.metrics), mb(b.strings), mb(b.args));
+      std::printf("model without args: %.1f bytes/event\n",
+                  static_cast<double>(b.total() - b.args) / events);
     }
   }
   return 0;

@@ -263,18 +263,21 @@ int main(int argc, char** argv) {
       if (!ids.empty()) {
         auto a0 = std::chrono::steady_clock::now();
         (void)file.args.args_json(*t, ids[0]);
-        const double first = std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
+        const double first =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
         std::vector<double> each;
         for (std::size_t i = 1; i < ids.size() && i <= 40; ++i) {
           a0 = std::chrono::steady_clock::now();
           (void)file.args.args_json(*t, ids[i]);
-          each.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count());
+          each.push_back(
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count());
         }
         std::sort(each.begin(), each.end());
-        std::printf("args on demand: first read %.3f s (gzip: waits for the index), then median %.3f ms, "
-                    "max %.3f ms over %zu reads\n",
-                    first, each.empty() ? 0.0 : each[each.size() / 2] * 1e3, each.empty() ? 0.0 : each.back() * 1e3,
-                    each.size());
+        std::printf(
+            "args on demand: first read %.3f s (gzip: waits for the index), then median %.3f ms, "
+            "max %.3f ms over %zu reads\n",
+            first, each.empty() ? 0.0 : each[each.size() / 2] * 1e3,
+            each.empty() ? 0.0 : each.back() * 1e3, each.size());
       }
     }
     const std::size_t rss_loaded = proc_status_bytes("VmRSS");
@@ -295,10 +298,11 @@ int main(int argc, char** argv) {
     const std::size_t layout =
         viewer_result.layout.rows().capacity() * sizeof(flopline::viewer::LayoutRow);
     const std::size_t model = slices + args + flows + flow_index + metrics + layout;
-    const double kr = static_cast<double>(t->slice_count());  // the synthetic trace: kernels and runtime calls
+    const double kr =
+        static_cast<double>(t->slice_count());  // the synthetic trace: kernels and runtime calls
     const double grown = static_cast<double>(rss_trimmed - rss_before);
-    std::printf("events: %.0f in the file (%.0f slices, %zu flows, %zu rows)\n",
-                ev_total, kr, t->flows.size() + viewer_result.flows.size(), rows);
+    std::printf("events: %.0f in the file (%.0f slices, %zu flows, %zu rows)\n", ev_total, kr,
+                t->flows.size() + viewer_result.flows.size(), rows);
     std::printf(
         "resident: VmRSS +%.0f MB after load, +%.0f MB after malloc_trim; peak VmHWM %.0f MB\n",
         mb(rss_loaded - rss_before), mb(rss_trimmed - rss_before), mb(proc_status_bytes("VmHWM")));

@@ -40,14 +40,15 @@ double cpu_seconds() {
 // elementwise kernels of 90-120 characters and short library/Triton names.
 std::vector<std::string> kernel_names() {
   std::vector<std::string> names;
-  const char* functors[] = {"FillFunctor", "CUDAFunctor_add", "MulFunctor", "AbsFunctor",
-                            "GeluCUDAKernelImpl", "sigmoid_kernel_cuda", "BUnaryFunctor",
-                            "div_true_kernel_cuda"};
+  const char* functors[] = {"FillFunctor",   "CUDAFunctor_add",     "MulFunctor",
+                            "AbsFunctor",    "GeluCUDAKernelImpl",  "sigmoid_kernel_cuda",
+                            "BUnaryFunctor", "div_true_kernel_cuda"};
   const char* types[] = {"float", "c10::Half", "c10::BFloat16"};
   for (const char* f : functors) {
     for (const char* t : types) {
-      names.push_back(std::string("void at::native::vectorized_elementwise_kernel<4, at::native::") +
-                      f + "<" + t + ">, at::detail::Array<char*, 3> >");
+      names.push_back(
+          std::string("void at::native::vectorized_elementwise_kernel<4, at::native::") + f + "<" +
+          t + ">, at::detail::Array<char*, 3> >");
     }
   }
   for (const char* n : {
@@ -210,8 +211,9 @@ void report_render(const char* label, const Trace& t, std::uint64_t kernels, std
   std::printf("%s: %llu events (%llu kernels), %.1f MB\n", label,
               static_cast<unsigned long long>(events), static_cast<unsigned long long>(kernels),
               static_cast<double>(out.size()) / 1e6);
-  std::printf("  render best of 3: %.3f s wall, %.3f s CPU (first run %.3f s wall, with page faults)\n",
-              best, best_cpu, first);
+  std::printf(
+      "  render best of 3: %.3f s wall, %.3f s CPU (first run %.3f s wall, with page faults)\n",
+      best, best_cpu, first);
   std::printf("  kernel events/s:  %.2f M   (kernel slices / whole render time)\n",
               static_cast<double>(kernels) / best / 1e6);
   std::printf("  all events/s:     %.2f M\n", static_cast<double>(events) / best / 1e6);

@@ -41,21 +41,21 @@ const char* err(CUptiResult r) {
   cuptiGetResultString(r, &s);
   return s ? s : "?";
 }
-#define TRY(call)                                                                   \
-  do {                                                                              \
-    CUptiResult r_ = (call);                                                        \
-    if (r_ != CUPTI_SUCCESS) {                                                      \
+#define TRY(call)                                                                     \
+  do {                                                                                \
+    CUptiResult r_ = (call);                                                          \
+    if (r_ != CUPTI_SUCCESS) {                                                        \
       std::printf("  FAIL %s: %d %s (line %d)\n", #call, (int)r_, err(r_), __LINE__); \
-      return false;                                                                 \
-    }                                                                               \
+      return false;                                                                   \
+    }                                                                                 \
   } while (0)
-#define CK(call)                                                                       \
-  do {                                                                                 \
-    cudaError_t e_ = (call);                                                           \
-    if (e_ != cudaSuccess) {                                                           \
+#define CK(call)                                                                          \
+  do {                                                                                    \
+    cudaError_t e_ = (call);                                                              \
+    if (e_ != cudaSuccess) {                                                              \
       std::printf("CUDA FAIL %s: %s line %d\n", #call, cudaGetErrorString(e_), __LINE__); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
+      std::exit(1);                                                                       \
+    }                                                                                     \
   } while (0)
 
 double now_ms() {
@@ -110,14 +110,16 @@ bool list_metrics(CUpti_ProfilerType type, const char* file) {
   std::ofstream out(g_dir + "/" + file);
   size_t total = 0;
   for (int mt = 0; mt < CUPTI_METRIC_TYPE__COUNT; ++mt) {
-    CUpti_Profiler_Host_GetBaseMetrics_Params bm{CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_GetBaseMetrics_Params bm{
+        CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE};
     bm.pHostObject = hi.pHostObject;
     bm.metricType = (CUpti_MetricType)mt;
     if (cuptiProfilerHostGetBaseMetrics(&bm) != CUPTI_SUCCESS) continue;
     total += bm.numMetrics;
     for (size_t i = 0; i < bm.numMetrics; ++i) {
       out << mt << "\t" << bm.ppMetricNames[i];
-      CUpti_Profiler_Host_GetSubMetrics_Params sm{CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE};
+      CUpti_Profiler_Host_GetSubMetrics_Params sm{
+          CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE};
       sm.pHostObject = hi.pHostObject;
       sm.metricType = (CUpti_MetricType)mt;
       sm.pMetricName = bm.ppMetricNames[i];
@@ -128,8 +130,8 @@ bool list_metrics(CUpti_ProfilerType type, const char* file) {
       out << "\n";
     }
   }
-  std::printf("  %s: %zu base metrics -> %s\n", type == CUPTI_PROFILER_TYPE_PM_SAMPLING ? "pm" : "range",
-              total, file);
+  std::printf("  %s: %zu base metrics -> %s\n",
+              type == CUPTI_PROFILER_TYPE_PM_SAMPLING ? "pm" : "range", total, file);
   CUpti_Profiler_Host_Deinitialize_Params hd{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
   hd.pHostObject = hi.pHostObject;
   cuptiProfilerHostDeinitialize(&hd);
@@ -137,10 +139,12 @@ bool list_metrics(CUpti_ProfilerType type, const char* file) {
 }
 
 // The names in `wanted` whose base metric (the part before the first '.') the host lists.
-std::vector<std::string> known_metrics(CUpti_Profiler_Host_Object* host, const std::vector<std::string>& wanted) {
+std::vector<std::string> known_metrics(CUpti_Profiler_Host_Object* host,
+                                       const std::vector<std::string>& wanted) {
   std::vector<std::string> base;
   for (int mt = 0; mt < CUPTI_METRIC_TYPE__COUNT; ++mt) {
-    CUpti_Profiler_Host_GetBaseMetrics_Params bm{CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_GetBaseMetrics_Params bm{
+        CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE};
     bm.pHostObject = host;
     bm.metricType = (CUpti_MetricType)mt;
     if (cuptiProfilerHostGetBaseMetrics(&bm) != CUPTI_SUCCESS) continue;
@@ -181,22 +185,26 @@ struct RangeProfiler {
     names = known_metrics(host, wanted);
     for (auto& n : names) cnames.push_back(n.c_str());
     {
-      CUpti_Profiler_Host_ConfigAddMetrics_Params am{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+      CUpti_Profiler_Host_ConfigAddMetrics_Params am{
+          CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
       am.pHostObject = host;
       am.ppMetricNames = cnames.data();
       am.numMetrics = cnames.size();
       TRY(cuptiProfilerHostConfigAddMetrics(&am));
     }
-    CUpti_Profiler_Host_GetConfigImageSize_Params cs{CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_GetConfigImageSize_Params cs{
+        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
     cs.pHostObject = host;
     TRY(cuptiProfilerHostGetConfigImageSize(&cs));
     config.resize(cs.configImageSize);
-    CUpti_Profiler_Host_GetConfigImage_Params ci{CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_GetConfigImage_Params ci{
+        CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
     ci.pHostObject = host;
     ci.configImageSize = config.size();
     ci.pConfigImage = config.data();
     TRY(cuptiProfilerHostGetConfigImage(&ci));
-    CUpti_Profiler_Host_GetNumOfPasses_Params np{CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_GetNumOfPasses_Params np{
+        CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
     np.configImageSize = config.size();
     np.pConfigImage = config.data();
     TRY(cuptiProfilerHostGetNumOfPasses(&np));
@@ -206,7 +214,8 @@ struct RangeProfiler {
     en.ctx = ctx;
     TRY(cuptiRangeProfilerEnable(&en));
     obj = en.pRangeProfilerObject;
-    CUpti_RangeProfiler_GetCounterDataSize_Params ds{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    CUpti_RangeProfiler_GetCounterDataSize_Params ds{
+        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
     ds.pRangeProfilerObject = obj;
     ds.pMetricNames = cnames.data();
     ds.numMetrics = cnames.size();
@@ -229,8 +238,9 @@ struct RangeProfiler {
     sc.passIndex = 0;
     sc.targetNestingLevel = 1;
     TRY(cuptiRangeProfilerSetConfig(&sc));
-    std::printf("  range profiler: %zu metrics, %zu passes, counter data %zu bytes, config %zu bytes\n",
-                names.size(), passes, counter_data.size(), config.size());
+    std::printf(
+        "  range profiler: %zu metrics, %zu passes, counter data %zu bytes, config %zu bytes\n",
+        names.size(), passes, counter_data.size(), config.size());
     return true;
   }
   bool reset_data() {
@@ -274,7 +284,8 @@ struct RangeProfiler {
     d.pRangeProfilerObject = obj;
     TRY(cuptiRangeProfilerDecodeData(&d));
     *dropped = d.numOfRangeDropped;
-    CUpti_RangeProfiler_GetCounterDataInfo_Params info{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+    CUpti_RangeProfiler_GetCounterDataInfo_Params info{
+        CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
     info.pCounterDataImage = counter_data.data();
     info.counterDataImageSize = counter_data.size();
     TRY(cuptiRangeProfilerGetCounterDataInfo(&info));
@@ -286,9 +297,11 @@ struct RangeProfiler {
       ri.rangeIndex = i;
       ri.rangeDelimiter = "/";
       std::string name = "?";
-      if (cuptiRangeProfilerCounterDataGetRangeInfo(&ri) == CUPTI_SUCCESS && ri.rangeName) name = ri.rangeName;
+      if (cuptiRangeProfilerCounterDataGetRangeInfo(&ri) == CUPTI_SUCCESS && ri.rangeName)
+        name = ri.rangeName;
       std::vector<double> v(names.size(), -1);
-      CUpti_Profiler_Host_EvaluateToGpuValues_Params ev{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+      CUpti_Profiler_Host_EvaluateToGpuValues_Params ev{
+          CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
       ev.pHostObject = host;
       ev.pCounterDataImage = counter_data.data();
       ev.counterDataImageSize = counter_data.size();
@@ -310,7 +323,8 @@ struct RangeProfiler {
       obj = nullptr;
     }
     if (host) {
-      CUpti_Profiler_Host_Deinitialize_Params hd{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+      CUpti_Profiler_Host_Deinitialize_Params hd{
+          CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
       hd.pHostObject = host;
       cuptiProfilerHostDeinitialize(&hd);
       host = nullptr;
@@ -392,30 +406,49 @@ constexpr int kBlocks = 1024, kThreads = 256, kIters = 1000;
 void sgemm(Buffers& B, bool tf32) {
   cublasSetMathMode(B.blas, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH);
   const float one = 1, zero = 0;
-  cublasSgemm(B.blas, CUBLAS_OP_N, CUBLAS_OP_N, B.mm, B.mm, B.mm, &one, B.ma, B.mm, B.mb, B.mm, &zero,
-              B.mc, B.mm);
+  cublasSgemm(B.blas, CUBLAS_OP_N, CUBLAS_OP_N, B.mm, B.mm, B.mm, &one, B.ma, B.mm, B.mb, B.mm,
+              &zero, B.mc, B.mm);
 }
 void bf16gemm(Buffers& B) {
   cublasSetMathMode(B.blas, CUBLAS_DEFAULT_MATH);
   const float one = 1, zero = 0;
-  cublasGemmEx(B.blas, CUBLAS_OP_N, CUBLAS_OP_N, B.mm, B.mm, B.mm, &one, B.ha, CUDA_R_16BF, B.mm, B.hb,
-               CUDA_R_16BF, B.mm, &zero, B.mc, CUDA_R_32F, B.mm, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  cublasGemmEx(B.blas, CUBLAS_OP_N, CUBLAS_OP_N, B.mm, B.mm, B.mm, &one, B.ha, CUDA_R_16BF, B.mm,
+               B.hb, CUDA_R_16BF, B.mm, &zero, B.mc, CUDA_R_32F, B.mm, CUBLAS_COMPUTE_32F,
+               CUBLAS_GEMM_DEFAULT);
 }
 
 void run_workload(Buffers& B, int which) {
   switch (which) {
-    case 0: ffma_kernel<<<kBlocks, kThreads>>>(B.out, kIters); break;
-    case 1: dfma_kernel<<<kBlocks, kThreads>>>(B.dout, kIters); break;
-    case 2: hfma2_kernel<<<kBlocks, kThreads>>>(B.hout, kIters); break;
-    case 3: add_kernel<<<1024, 256>>>(B.a, B.b, B.c, B.n); break;
-    case 4: sgemm(B, true); break;
-    case 5: bf16gemm(B); break;
-    case 6: sgemm(B, false); break;
+    case 0:
+      ffma_kernel<<<kBlocks, kThreads>>>(B.out, kIters);
+      break;
+    case 1:
+      dfma_kernel<<<kBlocks, kThreads>>>(B.dout, kIters);
+      break;
+    case 2:
+      hfma2_kernel<<<kBlocks, kThreads>>>(B.hout, kIters);
+      break;
+    case 3:
+      add_kernel<<<1024, 256>>>(B.a, B.b, B.c, B.n);
+      break;
+    case 4:
+      sgemm(B, true);
+      break;
+    case 5:
+      bf16gemm(B);
+      break;
+    case 6:
+      sgemm(B, false);
+      break;
   }
 }
-const char* kWorkNames[] = {"ffma 262144000 fma", "dfma 262144000 fma", "hfma2 262144000 inst",
-                            "add n=67108864 (805306368 bytes)", "cublas tf32 2048^3 (1.718e10 flop)",
-                            "cublas bf16 2048^3 (1.718e10 flop)", "cublas fp32 simt 2048^3"};
+const char* kWorkNames[] = {"ffma 262144000 fma",
+                            "dfma 262144000 fma",
+                            "hfma2 262144000 inst",
+                            "add n=67108864 (805306368 bytes)",
+                            "cublas tf32 2048^3 (1.718e10 flop)",
+                            "cublas bf16 2048^3 (1.718e10 flop)",
+                            "cublas fp32 simt 2048^3"};
 
 // ---- test A: ranges around launches in the program ------------------------------------
 void test_direct(CUcontext ctx, Buffers& B) {
@@ -435,8 +468,9 @@ void test_direct(CUcontext ctx, Buffers& B) {
       size_t dropped = 0;
       if (!rp.decode(&ranges, &dropped)) return;
       const double t2 = now_ms();
-      std::printf(" %s rep %d: start..stop %.2f ms, decode+eval %.2f ms, all passes %d, dropped %zu\n",
-                  kWorkNames[w], rep, t1 - t0, t2 - t1, (int)all, dropped);
+      std::printf(
+          " %s rep %d: start..stop %.2f ms, decode+eval %.2f ms, all passes %d, dropped %zu\n",
+          kWorkNames[w], rep, t1 - t0, t2 - t1, (int)all, dropped);
       if (rep == 0) print_ranges(rp, ranges, kWorkNames[w]);
       if (!rp.reset_data()) return;
     }
@@ -452,8 +486,8 @@ void test_direct(CUcontext ctx, Buffers& B) {
     std::vector<std::pair<std::string, std::vector<double>>> ranges;
     size_t dropped = 0;
     if (rp.decode(&ranges, &dropped)) {
-      std::printf(" three launches in one start/stop: %zu ranges, all %d, dropped %zu\n", ranges.size(),
-                  (int)all, dropped);
+      std::printf(" three launches in one start/stop: %zu ranges, all %d, dropped %zu\n",
+                  ranges.size(), (int)all, dropped);
       for (auto& r : ranges) std::printf("    '%s'\n", r.first.c_str());
     }
     rp.reset_data();
@@ -471,7 +505,8 @@ void test_direct(CUcontext ctx, Buffers& B) {
     rp.stop(&all);
     std::vector<std::pair<std::string, std::vector<double>>> r2;
     rp.decode(&r2, &d);
-    std::printf(" no reset between: first decode %zu ranges, second %zu ranges\n", r1.size(), r2.size());
+    std::printf(" no reset between: first decode %zu ranges, second %zu ranges\n", r1.size(),
+                r2.size());
     rp.reset_data();
   }
   // push/pop in auto range (reported elsewhere as needed).
@@ -522,7 +557,8 @@ void CUPTIAPI on_complete(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t v
     if (r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
       auto* k = (CUpti_ActivityKernel10*)r;
       g_kernel_records_by_corr[k->correlationId]++;
-      g_kernel_times.push_back({(uint32_t)k->correlationId, {(uint64_t)k->start, (uint64_t)k->end}});
+      g_kernel_times.push_back(
+          {(uint32_t)k->correlationId, {(uint64_t)k->start, (uint64_t)k->end}});
     }
   }
   std::free(buffer);
@@ -530,17 +566,21 @@ void CUPTIAPI on_complete(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t v
 
 bool is_launch(CUpti_CallbackDomain d, CUpti_CallbackId id) {
   if (d == CUPTI_CB_DOMAIN_DRIVER_API)
-    return id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
-           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz;
+    return id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
+           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
+           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz;
   return id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
          id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060;
 }
 
-void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                          const void* data) {
   const auto* cb = (const CUpti_CallbackData*)data;
   if (!is_launch(domain, cbid)) return;
   if (cb->callbackSite == CUPTI_API_ENTER) {
-    g_cb.cb_seen[std::string(domain == CUPTI_CB_DOMAIN_DRIVER_API ? "driver:" : "runtime:") + cb->functionName]++;
+    g_cb.cb_seen[std::string(domain == CUPTI_CB_DOMAIN_DRIVER_API ? "driver:" : "runtime:") +
+                 cb->functionName]++;
   }
   if (!g_cb.measuring) return;
   if (cb->callbackSite == CUPTI_API_ENTER) {
@@ -571,7 +611,8 @@ void test_callbacks(CUcontext ctx, Buffers& B) {
   RangeProfiler rp;
   if (!rp.init(ctx, wanted_metrics(), 4)) return;
   g_cb.rp = &rp;
-  if (cuptiActivityRegisterCallbacks(on_request, on_complete) != CUPTI_SUCCESS) std::printf("  register failed\n");
+  if (cuptiActivityRegisterCallbacks(on_request, on_complete) != CUPTI_SUCCESS)
+    std::printf("  register failed\n");
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   CUpti_SubscriberHandle sub;
   CUptiResult r = cuptiSubscribe(&sub, on_callback, nullptr);
@@ -595,18 +636,20 @@ void test_callbacks(CUcontext ctx, Buffers& B) {
   cuptiActivityFlushAll(1);
   std::printf("  callbacks seen at enter:\n");
   for (auto& [k, v] : g_cb.cb_seen) std::printf("    %-40s %d\n", k.c_str(), v);
-  std::printf("  measured launches %d (errors %d), %.2f ms per measured launch\n", g_cb.measure_count,
-              g_cb.errors, g_cb.measure_count ? g_cb.measure_ms / g_cb.measure_count : 0);
+  std::printf("  measured launches %d (errors %d), %.2f ms per measured launch\n",
+              g_cb.measure_count, g_cb.errors,
+              g_cb.measure_count ? g_cb.measure_ms / g_cb.measure_count : 0);
   for (auto& [corr, v] : g_cb.results) {
-    std::printf("   corr %u: kernel records %d:", corr, g_kernel_records_by_corr.count(corr) ? g_kernel_records_by_corr[corr] : 0);
+    std::printf("   corr %u: kernel records %d:", corr,
+                g_kernel_records_by_corr.count(corr) ? g_kernel_records_by_corr[corr] : 0);
     for (size_t i = 0; i < v.size(); ++i)
       if (v[i] != 0) std::printf(" %s=%.0f", rp.names[i].c_str(), v[i]);
     std::printf("\n");
   }
   size_t multi = 0;
   for (auto& [corr, n] : g_kernel_records_by_corr) multi += n > 1;
-  std::printf("  kernel records %zu over %zu correlation ids; ids with >1 record: %zu\n", g_kernel_times.size(),
-              g_kernel_records_by_corr.size(), multi);
+  std::printf("  kernel records %zu over %zu correlation ids; ids with >1 record: %zu\n",
+              g_kernel_times.size(), g_kernel_records_by_corr.size(), multi);
   cuptiUnsubscribe(sub);
   cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   rp.disable();
@@ -621,7 +664,8 @@ bool test_pm(Buffers& B, const std::vector<std::string>& metrics, uint64_t inter
   CUpti_PmSampling_Object* pm = en.pPmSamplingObject;
   std::vector<uint8_t> avail;
   {
-    CUpti_PmSampling_GetCounterAvailability_Params ca{CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE};
+    CUpti_PmSampling_GetCounterAvailability_Params ca{
+        CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE};
     ca.deviceIndex = 0;
     if (cuptiPmSamplingGetCounterAvailability(&ca) == CUPTI_SUCCESS) {
       avail.resize(ca.counterAvailabilityImageSize);
@@ -644,29 +688,34 @@ bool test_pm(Buffers& B, const std::vector<std::string>& metrics, uint64_t inter
       CUpti_PmSampling_Disable_Params dis{CUpti_PmSampling_Disable_Params_STRUCT_SIZE};
       dis.pPmSamplingObject = pm;
       cuptiPmSamplingDisable(&dis);
-      CUpti_Profiler_Host_Deinitialize_Params hd{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+      CUpti_Profiler_Host_Deinitialize_Params hd{
+          CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
       hd.pHostObject = host;
       cuptiProfilerHostDeinitialize(&hd);
     }
   } cleanup{pm, hi.pHostObject};
   {
-    CUpti_Profiler_Host_ConfigAddMetrics_Params am{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_ConfigAddMetrics_Params am{
+        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
     am.pHostObject = hi.pHostObject;
     am.ppMetricNames = cn.data();
     am.numMetrics = cn.size();
     TRY(cuptiProfilerHostConfigAddMetrics(&am));
   }
-  CUpti_Profiler_Host_GetConfigImageSize_Params cs{CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+  CUpti_Profiler_Host_GetConfigImageSize_Params cs{
+      CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
   cs.pHostObject = hi.pHostObject;
   TRY(cuptiProfilerHostGetConfigImageSize(&cs));
   std::vector<uint8_t> config(cs.configImageSize);
-  CUpti_Profiler_Host_GetConfigImage_Params ci{CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+  CUpti_Profiler_Host_GetConfigImage_Params ci{
+      CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
   ci.pHostObject = hi.pHostObject;
   ci.configImageSize = config.size();
   ci.pConfigImage = config.data();
   TRY(cuptiProfilerHostGetConfigImage(&ci));
   {
-    CUpti_Profiler_Host_GetNumOfPasses_Params np{CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_GetNumOfPasses_Params np{
+        CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
     np.configImageSize = config.size();
     np.pConfigImage = config.data();
     if (cuptiProfilerHostGetNumOfPasses(&np) == CUPTI_SUCCESS)
@@ -686,14 +735,16 @@ bool test_pm(Buffers& B, const std::vector<std::string>& metrics, uint64_t inter
     sc.samplingInterval = interval_ns;  // clocks
     TRY(cuptiPmSamplingSetConfig(&sc));
   }
-  CUpti_PmSampling_GetCounterDataSize_Params ds{CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE};
+  CUpti_PmSampling_GetCounterDataSize_Params ds{
+      CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE};
   ds.pPmSamplingObject = pm;
   ds.pMetricNames = cn.data();
   ds.numMetrics = cn.size();
   ds.maxSamples = 200000;
   TRY(cuptiPmSamplingGetCounterDataSize(&ds));
   std::vector<uint8_t> data(ds.counterDataSize);
-  CUpti_PmSampling_CounterDataImage_Initialize_Params di{CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+  CUpti_PmSampling_CounterDataImage_Initialize_Params di{
+      CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
   di.pPmSamplingObject = pm;
   di.counterDataSize = data.size();
   di.pCounterData = data.data();
@@ -730,28 +781,34 @@ bool test_pm(Buffers& B, const std::vector<std::string>& metrics, uint64_t inter
   const double d0 = now_ms();
   TRY(cuptiPmSamplingDecodeData(&dd));
   const double d1 = now_ms();
-  CUpti_PmSampling_GetCounterDataInfo_Params info{CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE};
+  CUpti_PmSampling_GetCounterDataInfo_Params info{
+      CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE};
   info.pCounterDataImage = data.data();
   info.counterDataImageSize = data.size();
   TRY(cuptiPmSamplingGetCounterDataInfo(&info));
-  std::printf("  phases (ms): bf16 mm %.2f, add %.2f, tf32 mm %.2f, add %.2f; decode %.2f ms, stop reason %d, overflow %d\n",
-              ms[0], ms[1], ms[2], ms[3], d1 - d0, (int)dd.decodeStopReason, (int)dd.overflow);
-  std::printf("  samples total %zu populated %zu completed %zu; cupti ts window %llu..%llu\n", info.numTotalSamples,
-              info.numPopulatedSamples, info.numCompletedSamples, (unsigned long long)ts0, (unsigned long long)ts1);
+  std::printf(
+      "  phases (ms): bf16 mm %.2f, add %.2f, tf32 mm %.2f, add %.2f; decode %.2f ms, stop reason "
+      "%d, overflow %d\n",
+      ms[0], ms[1], ms[2], ms[3], d1 - d0, (int)dd.decodeStopReason, (int)dd.overflow);
+  std::printf("  samples total %zu populated %zu completed %zu; cupti ts window %llu..%llu\n",
+              info.numTotalSamples, info.numPopulatedSamples, info.numCompletedSamples,
+              (unsigned long long)ts0, (unsigned long long)ts1);
   std::ofstream out(g_dir + "/pm_samples_" + std::to_string(interval_ns) + ".tsv");
   out << "start\tend";
   for (auto& n : names) out << "\t" << n;
   out << "\n";
   const size_t step = std::max<size_t>(1, info.numCompletedSamples / 40);
   for (size_t i = 0; i < info.numCompletedSamples; ++i) {
-    CUpti_PmSampling_CounterData_GetSampleInfo_Params si{CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
+    CUpti_PmSampling_CounterData_GetSampleInfo_Params si{
+        CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
     si.pPmSamplingObject = pm;
     si.pCounterDataImage = data.data();
     si.counterDataImageSize = data.size();
     si.sampleIndex = i;
     cuptiPmSamplingCounterDataGetSampleInfo(&si);
     std::vector<double> v(names.size());
-    CUpti_Profiler_Host_EvaluateToGpuValues_Params ev{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_EvaluateToGpuValues_Params ev{
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
     ev.pHostObject = hi.pHostObject;
     ev.pCounterDataImage = data.data();
     ev.counterDataImageSize = data.size();
@@ -783,14 +840,16 @@ bool setup(CUcontext* ctx) {
     ds.cuDevice = 0;
     ds.api = api;
     const CUptiResult r = cuptiProfilerDeviceSupported(&ds);
-    std::printf("  device supported (api %d): %s isSupported=%d arch=%d vGpu=%d cc=%d\n", (int)api, err(r),
-                (int)ds.isSupported, (int)ds.architecture, (int)ds.vGpu, (int)ds.confidentialCompute);
+    std::printf("  device supported (api %d): %s isSupported=%d arch=%d vGpu=%d cc=%d\n", (int)api,
+                err(r), (int)ds.isSupported, (int)ds.architecture, (int)ds.vGpu,
+                (int)ds.confidentialCompute);
   }
   CUpti_Device_GetChipName_Params cn{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
   cn.deviceIndex = 0;
   TRY(cuptiDeviceGetChipName(&cn));
   g_chip = cn.pChipName;
-  CUpti_Profiler_GetCounterAvailability_Params ca{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+  CUpti_Profiler_GetCounterAvailability_Params ca{
+      CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
   ca.ctx = *ctx;
   TRY(cuptiProfilerGetCounterAvailability(&ca));
   g_avail.resize(ca.counterAvailabilityImageSize);
@@ -826,10 +885,10 @@ int main(int argc, char** argv) {
       {"sm__cycles_active.avg"},
       {"dram__bytes_read.sum"},
       {"sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
-       "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", "dram__bytes_read.sum.per_second",
-       "dram__bytes_write.sum.per_second"},
-      {"sm__cycles_active.avg", "sm__cycles_elapsed.avg", "sm__pipe_tensor_cycles_active.avg", "dram__bytes_read.sum",
-       "dram__bytes_write.sum"},
+       "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
+       "dram__bytes_read.sum.per_second", "dram__bytes_write.sum.per_second"},
+      {"sm__cycles_active.avg", "sm__cycles_elapsed.avg", "sm__pipe_tensor_cycles_active.avg",
+       "dram__bytes_read.sum", "dram__bytes_write.sum"},
   };
   for (const auto& set : pm_sets) test_pm(B, set, 20000);
   test_pm(B, pm_sets[2], 100000);

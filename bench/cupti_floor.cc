@@ -52,10 +52,10 @@ bool start() {
   std::call_once(once, [] {
     cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
     if (cuptiActivityRegisterCallbacks(request, complete) != CUPTI_SUCCESS) return;
-    for (CUpti_ActivityKind k :
-         {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
-          CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_MARKER_DATA,
-          CUPTI_ACTIVITY_KIND_NAME, CUPTI_ACTIVITY_KIND_OVERHEAD}) {
+    for (CUpti_ActivityKind k : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                 CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
+                                 CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_MARKER_DATA,
+                                 CUPTI_ACTIVITY_KIND_NAME, CUPTI_ACTIVITY_KIND_OVERHEAD}) {
       cuptiActivityEnable(k);
     }
     CUpti_SubscriberHandle sub = nullptr;
@@ -68,8 +68,10 @@ bool start() {
                              Domain{CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE}}) {
         for (std::uint32_t cbid = 1; cbid < d.size; ++cbid) {
           const char* name = nullptr;
-          if (cuptiGetCallbackName(d.domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
-          if (flopline::capture::is_recorded_call(name)) cuptiEnableCallback(1, sub, d.domain, cbid);
+          if (cuptiGetCallbackName(d.domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr)
+            continue;
+          if (flopline::capture::is_recorded_call(name))
+            cuptiEnableCallback(1, sub, d.domain, cbid);
         }
       }
     }
@@ -89,7 +91,9 @@ FLOOR_EXPORT int InitializeInjection(void) {
 FLOOR_EXPORT int InitializeInjectionNvtx2(void* get_export_table) {
   start();
   Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&cuptiActivityEnable), &info) == 0 || info.dli_fname == nullptr) return 0;
+  if (dladdr(reinterpret_cast<void*>(&cuptiActivityEnable), &info) == 0 ||
+      info.dli_fname == nullptr)
+    return 0;
   void* lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
   if (lib == nullptr) return 0;
   using Entry = int (*)(void*);

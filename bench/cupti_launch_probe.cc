@@ -14,10 +14,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -74,13 +74,15 @@ struct ThreadLaunches {
   void keep() {
     g_launch_records += records.size();
     std::lock_guard<std::mutex> lock(g_ids_mu);
-    for (const LaunchRecord& r : records) (r.nested ? g_nested_ids : g_launch_ids).push_back(r.correlation);
+    for (const LaunchRecord& r : records)
+      (r.nested ? g_nested_ids : g_launch_ids).push_back(r.correlation);
     records.clear();
   }
 };
 thread_local ThreadLaunches t_launches;
 
-void CUPTIAPI on_launch(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+void CUPTIAPI on_launch(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                        const void* data) {
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
   std::uint64_t now = 0;
   cuptiGetTimestamp(&now);
@@ -90,8 +92,8 @@ void CUPTIAPI on_launch(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbi
     return;
   }
   --t.depth;
-  t.records.push_back({t.pending_enter, now, info->correlationId, cbid, t.tid, static_cast<std::uint32_t>(domain),
-                       t.depth > 0});
+  t.records.push_back({t.pending_enter, now, info->correlationId, cbid, t.tid,
+                       static_cast<std::uint32_t>(domain), t.depth > 0});
 }
 
 bool is_launch_api(const char* name) {
@@ -107,13 +109,15 @@ void enable_launch_callbacks() {
   int enabled = 0;
   for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
     const char* name = nullptr;
-    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS && name && is_launch_api(name)) {
+    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS && name &&
+        is_launch_api(name)) {
       enabled += cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, cbid) == CUPTI_SUCCESS;
     }
   }
   for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
     const char* name = nullptr;
-    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS && name && is_launch_api(name)) {
+    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS && name &&
+        is_launch_api(name)) {
       enabled += cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, cbid) == CUPTI_SUCCESS;
     }
   }
@@ -133,10 +137,11 @@ void report() {
     nested += std::binary_search(g_nested_ids.begin(), g_nested_ids.end(), id);
   }
   std::fprintf(stderr,
-               "probe: %llu activity records, %zu outer + %zu nested launch records; %zu kernels: %zu match an outer "
+               "probe: %llu activity records, %zu outer + %zu nested launch records; %zu kernels: "
+               "%zu match an outer "
                "call's id, %zu a nested call's, %zu have id 0\n",
-               g_activity_records.load(), g_launch_ids.size(), g_nested_ids.size(), g_kernel_ids.size(), outer, nested,
-               zero);
+               g_activity_records.load(), g_launch_ids.size(), g_nested_ids.size(),
+               g_kernel_ids.size(), outer, nested, zero);
 }
 
 }  // namespace
@@ -150,10 +155,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   cuptiActivityRegisterCallbacks(request_buffer, complete_buffer);
   if (mode == "all") {
     for (CUpti_ActivityKind k :
-         {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
-          CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
-          CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_MARKER_DATA,
-          CUPTI_ACTIVITY_KIND_NAME, CUPTI_ACTIVITY_KIND_OVERHEAD}) {
+         {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+          CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
+          CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+          CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_MARKER_DATA, CUPTI_ACTIVITY_KIND_NAME,
+          CUPTI_ACTIVITY_KIND_OVERHEAD}) {
       cuptiActivityEnable(k);
     }
   } else {

@@ -43,7 +43,6 @@ namespace {
 int g_reps = 25;
 constexpr int kWarmup = 3;
 
-
 // Buffers for the reference copies, each large enough for half the largest case's bytes.
 void* g_copy_src = nullptr;
 void* g_copy_dst = nullptr;
@@ -57,14 +56,19 @@ struct Timed {
 Timed time_beside_copy(const std::function<void()>& run, double bytes) {
   const std::size_t size = static_cast<std::size_t>(bytes / 2);
   if (size > g_copy_capacity) {
-    std::fprintf(stderr, "copy of %zu bytes exceeds the copy buffers (%zu)\n", size, g_copy_capacity);
+    std::fprintf(stderr, "copy of %zu bytes exceeds the copy buffers (%zu)\n", size,
+                 g_copy_capacity);
     std::exit(1);
   }
   const std::vector<double> ms = flopline::bench::interleaved_medians_ms(
-      {run, [&] { BENCH_CUDA_OK(cudaMemcpyAsync(g_copy_dst, g_copy_src, size, cudaMemcpyDeviceToDevice)); }},
+      {run,
+       [&] {
+         BENCH_CUDA_OK(cudaMemcpyAsync(g_copy_dst, g_copy_src, size, cudaMemcpyDeviceToDevice));
+       }},
       kWarmup, g_reps);
   const double copy_us = 1e3 * ms[1];
-  std::printf("bench=copy bytes=%zu us=%.1f GBps=%.0f\n", 2 * size, copy_us, bytes / (copy_us * 1e3));
+  std::printf("bench=copy bytes=%zu us=%.1f GBps=%.0f\n", 2 * size, copy_us,
+              bytes / (copy_us * 1e3));
   return {1e3 * ms[0], bytes / (copy_us * 1e3)};
 }
 
@@ -75,8 +79,10 @@ __global__ void fill_kernel(void* p, std::int64_t n, bool bf16, std::uint32_t sa
     std::uint32_t h = static_cast<std::uint32_t>(i) * 2654435761u ^ salt;
     h ^= h >> 15;
     const float v = static_cast<float>(h & 0xFFFF) / 16384.0f - 2.0f;
-    if (bf16) static_cast<__nv_bfloat16*>(p)[i] = __float2bfloat16(v);
-    else static_cast<float*>(p)[i] = v;
+    if (bf16)
+      static_cast<__nv_bfloat16*>(p)[i] = __float2bfloat16(v);
+    else
+      static_cast<float*>(p)[i] = v;
   }
 }
 
@@ -87,8 +93,8 @@ void fill(void* p, std::int64_t n, fk::DType t, std::uint32_t salt) {
 
 void report(const std::string& what, double us, double bytes, double copy) {
   const double gbps = bytes / (us * 1e3);
-  std::printf("%s us=%.1f GBps=%.0f copy_GBps=%.0f pct_of_copy=%.1f\n", what.c_str(), us, gbps, copy,
-              100.0 * gbps / copy);
+  std::printf("%s us=%.1f GBps=%.0f copy_GBps=%.0f pct_of_copy=%.1f\n", what.c_str(), us, gbps,
+              copy, 100.0 * gbps / copy);
   std::fflush(stdout);
 }
 
@@ -109,8 +115,8 @@ void bench_elementwise(std::int64_t n, fk::DType t, void* x, void* y, void* out)
   for (const Case& c : cases) {
     const double bytes = fk::elementwise_cost(c.op, n, t).bytes;
     const Timed timed = time_beside_copy(c.run, bytes);
-    report(std::string("bench=elementwise op=") + fk::elementwise_op_name(c.op) + " dtype=" + fk::dtype_name(t) +
-               " n=" + std::to_string(n),
+    report(std::string("bench=elementwise op=") + fk::elementwise_op_name(c.op) +
+               " dtype=" + fk::dtype_name(t) + " n=" + std::to_string(n),
            timed.us, bytes, timed.copy_gbps);
   }
 }
@@ -123,8 +129,8 @@ void bench_softmax(std::int64_t m, std::int64_t n, fk::SoftmaxDim dim, void* x, 
   p.n = n;
   const double bytes = fk::softmax_cost(m, n, dim, p.in, p.out_type).bytes;
   const Timed timed = time_beside_copy([&] { fk::softmax(p, dim, nullptr, false); }, bytes);
-  report(std::string("bench=softmax dim=") + fk::softmax_dim_name(dim) + " dtype=fp32 m=" + std::to_string(m) +
-             " n=" + std::to_string(n),
+  report(std::string("bench=softmax dim=") + fk::softmax_dim_name(dim) +
+             " dtype=fp32 m=" + std::to_string(m) + " n=" + std::to_string(n),
          timed.us, bytes, timed.copy_gbps);
 }
 
@@ -168,7 +174,8 @@ int main(int argc, char** argv) {
   const std::pair<std::int64_t, std::int64_t> shapes[] = {{4096, 4096}, {16384, 2048}};
   for (const auto& [m, n] : shapes) {
     fill(x, m * n, fk::DType::f32, 3);
-    for (fk::SoftmaxDim dim : {fk::SoftmaxDim::rows, fk::SoftmaxDim::cols}) bench_softmax(m, n, dim, x, out);
+    for (fk::SoftmaxDim dim : {fk::SoftmaxDim::rows, fk::SoftmaxDim::cols})
+      bench_softmax(m, n, dim, x, out);
   }
   BENCH_CUDA_OK(cudaDeviceSynchronize());
   cudaFree(x);

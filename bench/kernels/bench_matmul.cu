@@ -2,8 +2,8 @@
 // on the same inputs. Timing: CUDA events around each call, warm-up first, median of the
 // timed runs, cuBLAS and the paths timed in interleaved rounds (one call of each per
 // round) so that clock drift over a long case does not favour whichever ran first; each
-// path's output is then made once more and compared with cuBLAS's. Inputs are uniform in [-1, 1) (never zeros: they run faster than real data).
-// One line per case:
+// path's output is then made once more and compared with cuBLAS's. Inputs are uniform in [-1, 1)
+// (never zeros: they run faster than real data). One line per case:
 //   bench=matmul path=sm80 dtype=bf16 out=bf16 m=4096 n=4096 k=4096 ms=... tflops=...
 //     cublas_ms=... cublas_tflops=... pct_of_cublas=... err_vs_cublas=...
 // err_vs_cublas = ||ours - cuBLAS|| / ||cuBLAS|| so a fast but wrong kernel shows.
@@ -19,8 +19,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <string>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include <cuda_bf16.h>
@@ -61,10 +61,13 @@ __device__ std::uint64_t splitmix64(std::uint64_t x) {
 }
 
 // Uniform in [-1, 1), stored as t.
-__global__ void fill_uniform(void* out, std::size_t n, int elem_bytes, bool bf16, std::uint64_t seed) {
+__global__ void fill_uniform(void* out, std::size_t n, int elem_bytes, bool bf16,
+                             std::uint64_t seed) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const float v = static_cast<float>(splitmix64(seed ^ (i * 0x2545F4914F6CDD1Dull)) >> 40) * (2.0f / 16777216.0f) - 1.0f;
+    const float v = static_cast<float>(splitmix64(seed ^ (i * 0x2545F4914F6CDD1Dull)) >> 40) *
+                        (2.0f / 16777216.0f) -
+                    1.0f;
     if (elem_bytes == 4) {
       static_cast<float*>(out)[i] = v;
     } else if (bf16) {
@@ -77,9 +80,12 @@ __global__ void fill_uniform(void* out, std::size_t n, int elem_bytes, bool bf16
 
 __device__ double load_as_double(const void* p, std::size_t i, DType t) {
   switch (t) {
-    case DType::bf16: return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]);
-    case DType::f16: return __half2float(static_cast<const __half*>(p)[i]);
-    default: return static_cast<const float*>(p)[i];
+    case DType::bf16:
+      return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]);
+    case DType::f16:
+      return __half2float(static_cast<const __half*>(p)[i]);
+    default:
+      return static_cast<const float*>(p)[i];
   }
 }
 
@@ -126,12 +132,15 @@ DType out_type(const Case& c) {
 
 void run_case(const Case& c, int arch, flopline::kernels::testing::Cublas& cublas, int reps) {
   const DType out = out_type(c);
-  const std::size_t es = flopline::kernels::dtype_bytes(c.in), eo = flopline::kernels::dtype_bytes(out);
+  const std::size_t es = flopline::kernels::dtype_bytes(c.in),
+                    eo = flopline::kernels::dtype_bytes(out);
   const std::size_t mn = static_cast<std::size_t>(c.m * c.n);
-  Buffer a(static_cast<std::size_t>(c.m * c.k) * es), b(static_cast<std::size_t>(c.k * c.n) * es), ours(mn * eo),
-      theirs(mn * eo);
-  fill_uniform<<<4096, 256>>>(a.p, static_cast<std::size_t>(c.m * c.k), static_cast<int>(es), c.in == DType::bf16, 1);
-  fill_uniform<<<4096, 256>>>(b.p, static_cast<std::size_t>(c.k * c.n), static_cast<int>(es), c.in == DType::bf16, 2);
+  Buffer a(static_cast<std::size_t>(c.m * c.k) * es), b(static_cast<std::size_t>(c.k * c.n) * es),
+      ours(mn * eo), theirs(mn * eo);
+  fill_uniform<<<4096, 256>>>(a.p, static_cast<std::size_t>(c.m * c.k), static_cast<int>(es),
+                              c.in == DType::bf16, 1);
+  fill_uniform<<<4096, 256>>>(b.p, static_cast<std::size_t>(c.k * c.n), static_cast<int>(es),
+                              c.in == DType::bf16, 2);
   CUDA_OK(cudaGetLastError());
 
   MatmulProblem p;
@@ -143,7 +152,8 @@ void run_case(const Case& c, int arch, flopline::kernels::testing::Cublas& cubla
   p.k = c.k;
   p.in = c.in;
   p.out = out;
-  const double flops = 2.0 * static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(c.k);
+  const double flops =
+      2.0 * static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(c.k);
   const bool huge = flops > 1e14;  // 46000^3: seconds a call
   const int warmup = huge ? 1 : 2;
 
@@ -167,17 +177,19 @@ void run_case(const Case& c, int arch, flopline::kernels::testing::Cublas& cubla
   };
   // cuBLAS and every path timed in interleaved rounds (bench_timing.h).
   std::vector<std::function<void()>> providers;
-  for (MatmulPath path : paths) providers.push_back([&, path] { flopline::kernels::matmul(p, options_for(path)); });
+  for (MatmulPath path : paths)
+    providers.push_back([&, path] { flopline::kernels::matmul(p, options_for(path)); });
   if (cublas.ok()) {
     providers.push_back([&] {
-      if (!cublas.matmul(a.p, b.p, theirs.p, static_cast<long>(c.m), static_cast<long>(c.n), static_cast<long>(c.k),
-                         c.in, out, nullptr)) {
+      if (!cublas.matmul(a.p, b.p, theirs.p, static_cast<long>(c.m), static_cast<long>(c.n),
+                         static_cast<long>(c.k), c.in, out, nullptr)) {
         std::fprintf(stderr, "cuBLAS: %s\n", cublas.error().c_str());
         std::exit(1);
       }
     });
   }
-  const std::vector<double> medians = flopline::bench::interleaved_medians_ms(providers, warmup, reps);
+  const std::vector<double> medians =
+      flopline::bench::interleaved_medians_ms(providers, warmup, reps);
   const double cublas_ms = cublas.ok() ? medians.back() : NAN;
   const double cublas_tflops = flops / (cublas_ms * 1e-3) / 1e12;
   for (std::size_t i = 0; i < paths.size(); ++i) {
@@ -190,11 +202,13 @@ void run_case(const Case& c, int arch, flopline::kernels::testing::Cublas& cubla
     const double tflops = flops / (ms * 1e-3) / 1e12;
     const double err = cublas.ok() ? relative_difference(ours.p, theirs.p, mn, out) : NAN;
     std::printf(
-        "bench=matmul path=%s dtype=%s out=%s m=%lld n=%lld k=%lld ms=%.4f tflops=%.1f cublas_ms=%.4f "
+        "bench=matmul path=%s dtype=%s out=%s m=%lld n=%lld k=%lld ms=%.4f tflops=%.1f "
+        "cublas_ms=%.4f "
         "cublas_tflops=%.1f pct_of_cublas=%.1f err_vs_cublas=%.2e\n",
         flopline::kernels::matmul_path_name(path), flopline::kernels::dtype_name(c.in),
-        flopline::kernels::dtype_name(out), static_cast<long long>(c.m), static_cast<long long>(c.n),
-        static_cast<long long>(c.k), ms, tflops, cublas_ms, cublas_tflops, 100.0 * tflops / cublas_tflops, err);
+        flopline::kernels::dtype_name(out), static_cast<long long>(c.m),
+        static_cast<long long>(c.n), static_cast<long long>(c.k), ms, tflops, cublas_ms,
+        cublas_tflops, 100.0 * tflops / cublas_tflops, err);
     std::fflush(stdout);
   }
 }
@@ -226,8 +240,8 @@ int main(int argc, char** argv) {
   CUDA_OK(cudaGetDeviceProperties(&prop, 0));
   const int arch = flopline::kernels::current_arch();
   flopline::kernels::testing::Cublas cublas;
-  std::printf("# bench_matmul device=\"%s\" sm_%d sms=%d cublas=%s\n", prop.name, arch, prop.multiProcessorCount,
-              cublas.ok() ? "yes" : cublas.error().c_str());
+  std::printf("# bench_matmul device=\"%s\" sm_%d sms=%d cublas=%s\n", prop.name, arch,
+              prop.multiProcessorCount, cublas.ok() ? "yes" : cublas.error().c_str());
 
   std::vector<Case> cases;
   for (DType t : {DType::f32, DType::tf32, DType::bf16}) {
@@ -252,7 +266,8 @@ int main(int argc, char** argv) {
     cases.push_back({DType::f32, 46000, 46000, 46000});
   }
   for (const Case& c : cases) {
-    const double flops = 2.0 * static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(c.k);
+    const double flops =
+        2.0 * static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(c.k);
     run_case(c, arch, cublas, flops > 1e14 ? std::min(reps, 3) : reps);
   }
   return 0;

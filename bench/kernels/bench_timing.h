@@ -24,8 +24,8 @@ inline void timing_ok(cudaError_t e, const char* what) {
 // after `warmup` untimed calls of each: medians per provider, in order. Interleaved so
 // that a drift of the clocks over a long run (a GPU warming up, or slowing down as it
 // heats) lands on every provider alike, not on whichever was timed last.
-inline std::vector<double> interleaved_medians_ms(const std::vector<std::function<void()>>& providers, int warmup,
-                                                  int reps) {
+inline std::vector<double> interleaved_medians_ms(
+    const std::vector<std::function<void()>>& providers, int warmup, int reps) {
   for (const auto& fn : providers) {
     for (int i = 0; i < warmup; ++i) fn();
   }
@@ -33,14 +33,16 @@ inline std::vector<double> interleaved_medians_ms(const std::vector<std::functio
   cudaEvent_t start, stop;
   timing_ok(cudaEventCreate(&start), "cudaEventCreate");
   timing_ok(cudaEventCreate(&stop), "cudaEventCreate");
-  std::vector<std::vector<float>> ms(providers.size(), std::vector<float>(static_cast<std::size_t>(reps)));
+  std::vector<std::vector<float>> ms(providers.size(),
+                                     std::vector<float>(static_cast<std::size_t>(reps)));
   for (int r = 0; r < reps; ++r) {
     for (std::size_t p = 0; p < providers.size(); ++p) {
       timing_ok(cudaEventRecord(start), "cudaEventRecord");
       providers[p]();
       timing_ok(cudaEventRecord(stop), "cudaEventRecord");
       timing_ok(cudaEventSynchronize(stop), "timed run");
-      timing_ok(cudaEventElapsedTime(&ms[p][static_cast<std::size_t>(r)], start, stop), "cudaEventElapsedTime");
+      timing_ok(cudaEventElapsedTime(&ms[p][static_cast<std::size_t>(r)], start, stop),
+                "cudaEventElapsedTime");
     }
   }
   cudaEventDestroy(start);

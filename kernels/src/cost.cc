@@ -9,23 +9,33 @@ std::string shape_text(std::int64_t m, std::int64_t n, std::int64_t k) {
   return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
 }
 
-double d(std::int64_t v) { return static_cast<double>(v); }
+double d(std::int64_t v) {
+  return static_cast<double>(v);
+}
 
 // Per-score softmax work: max compare, subtract, exp, sum, divide.
 constexpr double kSoftmaxFlopsPerElement = 5;
 
 }  // namespace
 
-const char* softmax_dim_name(SoftmaxDim dim) { return dim == SoftmaxDim::rows ? "rows" : "cols"; }
+const char* softmax_dim_name(SoftmaxDim dim) {
+  return dim == SoftmaxDim::rows ? "rows" : "cols";
+}
 
 const char* elementwise_op_name(ElementwiseOp op) {
   switch (op) {
-    case ElementwiseOp::add: return "add";
-    case ElementwiseOp::mul: return "mul";
-    case ElementwiseOp::axpy: return "axpy";
-    case ElementwiseOp::relu: return "relu";
-    case ElementwiseOp::gelu: return "gelu";
-    case ElementwiseOp::custom: return "custom";
+    case ElementwiseOp::add:
+      return "add";
+    case ElementwiseOp::mul:
+      return "mul";
+    case ElementwiseOp::axpy:
+      return "axpy";
+    case ElementwiseOp::relu:
+      return "relu";
+    case ElementwiseOp::gelu:
+      return "gelu";
+    case ElementwiseOp::custom:
+      return "custom";
   }
   return "?";
 }
@@ -39,8 +49,8 @@ OpCost matmul_cost(std::int64_t m, std::int64_t n, std::int64_t k, DType in, DTy
   return c;
 }
 
-OpCost matmul_softmax_cost(std::int64_t m, std::int64_t n, std::int64_t k, SoftmaxDim dim,
-                           DType in, DType out) {
+OpCost matmul_softmax_cost(std::int64_t m, std::int64_t n, std::int64_t k, SoftmaxDim dim, DType in,
+                           DType out) {
   OpCost c = matmul_cost(m, n, k, in, out);
   c.name = std::string("matmul_softmax_") + softmax_dim_name(dim) + " " + dtype_name(in) + " " +
            shape_text(m, n, k);
@@ -64,11 +74,26 @@ OpCost elementwise_cost(ElementwiseOp op, std::int64_t n, DType t, double custom
   int inputs = 1;
   switch (op) {
     case ElementwiseOp::add:
-    case ElementwiseOp::mul: flops_per = 1; inputs = 2; break;
-    case ElementwiseOp::axpy: flops_per = 2; inputs = 2; break;
-    case ElementwiseOp::relu: flops_per = 1; inputs = 1; break;
-    case ElementwiseOp::gelu: flops_per = 8; inputs = 1; break;
-    case ElementwiseOp::custom: flops_per = custom_flops_per_element; inputs = custom_inputs; break;
+    case ElementwiseOp::mul:
+      flops_per = 1;
+      inputs = 2;
+      break;
+    case ElementwiseOp::axpy:
+      flops_per = 2;
+      inputs = 2;
+      break;
+    case ElementwiseOp::relu:
+      flops_per = 1;
+      inputs = 1;
+      break;
+    case ElementwiseOp::gelu:
+      flops_per = 8;
+      inputs = 1;
+      break;
+    case ElementwiseOp::custom:
+      flops_per = custom_flops_per_element;
+      inputs = custom_inputs;
+      break;
   }
   OpCost c;
   c.name = std::string(elementwise_op_name(op)) + " " + dtype_name(t) + " n=" + std::to_string(n);

@@ -14,7 +14,8 @@ DeviceFacts current_device_facts() {
   static std::mutex mu;
   static std::vector<DeviceFacts> cache;  // arch 0: not queried yet
   int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) throw CudaError("flopline kernels: no CUDA device (cudaGetDevice failed)");
+  if (cudaGetDevice(&dev) != cudaSuccess)
+    throw CudaError("flopline kernels: no CUDA device (cudaGetDevice failed)");
   std::lock_guard<std::mutex> lock(mu);
   if (static_cast<int>(cache.size()) <= dev) cache.resize(static_cast<std::size_t>(dev) + 1);
   DeviceFacts& f = cache[static_cast<std::size_t>(dev)];

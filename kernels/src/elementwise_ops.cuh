@@ -52,7 +52,8 @@ __device__ __forceinline__ float exp2_approx(float v) {
 
 struct GeluOp {
   __device__ float operator()(float x) const {
-    const float t = rcp_approx(fmaf(fabsf(x), 0.35355339059327373f, 1.0f));  // 1 / (1 + |x| / (2 sqrt2))
+    const float t =
+        rcp_approx(fmaf(fabsf(x), 0.35355339059327373f, 1.0f));  // 1 / (1 + |x| / (2 sqrt2))
     float q = 2.626355588e-01f;
     q = fmaf(q, t, -1.258955836e+00f);
     q = fmaf(q, t, 2.284647226e+00f);
@@ -63,7 +64,8 @@ struct GeluOp {
     q = fmaf(q, t, 5.391565561e-01f);
     q = fmaf(q, t, 1.442749500e+00f);
     q = fmaf(q, t, -2.825748444e+00f);
-    const float h = t * exp2_approx(fmaf(x * -0.72134752044448170f, x, q));  // erfc(|x| / sqrt2) / 2
+    const float h =
+        t * exp2_approx(fmaf(x * -0.72134752044448170f, x, q));  // erfc(|x| / sqrt2) / 2
     return x * (x < 0.0f ? h : 1.0f - h);
   }
 };
@@ -72,13 +74,17 @@ struct GeluOp {
 template <int kInputs, class F>
 ElementwiseLauncher builtin_launcher(DType t) {
   switch (t) {
-    case DType::bf16: return &launch_erased<kInputs, __nv_bfloat16, F>;
-    case DType::f16: return &launch_erased<kInputs, __half, F>;
-    default: return &launch_erased<kInputs, float, F>;
+    case DType::bf16:
+      return &launch_erased<kInputs, __nv_bfloat16, F>;
+    case DType::f16:
+      return &launch_erased<kInputs, __half, F>;
+    default:
+      return &launch_erased<kInputs, float, F>;
   }
 }
 
-inline ElementwiseProblem elementwise_problem(const void* x, const void* y, void* out, std::int64_t n, DType t) {
+inline ElementwiseProblem elementwise_problem(const void* x, const void* y, void* out,
+                                              std::int64_t n, DType t) {
   ElementwiseProblem p;
   p.x = x;
   p.y = y;

@@ -15,16 +15,21 @@ __device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
 // destination is zero-filled, so tiles hanging over the matrix edge multiply as zeros.
 // `src` must point into the matrix even when invalid (callers pass the base pointer).
 // 16 bytes of shared memory from the first src_bytes (0-16) at src, zero-filled after.
-__device__ __forceinline__ void cp_async_16_partial(std::uint32_t dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+__device__ __forceinline__ void cp_async_16_partial(std::uint32_t dst, const void* src,
+                                                    int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(src_bytes));
 }
 __device__ __forceinline__ void cp_async_16(std::uint32_t dst, const void* src, bool valid) {
   cp_async_16_partial(dst, src, valid ? 16 : 0);
 }
 __device__ __forceinline__ void cp_async_4(std::uint32_t dst, const void* src, bool valid) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 4 : 0));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
+               "r"(valid ? 4 : 0));
 }
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::);
+}
 // Waits until at most `Pending` of this thread's committed groups are still in flight.
 // Other threads' copies become visible only after a __syncthreads() that follows.
 template <int Pending>

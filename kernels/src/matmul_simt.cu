@@ -44,14 +44,15 @@ template <bool kVecB>
 struct SimtLoader {
   const float* A;
   const float* B;
-  const float* a_base;    // &A[m0 + tid/8][a_col]; row i adds i * a_step
-  const float* b_base;    // &B[b_row][n0 + b_col]
-  std::int64_t a_step;    // 32 rows of A
+  const float* a_base;  // &A[m0 + tid/8][a_col]; row i adds i * a_step
+  const float* b_base;  // &B[b_row][n0 + b_col]
+  std::int64_t a_step;  // 32 rows of A
   int k, n, a_col, b_row;
-  unsigned a_rows_ok;     // bit i: row tid/8 + 32i is inside A
+  unsigned a_rows_ok;  // bit i: row tid/8 + 32i is inside A
   bool b_col_ok;
 
-  __device__ SimtLoader(const float* A_, const float* B_, int m, int n_, int k_, int m0, int n0, int tid)
+  __device__ SimtLoader(const float* A_, const float* B_, int m, int n_, int k_, int m0, int n0,
+                        int tid)
       : A(A_), B(B_), k(k_), n(n_) {
     a_col = tid % kBK;
     const int a_row = m0 + tid / kBK;
@@ -74,7 +75,8 @@ struct SimtLoader {
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const bool ok = ((a_rows_ok >> i) & 1u) && a_k_ok;
-      cp_async_4(smem_u32(&s.a[stage][a_col][tid / kBK + 32 * i]), ok ? a_base + i * a_step + k0 : A, ok);
+      cp_async_4(smem_u32(&s.a[stage][a_col][tid / kBK + 32 * i]),
+                 ok ? a_base + i * a_step + k0 : A, ok);
     }
     const float* b_tile = b_base + static_cast<std::int64_t>(k0) * n;
     if (kVecB) {
@@ -93,8 +95,9 @@ struct SimtLoader {
 
 template <bool kVecB>
 __global__ void __launch_bounds__(kThreads, 2)
-    matmul_simt_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int m,
-                       int n, int k, int tiles_m, int tiles_n, bool vec_c) {
+    matmul_simt_kernel(const float* __restrict__ A, const float* __restrict__ B,
+                       float* __restrict__ C, int m, int n, int k, int tiles_m, int tiles_n,
+                       bool vec_c) {
   __shared__ __align__(16) SimtSmem smem;
   const TileCoord tile = grouped_tile(static_cast<int>(blockIdx.x), tiles_m, tiles_n, kGroupM);
   const int m0 = tile.m * kBM, n0 = tile.n * kBN;
@@ -166,7 +169,9 @@ __global__ void __launch_bounds__(kThreads, 2)
   }
 }
 
-bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
+bool aligned16(const void* p) {
+  return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0;
+}
 
 }  // namespace
 
@@ -174,7 +179,9 @@ void launch_matmul_simt(const MatmulProblem& p, cudaStream_t stream) {
   const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
   const int tiles_m = (m + kBM - 1) / kBM, tiles_n = (n + kBN - 1) / kBN;
   const std::int64_t ctas = static_cast<std::int64_t>(tiles_m) * tiles_n;
-  if (ctas > INT_MAX) throw KernelError("matmul: m*n = " + std::to_string(p.m * p.n) + " is too large for one launch");
+  if (ctas > INT_MAX)
+    throw KernelError("matmul: m*n = " + std::to_string(p.m * p.n) +
+                      " is too large for one launch");
   const auto* a = static_cast<const float*>(p.a);
   const auto* b = static_cast<const float*>(p.b);
   auto* c = static_cast<float*>(p.c);
@@ -183,9 +190,11 @@ void launch_matmul_simt(const MatmulProblem& p, cudaStream_t stream) {
   const bool vec_c = n % 4 == 0 && aligned16(c);
   const dim3 grid(static_cast<unsigned>(ctas));
   if (vec_b) {
-    matmul_simt_kernel<true><<<grid, kThreads, 0, stream>>>(a, b, c, m, n, k, tiles_m, tiles_n, vec_c);
+    matmul_simt_kernel<true>
+        <<<grid, kThreads, 0, stream>>>(a, b, c, m, n, k, tiles_m, tiles_n, vec_c);
   } else {
-    matmul_simt_kernel<false><<<grid, kThreads, 0, stream>>>(a, b, c, m, n, k, tiles_m, tiles_n, vec_c);
+    matmul_simt_kernel<false>
+        <<<grid, kThreads, 0, stream>>>(a, b, c, m, n, k, tiles_m, tiles_n, vec_c);
   }
   throw_if_launch_failed("matmul (simt)");
 }

@@ -28,9 +28,9 @@ constexpr int kGroupM = 8;  // tile rows per L2 group (grouped_tile)
 
 template <class Mma, Copy kCopy>
 __global__ void __launch_bounds__(kThreads, 1)
-    matmul_sm80_kernel(const typename Mma::Elem* __restrict__ A, const typename Mma::Elem* __restrict__ B,
-                       void* __restrict__ C, int m, int n, int k, int tiles_m, int tiles_n, bool out_f32,
-                       bool vec_c) {
+    matmul_sm80_kernel(const typename Mma::Elem* __restrict__ A,
+                       const typename Mma::Elem* __restrict__ B, void* __restrict__ C, int m, int n,
+                       int k, int tiles_m, int tiles_n, bool out_f32, bool vec_c) {
   using Elem = typename Mma::Elem;
   using G = Geometry<sizeof(Elem)>;
   constexpr int kSteps = G::kBK / Mma::kMmaK;  // mma k steps per stage: 2
@@ -62,14 +62,16 @@ __global__ void __launch_bounds__(kThreads, 1)
   // row bits 1-2 only, so an m tile (16 rows) further is a plain 16*64 bytes further.
   std::uint32_t a_frag[kSteps];
 #pragma unroll
-  for (int ks = 0; ks < kSteps; ++ks) a_frag[ks] = a_offset(wm * 64 + lane % 16, ks * 2 + lane / 16);
+  for (int ks = 0; ks < kSteps; ++ks)
+    a_frag[ks] = a_offset(wm * 64 + lane % 16, ks * 2 + lane / 16);
   // B fragments. 16-bit: ldmatrix.x4.trans over k rows 0-15 (lanes 0-7: rows 0-7, 8-15:
   // rows 8-15) of two chunks (two n tiles; lanes 16-31 the second). tf32: lane reads
   // k rows t and t+4 of column g of each n tile.
   std::uint32_t b_frag[4];
 #pragma unroll
   for (int np = 0; np < 4; ++np) {
-    b_frag[np] = Mma::kLdsmB ? b_offset<2>(lane % 8 + ((lane / 8) % 2) * 8, wn * 8 + np * 2 + lane / 16) : 0;
+    b_frag[np] =
+        Mma::kLdsmB ? b_offset<2>(lane % 8 + ((lane / 8) % 2) * 8, wn * 8 + np * 2 + lane / 16) : 0;
   }
 
   struct Frags {
@@ -96,8 +98,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     } else {
 #pragma unroll
       for (int nt = 0; nt < 8; ++nt) {
-        const std::uint32_t off =
-            b_offset<4>(t, wn * 16 + nt * 2 + g / 4) + (g % 4) * 4 + ks * Mma::kMmaK * G::kRowBytesB;
+        const std::uint32_t off = b_offset<4>(t, wn * 16 + nt * 2 + g / 4) + (g % 4) * 4 +
+                                  ks * Mma::kMmaK * G::kRowBytesB;
         f.b[nt][0] = Mma::fix(lds_u32(sb + off));
         f.b[nt][1] = Mma::fix(lds_u32(sb + off + 4 * G::kRowBytesB));
       }
@@ -129,7 +131,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       Frags& nxt = frags[(ks + 1) % 2];
       // Copy::sync loads go to registers, so they can start a whole tile before their
       // stage is free; finish() stores them after the barrier below.
-      if (kCopy == Copy::sync && ks == 0 && kt + kStages < k_tiles) loader.issue(stage, kt + kStages);
+      if (kCopy == Copy::sync && ks == 0 && kt + kStages < k_tiles)
+        loader.issue(stage, kt + kStages);
       if (ks == kSteps - 1) {
         // Groups committed so far: tiles 0 .. kt+kStages-1; tile kt+1 must be complete.
         cp_async_wait<kStages - 2>();
@@ -184,7 +187,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 }
 
-bool aligned(const void* p, unsigned bytes) { return (reinterpret_cast<std::uintptr_t>(p) & (bytes - 1)) == 0; }
+bool aligned(const void* p, unsigned bytes) {
+  return (reinterpret_cast<std::uintptr_t>(p) & (bytes - 1)) == 0;
+}
 
 template <class Mma, Copy kCopy>
 void run(const MatmulProblem& p, cudaStream_t stream) {
@@ -196,21 +201,26 @@ void run(const MatmulProblem& p, cudaStream_t stream) {
   if (cudaGetDevice(&dev) != cudaSuccess) throw CudaError("matmul (sm80): cudaGetDevice failed");
   const std::uint64_t bit = 1ull << (dev & 63);
   if (!(opted_in.load(std::memory_order_relaxed) & bit)) {
-    const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+    const cudaError_t e =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
     if (e != cudaSuccess) {
-      throw CudaError(std::string("matmul (sm80): cannot get 96 KB of shared memory: ") + cudaGetErrorString(e));
+      throw CudaError(std::string("matmul (sm80): cannot get 96 KB of shared memory: ") +
+                      cudaGetErrorString(e));
     }
     opted_in.fetch_or(bit, std::memory_order_relaxed);
   }
   const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
   const int tiles_m = (m + kBM - 1) / kBM, tiles_n = (n + kBN - 1) / kBN;
   const std::int64_t ctas = static_cast<std::int64_t>(tiles_m) * tiles_n;
-  if (ctas > INT_MAX) throw KernelError("matmul: m*n = " + std::to_string(p.m * p.n) + " is too large for one launch");
+  if (ctas > INT_MAX)
+    throw KernelError("matmul: m*n = " + std::to_string(p.m * p.n) +
+                      " is too large for one launch");
   const bool out_f32 = p.out == DType::f32;
   // Two columns per store: n even and C aligned to two elements.
   const bool vec_c = n % 2 == 0 && aligned(p.c, out_f32 ? 8 : 4);
   kernel<<<static_cast<unsigned>(ctas), kThreads, kSmemBytes, stream>>>(
-      static_cast<const Elem*>(p.a), static_cast<const Elem*>(p.b), p.c, m, n, k, tiles_m, tiles_n, out_f32, vec_c);
+      static_cast<const Elem*>(p.a), static_cast<const Elem*>(p.b), p.c, m, n, k, tiles_m, tiles_n,
+      out_f32, vec_c);
   throw_if_launch_failed("matmul (sm80)");
 }
 
@@ -219,7 +229,8 @@ template <class Mma>
 void run_any_alignment(const MatmulProblem& p, cudaStream_t stream) {
   constexpr std::int64_t es = sizeof(typename Mma::Elem);
   auto rows_aligned = [&](unsigned bytes) {
-    return (p.k * es) % bytes == 0 && (p.n * es) % bytes == 0 && aligned(p.a, bytes) && aligned(p.b, bytes);
+    return (p.k * es) % bytes == 0 && (p.n * es) % bytes == 0 && aligned(p.a, bytes) &&
+           aligned(p.b, bytes);
   };
   if (rows_aligned(16)) {
     run<Mma, Copy::vec16>(p, stream);
@@ -235,10 +246,17 @@ void run_any_alignment(const MatmulProblem& p, cudaStream_t stream) {
 
 void launch_matmul_sm80(const MatmulProblem& p, cudaStream_t stream) {
   switch (p.in) {
-    case DType::tf32: sm80::run_any_alignment<sm80::Tf32Mma>(p, stream); return;
-    case DType::bf16: sm80::run_any_alignment<sm80::Bf16Mma>(p, stream); return;
-    case DType::f16: sm80::run_any_alignment<sm80::F16Mma>(p, stream); return;
-    case DType::f32: break;
+    case DType::tf32:
+      sm80::run_any_alignment<sm80::Tf32Mma>(p, stream);
+      return;
+    case DType::bf16:
+      sm80::run_any_alignment<sm80::Bf16Mma>(p, stream);
+      return;
+    case DType::f16:
+      sm80::run_any_alignment<sm80::F16Mma>(p, stream);
+      return;
+    case DType::f32:
+      break;
   }
   throw KernelError("matmul (sm80): fp32 runs on the simt path");
 }

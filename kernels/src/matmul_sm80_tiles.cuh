@@ -39,11 +39,11 @@ constexpr int kSmemBytes = kStages * kStageBytes;  // 96 KB
 
 template <int kElemBytes>
 struct Geometry {
-  static constexpr int kBK = kRowBytesA / kElemBytes;         // k per stage: 32 or 16
-  static constexpr int kChunkElems = 16 / kElemBytes;         // 8 or 4
-  static constexpr int kRowBytesB = kBN * kElemBytes;         // 512 or 1024
-  static constexpr int kChunksB = kRowBytesB / 16;            // 32 or 64
-  static constexpr int kRowsPerPassB = kThreads / kChunksB;   // B rows one pass of the CTA copies
+  static constexpr int kBK = kRowBytesA / kElemBytes;        // k per stage: 32 or 16
+  static constexpr int kChunkElems = 16 / kElemBytes;        // 8 or 4
+  static constexpr int kRowBytesB = kBN * kElemBytes;        // 512 or 1024
+  static constexpr int kChunksB = kRowBytesB / 16;           // 32 or 64
+  static constexpr int kRowsPerPassB = kThreads / kChunksB;  // B rows one pass of the CTA copies
   static constexpr int kPassesB = kTileBBytes / (16 * kThreads);  // 4
   static_assert(kRowsPerPassB * kPassesB == kBK, "B tile geometry");
 };
@@ -80,8 +80,8 @@ struct TileLoader {
   std::int64_t a_step;  // 64 rows of A
   std::int64_t b_step;  // kRowsPerPassB rows of B
   int k, n, a_kc, b_row;
-  int b_cols;           // columns of this thread's B chunk inside the matrix (0..kChunkElems)
-  unsigned a_rows_ok;   // bit i: row t/4 + 64i is inside A
+  int b_cols;          // columns of this thread's B chunk inside the matrix (0..kChunkElems)
+  unsigned a_rows_ok;  // bit i: row t/4 + 64i is inside A
   std::uint32_t a_dst, b_dst;  // byte offsets of pass 0 in the A / B tile
   std::uint32_t staged[kCopy == Copy::sync ? kChunks : 1][4];
   std::uint32_t staged_stage;  // where finish() stores `staged` (shared address of the stage)
@@ -138,8 +138,9 @@ struct TileLoader {
       staged_valid = false;
 #pragma unroll
       for (int c = 0; c < kChunks; ++c) {
-        asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(chunk_addr(staged_stage, c)),
-                     "r"(staged[c][0]), "r"(staged[c][1]), "r"(staged[c][2]), "r"(staged[c][3]));
+        asm volatile(
+            "st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(chunk_addr(staged_stage, c)),
+            "r"(staged[c][0]), "r"(staged[c][1]), "r"(staged[c][2]), "r"(staged[c][3]));
       }
     }
   }
@@ -153,7 +154,8 @@ struct TileLoader {
 
   // One 16-byte chunk: `row_ok` says its row is inside the matrix, `elems` how many of its
   // elements are (<= 0: none, >= kChunkElems: all).
-  __device__ __forceinline__ void copy_chunk(int c, std::uint32_t dst, const Elem* src, bool row_ok, int elems) {
+  __device__ __forceinline__ void copy_chunk(int c, std::uint32_t dst, const Elem* src, bool row_ok,
+                                             int elems) {
     if constexpr (kCopy == Copy::vec16) {
       (void)c;
       const bool ok = row_ok && elems > 0;  // rows are 16-byte multiples: all or nothing
@@ -172,9 +174,11 @@ struct TileLoader {
       const auto* s16 = reinterpret_cast<const unsigned short*>(src);
       unsigned short v[8];
 #pragma unroll
-      for (int e = 0; e < 8; ++e) v[e] = (row_ok && e < elems) ? s16[e] : static_cast<unsigned short>(0);
+      for (int e = 0; e < 8; ++e)
+        v[e] = (row_ok && e < elems) ? s16[e] : static_cast<unsigned short>(0);
 #pragma unroll
-      for (int w = 0; w < 4; ++w) staged[c][w] = v[2 * w] | (static_cast<std::uint32_t>(v[2 * w + 1]) << 16);
+      for (int w = 0; w < 4; ++w)
+        staged[c][w] = v[2 * w] | (static_cast<std::uint32_t>(v[2 * w + 1]) << 16);
       (void)dst;
     }
   }

@@ -52,7 +52,8 @@ int cluster_rows_capacity_for(const MatmulProblem& p) {
                              : detail::sm90_cluster_capacity<sm90::Bf16Operands, E>(p);
 }
 int cluster_rows_capacity(const MatmulProblem& p) {
-  return p.out == DType::bf16 ? cluster_rows_capacity_for<__nv_bfloat16>(p) : cluster_rows_capacity_for<float>(p);
+  return p.out == DType::bf16 ? cluster_rows_capacity_for<__nv_bfloat16>(p)
+                              : cluster_rows_capacity_for<float>(p);
 }
 
 // The device's numbers the plan reads for this request; the occupancy queries only where
@@ -91,11 +92,13 @@ template <class OutT>
 void group_rows(const MatmulProblem& p, cudaStream_t stream) {
   const int tiles_n = static_cast<int>((p.n + sm90::kBlockN - 1) / sm90::kBlockN);
   const std::size_t blocks64 = static_cast<std::size_t>((p.m + 63) / 64);
-  Scratch partial(static_cast<std::size_t>(p.m) * tiles_n * sizeof(float2), stream, "row block statistics");
+  Scratch partial(static_cast<std::size_t>(p.m) * tiles_n * sizeof(float2), stream,
+                  "row block statistics");
   Scratch arrived(blocks64 * sizeof(unsigned), stream, "row block arrivals");
   clear_counts(arrived, blocks64, stream, "group rows: clearing the arrivals");
-  const sm90::GroupRowsEpilogue<OutT> e{static_cast<OutT*>(p.c), static_cast<int>(p.m), static_cast<int>(p.n),
-                                        partial.as<float2>(), arrived.as<unsigned>(), tiles_n};
+  const sm90::GroupRowsEpilogue<OutT> e{static_cast<OutT*>(p.c), static_cast<int>(p.m),
+                                        static_cast<int>(p.n),   partial.as<float2>(),
+                                        arrived.as<unsigned>(),  tiles_n};
   if (p.in == DType::tf32) {
     detail::launch_sm90_tf32(p, stream, e);  // B transposed into scratch first
   } else {
@@ -106,7 +109,8 @@ void group_rows(const MatmulProblem& p, cudaStream_t stream) {
 // Rows in one sweep: a cluster of CTAs holds a whole row of tiles (softmax_cluster_rows.cuh).
 template <class OutT>
 void cluster_rows(const MatmulProblem& p, cudaStream_t stream) {
-  const sm90::ClusterRowsEpilogue<OutT> e{static_cast<OutT*>(p.c), static_cast<int>(p.m), static_cast<int>(p.n)};
+  const sm90::ClusterRowsEpilogue<OutT> e{static_cast<OutT*>(p.c), static_cast<int>(p.m),
+                                          static_cast<int>(p.n)};
   if (p.in == DType::tf32) {
     detail::launch_sm90_tf32(p, stream, e);  // B transposed into scratch first
   } else {
@@ -117,7 +121,8 @@ void cluster_rows(const MatmulProblem& p, cudaStream_t stream) {
 // One sweep of the matmul with the softmax epilogue; b_operand is B, or for tf32 the
 // B^T that wgmma reads (made once by swept_rows for both sweeps of the recompute scheme).
 template <class Epilogue>
-void run_sweep(const MatmulProblem& p, const void* b_operand, cudaStream_t stream, const Epilogue& epilogue) {
+void run_sweep(const MatmulProblem& p, const void* b_operand, cudaStream_t stream,
+               const Epilogue& epilogue) {
   if (p.in == DType::tf32) {
     detail::launch_sm90_core<sm90::Tf32Operands>(p, b_operand, stream, epilogue);
   } else {
@@ -138,26 +143,31 @@ void swapped_cols(const MatmulProblem& p, SoftmaxPlan plan, cudaStream_t stream)
   const int m = static_cast<int>(p.m), n = static_cast<int>(p.n);
   using sm90::SoftmaxPass;
   if (plan == SoftmaxPlan::swapped_cols_recompute) {
-    detail::launch_sm90_swapped<Ops>(
-        p, stream, sw::SwappedColsEpilogue<Ops, OutT, SoftmaxPass::stats>{m, n, partial.as<float2>(), nullptr});
-    detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), nullptr, p.m, p.n, false, blocks,
-                                  stream);
-    detail::launch_sm90_swapped<Ops>(
-        p, stream, sw::SwappedColsEpilogue<Ops, OutT, SoftmaxPass::normalize>{m, n, nullptr, final_stats.as<float2>()});
+    detail::launch_sm90_swapped<Ops>(p, stream,
+                                     sw::SwappedColsEpilogue<Ops, OutT, SoftmaxPass::stats>{
+                                         m, n, partial.as<float2>(), nullptr});
+    detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), nullptr, p.m, p.n,
+                                  false, blocks, stream);
+    detail::launch_sm90_swapped<Ops>(p, stream,
+                                     sw::SwappedColsEpilogue<Ops, OutT, SoftmaxPass::normalize>{
+                                         m, n, nullptr, final_stats.as<float2>()});
     return;
   }
   Scratch scales(count * sizeof(float), stream, "column block factors");
-  detail::launch_sm90_swapped<Ops>(
-      p, stream, sw::SwappedColsEpilogue<Ops, OutT, SoftmaxPass::stats_store_exp>{m, n, partial.as<float2>(), nullptr});
-  detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), scales.as<float>(), p.m, p.n, false,
-                                blocks, stream);
-  detail::rescale_softmax_cols(p.c, p.out, scales.as<float>(), p.m, p.n, 8, stream);  // 256-row blocks
+  detail::launch_sm90_swapped<Ops>(p, stream,
+                                   sw::SwappedColsEpilogue<Ops, OutT, SoftmaxPass::stats_store_exp>{
+                                       m, n, partial.as<float2>(), nullptr});
+  detail::combine_softmax_stats(partial.as<float2>(), final_stats.as<float2>(), scales.as<float>(),
+                                p.m, p.n, false, blocks, stream);
+  detail::rescale_softmax_cols(p.c, p.out, scales.as<float>(), p.m, p.n, 8,
+                               stream);  // 256-row blocks
 }
 
 // The rescale scheme's sweep with the rescale inside the same launch
 // (softmax_rescale_in_launch.cuh): bf16 operands (B as it is), k past the B-resident
 // range. `stats` carries the output, the shape and the statistics buffer.
-void rescale_in_launch(const MatmulProblem& p, cudaStream_t stream, const sm90::SoftmaxEpilogue<float>& stats) {
+void rescale_in_launch(const MatmulProblem& p, cudaStream_t stream,
+                       const sm90::SoftmaxEpilogue<float>& stats) {
   const std::size_t tiles_m = static_cast<std::size_t>((p.m + sm90::kBlockM - 1) / sm90::kBlockM);
   Scratch written(tiles_m * sizeof(unsigned), stream, "row block counts");
   clear_counts(written, tiles_m, stream, "rows rescaled in launch: clearing the counts");
@@ -171,14 +181,21 @@ void rescale_in_launch(const MatmulProblem& p, cudaStream_t stream, const sm90::
 template <class OutT>
 void swept_rows(const MatmulProblem& p, SoftmaxPlan plan, cudaStream_t stream) {
   const int tiles_n = static_cast<int>((p.n + sm90::kBlockN - 1) / sm90::kBlockN);
-  Scratch partial(static_cast<std::size_t>(p.m) * tiles_n * sizeof(float2), stream, "block statistics");
-  sm90::SoftmaxEpilogue<OutT> e{static_cast<OutT*>(p.c), static_cast<int>(p.m), static_cast<int>(p.n),
-                                sm90::SoftmaxPass::stats, partial.as<float2>(), nullptr, tiles_n};
+  Scratch partial(static_cast<std::size_t>(p.m) * tiles_n * sizeof(float2), stream,
+                  "block statistics");
+  sm90::SoftmaxEpilogue<OutT> e{static_cast<OutT*>(p.c),
+                                static_cast<int>(p.m),
+                                static_cast<int>(p.n),
+                                sm90::SoftmaxPass::stats,
+                                partial.as<float2>(),
+                                nullptr,
+                                tiles_n};
   // tf32 wgmma reads B K-major: transpose (and round) it once, for every sweep.
   std::optional<Scratch> bt;
   const void* b_operand = p.b;
   if (p.in == DType::tf32) {
-    bt.emplace(static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.k) * 4, stream, "tf32 B^T");
+    bt.emplace(static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.k) * 4, stream,
+               "tf32 B^T");
     detail::transpose_to_tf32(static_cast<const float*>(p.b), bt->as<float>(), p.k, p.n, stream);
     b_operand = bt->as<float>();
   }
@@ -188,8 +205,8 @@ void swept_rows(const MatmulProblem& p, SoftmaxPlan plan, cudaStream_t stream) {
     std::optional<Scratch> final_stats;
     if (plan == SoftmaxPlan::rows_recompute_combine) {
       final_stats.emplace(static_cast<std::size_t>(p.m) * sizeof(float2), stream, "statistics");
-      detail::combine_softmax_stats(partial.as<float2>(), final_stats->as<float2>(), nullptr, p.m, p.n, true, tiles_n,
-                                    stream);
+      detail::combine_softmax_stats(partial.as<float2>(), final_stats->as<float2>(), nullptr, p.m,
+                                    p.n, true, tiles_n, stream);
       e.final_stats = final_stats->as<float2>();
     }
     e.pass = sm90::SoftmaxPass::normalize;
@@ -205,7 +222,8 @@ void swept_rows(const MatmulProblem& p, SoftmaxPlan plan, cudaStream_t stream) {
   } else {
     e.pass = sm90::SoftmaxPass::stats_store_exp;
     run_sweep(p, b_operand, stream, e);
-    detail::combine_rescale_rows(p.c, p.out, partial.as<float2>(), p.m, p.n, tiles_n, 8, stream);  // 256 columns
+    detail::combine_rescale_rows(p.c, p.out, partial.as<float2>(), p.m, p.n, tiles_n, 8,
+                                 stream);  // 256 columns
   }
 }
 
@@ -220,25 +238,30 @@ void swapped_rows(const MatmulProblem& p, SoftmaxPlan plan, cudaStream_t stream)
   namespace sw = sm90::swapped;
   const int tiles_n = static_cast<int>((p.n + sw::kBlockN - 1) / sw::kBlockN);
   const std::size_t tiles_m = static_cast<std::size_t>((p.m + sw::kBlockM - 1) / sw::kBlockM);
-  Scratch partial(static_cast<std::size_t>(p.m) * tiles_n * sizeof(float2), stream, "block statistics");
+  Scratch partial(static_cast<std::size_t>(p.m) * tiles_n * sizeof(float2), stream,
+                  "block statistics");
   std::optional<Scratch> written;
   unsigned* counts = nullptr;
-  if (plan == SoftmaxPlan::swapped_rows_scores_beside_pass || plan == SoftmaxPlan::swapped_rows_exps_beside_pass) {
+  if (plan == SoftmaxPlan::swapped_rows_scores_beside_pass ||
+      plan == SoftmaxPlan::swapped_rows_exps_beside_pass) {
     written.emplace(tiles_m * sizeof(unsigned), stream, "row block counts");
     clear_counts(*written, tiles_m, stream, "tf32 rows: clearing the counts");
     counts = written->as<unsigned>();
   }
   const detail::WrittenRows rows{counts, 8, 2u * static_cast<unsigned>(tiles_n)};
-  if (plan == SoftmaxPlan::swapped_rows_scores_then_pass || plan == SoftmaxPlan::swapped_rows_scores_beside_pass) {
+  if (plan == SoftmaxPlan::swapped_rows_scores_then_pass ||
+      plan == SoftmaxPlan::swapped_rows_scores_beside_pass) {
     // The sweep stores the raw scores and the tile maxima; the pass does the exps.
-    detail::launch_sm90_swapped<Ops>(p, stream,
-                                     sw::SwappedRowsEpilogue<Ops, true>{static_cast<int>(p.m), static_cast<int>(p.n),
-                                                                        partial.as<float2>(), counts});
+    detail::launch_sm90_swapped<Ops>(
+        p, stream,
+        sw::SwappedRowsEpilogue<Ops, true>{static_cast<int>(p.m), static_cast<int>(p.n),
+                                           partial.as<float2>(), counts});
     detail::softmax_rows_after_max(p.c, partial.as<float2>(), p.m, p.n, tiles_n, stream, rows);
   } else {
-    detail::launch_sm90_swapped<Ops>(p, stream,
-                                     sw::SwappedRowsEpilogue<Ops>{static_cast<int>(p.m), static_cast<int>(p.n),
-                                                                  partial.as<float2>(), counts});
+    detail::launch_sm90_swapped<Ops>(
+        p, stream,
+        sw::SwappedRowsEpilogue<Ops>{static_cast<int>(p.m), static_cast<int>(p.n),
+                                     partial.as<float2>(), counts});
     detail::combine_rescale_rows(p.c, p.out, partial.as<float2>(), p.m, p.n, tiles_n, 7, stream,
                                  rows);  // 128 columns
   }
@@ -260,15 +283,18 @@ void split_k(const MatmulProblem& p, bool rows, int k_splits, cudaStream_t strea
   e.k_splits = k_splits;
   detail::launch_sm90_swapped<Ops>(slabs, stream, e);
   if (rows) {
-    detail::softmax_rows_of_split_sums(p.c, p.out, partial.as<float>(), k_splits, slab_rows, p.m, p.n, stream);
+    detail::softmax_rows_of_split_sums(p.c, p.out, partial.as<float>(), k_splits, slab_rows, p.m,
+                                       p.n, stream);
   } else {
-    detail::softmax_cols_of_split_sums(p.c, p.out, partial.as<float>(), k_splits, slab_rows, p.m, p.n, stream);
+    detail::softmax_cols_of_split_sums(p.c, p.out, partial.as<float>(), k_splits, slab_rows, p.m,
+                                       p.n, stream);
   }
 }
 
 // Any device and shape: matmul into fp32 scratch, then the standalone softmax.
 void unfused(const MatmulProblem& p, const MatmulSoftmaxOptions& o) {
-  Scratch scores(static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.n) * 4, o.stream, "scores");
+  Scratch scores(static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.n) * 4, o.stream,
+                 "scores");
   MatmulProblem mm = p;
   mm.c = scores.as<float>();
   mm.out = DType::f32;
@@ -288,7 +314,8 @@ void unfused(const MatmulProblem& p, const MatmulSoftmaxOptions& o) {
 }
 
 // Launches the plan. The fused schemes are templates on the output type (bf16 or fp32).
-void run_plan(const MatmulProblem& p, const MatmulSoftmaxOptions& o, const MatmulSoftmaxPlan& plan) {
+void run_plan(const MatmulProblem& p, const MatmulSoftmaxOptions& o,
+              const MatmulSoftmaxPlan& plan) {
   const bool rows = o.dim == SoftmaxDim::rows;
   auto by_output = [&](auto run) {
     if (p.out == DType::bf16) {
@@ -334,7 +361,9 @@ void run_plan(const MatmulProblem& p, const MatmulSoftmaxOptions& o, const Matmu
       if (p.in == DType::tf32) {  // fp32 output only
         swapped_cols<sm90::swapped::Tf32Swapped, float>(p, plan.plan, o.stream);
       } else {
-        by_output([&](auto out) { swapped_cols<sm90::swapped::Bf16Swapped, decltype(out)>(p, plan.plan, o.stream); });
+        by_output([&](auto out) {
+          swapped_cols<sm90::swapped::Bf16Swapped, decltype(out)>(p, plan.plan, o.stream);
+        });
       }
       return;
     case SoftmaxPlan::unfused:

@@ -31,12 +31,17 @@ std::int64_t work(const MatmulProblem& p) {
   return mn * p.k;
 }
 
-std::int64_t core_tiles_m(const MatmulProblem& p) { return (p.m + shapes::kCoreBlockM - 1) / shapes::kCoreBlockM; }
-std::int64_t core_tiles_n(const MatmulProblem& p) { return (p.n + shapes::kCoreBlockN - 1) / shapes::kCoreBlockN; }
+std::int64_t core_tiles_m(const MatmulProblem& p) {
+  return (p.m + shapes::kCoreBlockM - 1) / shapes::kCoreBlockM;
+}
+std::int64_t core_tiles_n(const MatmulProblem& p) {
+  return (p.n + shapes::kCoreBlockN - 1) / shapes::kCoreBlockN;
+}
 
 // What the fused sm90 schemes need, for their refusals.
 constexpr const char* kFusedSm90Needs =
-    "the sm90 path (an sm_90 device, 16-byte aligned rows, n a multiple of 4) and inputs tf32 -> fp32 or bf16 -> "
+    "the sm90 path (an sm_90 device, 16-byte aligned rows, n a multiple of 4) and inputs tf32 -> "
+    "fp32 or bf16 -> "
     "fp32/bf16";
 
 bool fused_supported(const MatmulProblem& p, MatmulPath path, int arch) {
@@ -48,25 +53,28 @@ bool fused_supported(const MatmulProblem& p, MatmulPath path, int arch) {
 
 // Why the fused sm90 schemes cannot take the problem (fused_supported is false).
 std::string sm90_refusal(const MatmulProblem& p, MatmulPath path, int arch) {
-  if (!fused_types(p)) return std::string("inputs ") + dtype_name(p.in) + " with output " + dtype_name(p.out);
+  if (!fused_types(p))
+    return std::string("inputs ") + dtype_name(p.in) + " with output " + dtype_name(p.out);
   if (path != MatmulPath::automatic && path != MatmulPath::sm90) {
     return std::string("the ") + matmul_path_name(path) + " path was asked for";
   }
   if (arch != 90) return "no sm_90 device (sm_" + to_string(arch) + ")";
-  if (choose_matmul_path(p, arch) != MatmulPath::sm90) return "TMA cannot take the rows or pointers (16-byte aligned)";
+  if (choose_matmul_path(p, arch) != MatmulPath::sm90)
+    return "TMA cannot take the rows or pointers (16-byte aligned)";
   return "n = " + to_string(p.n) + " is not a multiple of 4";
 }
 
 // Why the one-launch scheme cannot take the problem, or "" when it can.
 std::string one_launch_refusal(const MatmulProblem& p, const SoftmaxPlanDevice& d) {
-  if (!fused_types(p)) return std::string("inputs ") + dtype_name(p.in) + " with output " + dtype_name(p.out);
+  if (!fused_types(p))
+    return std::string("inputs ") + dtype_name(p.in) + " with output " + dtype_name(p.out);
   if (d.arch < 80) return "it needs an sm_80 or newer device";
   constexpr std::int64_t kMaxElems = std::int64_t{1} << 31;  // the kernel indexes A and B with int
   if (p.m * p.k >= kMaxElems || p.k * p.n >= kMaxElems) return "A or B has 2^31 elements or more";
   const std::int64_t tiles = shapes::one_launch_tiles(p.m, p.n);
   if (tiles > d.one_launch_ctas) {
-    return to_string(tiles) + " tiles of 64x64 but the device keeps " + to_string(d.one_launch_ctas) +
-           " of its CTAs resident";
+    return to_string(tiles) + " tiles of 64x64 but the device keeps " +
+           to_string(d.one_launch_ctas) + " of its CTAs resident";
   }
   return "";
 }
@@ -79,22 +87,26 @@ std::string one_sweep_rows_refusal(const MatmulProblem& p, const SoftmaxPlanRequ
   return "";
 }
 
-std::string cluster_rows_refusal(const MatmulProblem& p, const SoftmaxPlanRequest& r, const SoftmaxPlanDevice& d) {
+std::string cluster_rows_refusal(const MatmulProblem& p, const SoftmaxPlanRequest& r,
+                                 const SoftmaxPlanDevice& d) {
   if (std::string why = one_sweep_rows_refusal(p, r, d.arch); !why.empty()) return why;
   const std::int64_t tiles_n = core_tiles_n(p);
   if (tiles_n > shapes::kClusterRowsMaxSize) {
-    return to_string(tiles_n) + " column tiles of 256, more than a cluster's " + to_string(shapes::kClusterRowsMaxSize) +
-           " CTAs";
+    return to_string(tiles_n) + " column tiles of 256, more than a cluster's " +
+           to_string(shapes::kClusterRowsMaxSize) + " CTAs";
   }
-  if (d.cluster_rows_clusters == 0) return "the device runs no cluster of " + to_string(tiles_n) + " CTAs";
+  if (d.cluster_rows_clusters == 0)
+    return "the device runs no cluster of " + to_string(tiles_n) + " CTAs";
   return "";
 }
 
-std::string group_rows_refusal(const MatmulProblem& p, const SoftmaxPlanRequest& r, const SoftmaxPlanDevice& d) {
+std::string group_rows_refusal(const MatmulProblem& p, const SoftmaxPlanRequest& r,
+                               const SoftmaxPlanDevice& d) {
   if (std::string why = one_sweep_rows_refusal(p, r, d.arch); !why.empty()) return why;
   const std::int64_t tiles_n = core_tiles_n(p);
   if (tiles_n > d.sms) {
-    return to_string(tiles_n) + " column tiles of 256, more than the device's " + to_string(d.sms) + " SMs";
+    return to_string(tiles_n) + " column tiles of 256, more than the device's " + to_string(d.sms) +
+           " SMs";
   }
   return "";
 }
@@ -139,19 +151,23 @@ int k_split_count(const MatmulProblem& p, int sms) {
   if (t::kMaxKSplits < splits) splits = t::kMaxKSplits;
   if (splits < 2) return 1;
   // Equal ranges of ceil(k_tiles / splits), none of them empty.
-  const std::int64_t per_split = shapes::split_k_tiles(static_cast<int>(k_tiles), static_cast<int>(splits));
+  const std::int64_t per_split =
+      shapes::split_k_tiles(static_cast<int>(k_tiles), static_cast<int>(splits));
   return static_cast<int>((k_tiles + per_split - 1) / per_split);
 }
 
-std::string split_k_refusal(const MatmulProblem& p, const SoftmaxPlanRequest& r, const SoftmaxPlanDevice& d) {
+std::string split_k_refusal(const MatmulProblem& p, const SoftmaxPlanRequest& r,
+                            const SoftmaxPlanDevice& d) {
   if (!fused_supported(p, r.path, d.arch)) return std::string("it needs ") + kFusedSm90Needs;
   if (r.dim == SoftmaxDim::rows && p.n > shapes::kRowPassMaxCols) {
     return to_string(p.n) + " columns, more than the " + to_string(shapes::kRowPassMaxCols) +
            " a row pass holds in registers";
   }
   if (k_split_count(p, d.sms) < 2) {
-    return "nothing to split: it needs at most half as many 256x128 tiles as the device has SMs and at least " +
-           to_string(2 * t::kSplitMinKTiles) + " k tiles (" + to_string(shapes::swapped_block_k(p.in)) + " wide)";
+    return "nothing to split: it needs at most half as many 256x128 tiles as the device has SMs "
+           "and at least " +
+           to_string(2 * t::kSplitMinKTiles) + " k tiles (" +
+           to_string(shapes::swapped_block_k(p.in)) + " wide)";
   }
   return "";
 }
@@ -172,42 +188,52 @@ MatmulSoftmaxPlan sweeps_plan(const MatmulProblem& p, SoftmaxDim dim) {
   if (dim == SoftmaxDim::cols) {
     const bool recompute = p.k <= t::kRecomputeMaxK;
     plan.plan = recompute ? SoftmaxPlan::swapped_cols_recompute : SoftmaxPlan::swapped_cols_rescale;
-    plan.reason = "columns on the swapped core, " + k + (recompute ? " <= " : " > ") + to_string(t::kRecomputeMaxK) +
-                  (recompute ? ": recompute" : ": rescale");
+    plan.reason = "columns on the swapped core, " + k + (recompute ? " <= " : " > ") +
+                  to_string(t::kRecomputeMaxK) + (recompute ? ": recompute" : ": rescale");
     return plan;
   }
   if (p.in == DType::tf32 && p.k > t::kRecomputeMaxK) {
     const bool beside = p.k >= t::kOverlapPassMinK;
     const bool scores = p.n <= shapes::kRowPassMaxCols;
     if (scores) {
-      plan.plan = beside ? SoftmaxPlan::swapped_rows_scores_beside_pass : SoftmaxPlan::swapped_rows_scores_then_pass;
+      plan.plan = beside ? SoftmaxPlan::swapped_rows_scores_beside_pass
+                         : SoftmaxPlan::swapped_rows_scores_then_pass;
     } else {
-      plan.plan = beside ? SoftmaxPlan::swapped_rows_exps_beside_pass : SoftmaxPlan::swapped_rows_exps_then_pass;
+      plan.plan = beside ? SoftmaxPlan::swapped_rows_exps_beside_pass
+                         : SoftmaxPlan::swapped_rows_exps_then_pass;
     }
-    plan.reason = "tf32 rows with " + k + " > " + to_string(t::kRecomputeMaxK) + " on the swapped core (no B^T), " +
-                  (scores ? "a row of n <= 16384 in the pass's registers" : "rows too wide for the pass's registers") +
-                  ", the pass " + (beside ? "beside the sweep from k = " : "after the sweep below k = ") +
+    plan.reason = "tf32 rows with " + k + " > " + to_string(t::kRecomputeMaxK) +
+                  " on the swapped core (no B^T), " +
+                  (scores ? "a row of n <= 16384 in the pass's registers"
+                          : "rows too wide for the pass's registers") +
+                  ", the pass " +
+                  (beside ? "beside the sweep from k = " : "after the sweep below k = ") +
                   to_string(t::kOverlapPassMinK);
     return plan;
   }
   const bool bf16_to_fp32 = p.in == DType::bf16 && p.out == DType::f32;
-  const std::int64_t recompute_max_k = bf16_to_fp32 ? t::kRecomputeMaxKBf16ToFp32Rows : t::kRecomputeMaxK;
+  const std::int64_t recompute_max_k =
+      bf16_to_fp32 ? t::kRecomputeMaxKBf16ToFp32Rows : t::kRecomputeMaxK;
   if (p.k <= recompute_max_k) {
     const bool combine = core_tiles_n(p) > t::kEpilogueCombineMaxTiles;
     plan.plan = combine ? SoftmaxPlan::rows_recompute_combine : SoftmaxPlan::rows_recompute;
-    plan.reason = "rows with " + k + " <= " + to_string(recompute_max_k) + ": recompute, " + to_string(core_tiles_n(p)) +
+    plan.reason = "rows with " + k + " <= " + to_string(recompute_max_k) + ": recompute, " +
+                  to_string(core_tiles_n(p)) +
                   (combine ? " column tiles combined by a kernel between the sweeps"
                            : " column tiles combined in the second sweep");
   } else if (rescales_in_launch(p)) {
     plan.plan = SoftmaxPlan::rows_rescale_in_launch;
-    plan.reason = "bf16 -> fp32 rows with " + k + " >= " + to_string(t::kRescaleInLaunchMinK) + ": rescaled in the launch";
+    plan.reason = "bf16 -> fp32 rows with " + k + " >= " + to_string(t::kRescaleInLaunchMinK) +
+                  ": rescaled in the launch";
   } else if (p.out == DType::f32 && p.n <= shapes::kRowPassMaxCols) {
     plan.plan = SoftmaxPlan::rows_scores_then_pass;
-    plan.reason = "rows with " + k + " past the recompute range, fp32 output: scores, then a pass per row";
+    plan.reason =
+        "rows with " + k + " past the recompute range, fp32 output: scores, then a pass per row";
   } else {
     plan.plan = SoftmaxPlan::rows_exps_then_pass;
     plan.reason = "rows with " + k + " past the recompute range" +
-                  (p.out == DType::f32 ? ", n > 16384" : ", 16-bit output") + ": exps, then a combine-and-rescale pass";
+                  (p.out == DType::f32 ? ", n > 16384" : ", 16-bit output") +
+                  ": exps, then a combine-and-rescale pass";
   }
   return plan;
 }
@@ -215,12 +241,14 @@ MatmulSoftmaxPlan sweeps_plan(const MatmulProblem& p, SoftmaxDim dim) {
 MatmulSoftmaxPlan one_launch_plan(const MatmulProblem& p, SoftmaxDim dim) {
   // The tile statistics fit in the output buffer (written only after they are read)
   // unless it is tiny or not 8-byte aligned.
-  const std::int64_t stats_bytes = shapes::one_launch_stats_bytes(p.m, p.n, dim == SoftmaxDim::rows);
+  const std::int64_t stats_bytes =
+      shapes::one_launch_stats_bytes(p.m, p.n, dim == SoftmaxDim::rows);
   const std::int64_t out_bytes = p.m * p.n * static_cast<std::int64_t>(dtype_bytes(p.out));
   const bool in_out = stats_bytes <= out_bytes && reinterpret_cast<std::uintptr_t>(p.c) % 8 == 0;
   MatmulSoftmaxPlan plan;
   plan.plan = in_out ? SoftmaxPlan::one_launch : SoftmaxPlan::one_launch_scratch_stats;
-  plan.reason = to_string(shapes::one_launch_tiles(p.m, p.n)) + " tiles of 64x64 in one cooperative launch" +
+  plan.reason = to_string(shapes::one_launch_tiles(p.m, p.n)) +
+                " tiles of 64x64 in one cooperative launch" +
                 (in_out ? "" : ", statistics in scratch (output too small or not 8-byte aligned)");
   return plan;
 }
@@ -249,25 +277,30 @@ MatmulSoftmaxPlan refused(const std::string& message) {
   return plan;
 }
 
-MatmulSoftmaxPlan automatic_plan(const MatmulProblem& p, const SoftmaxPlanRequest& r, const SoftmaxPlanDevice& d) {
+MatmulSoftmaxPlan automatic_plan(const MatmulProblem& p, const SoftmaxPlanRequest& r,
+                                 const SoftmaxPlanDevice& d) {
   // one_launch is an mma.sync kernel: it stands in for the automatic and sm80 paths.
-  const bool small =
-      work(p) <= t::kOneLaunchMaxWork && (r.path == MatmulPath::automatic || r.path == MatmulPath::sm80);
+  const bool small = work(p) <= t::kOneLaunchMaxWork &&
+                     (r.path == MatmulPath::automatic || r.path == MatmulPath::sm80);
   const bool clusters = cluster_rows_refusal(p, r, d).empty() && cluster_rows_pays(p, d);
   const bool groups = !clusters && group_rows_refusal(p, r, d).empty() && group_rows_pays(p);
-  const bool clusters_first = clusters && p.in == DType::bf16 && work(p) >= t::kClustersBeforeOneLaunchWork;
+  const bool clusters_first =
+      clusters && p.in == DType::bf16 && work(p) >= t::kClustersBeforeOneLaunchWork;
   if (split_k_refusal(p, r, d).empty() && split_k_pays(p, r.dim, k_split_count(p, d.sms))) {
     return split_k_plan(p, r.dim, d.sms);
   }
-  if (small && !clusters_first && one_launch_refusal(p, d).empty()) return one_launch_plan(p, r.dim);
+  if (small && !clusters_first && one_launch_refusal(p, d).empty())
+    return one_launch_plan(p, r.dim);
   if (clusters) {
-    return named(SoftmaxPlan::cluster_rows, to_string(core_tiles_n(p)) + " column tiles in a cluster, " +
-                                                (b_resident(p, d.sms) ? "B-resident"
-                                                                      : "every 128-row tile's cluster resident"));
+    return named(
+        SoftmaxPlan::cluster_rows,
+        to_string(core_tiles_n(p)) + " column tiles in a cluster, " +
+            (b_resident(p, d.sms) ? "B-resident" : "every 128-row tile's cluster resident"));
   }
   if (groups) {
     return named(SoftmaxPlan::group_rows,
-                 to_string(core_tiles_n(p)) + " column tiles per group, more 128-row tiles than resident clusters");
+                 to_string(core_tiles_n(p)) +
+                     " column tiles per group, more 128-row tiles than resident clusters");
   }
   if (fused_supported(p, r.path, d.arch)) return sweeps_plan(p, r.dim);
   std::string why = "not fused: " + sm90_refusal(p, r.path, d.arch);
@@ -279,37 +312,62 @@ MatmulSoftmaxPlan automatic_plan(const MatmulProblem& p, const SoftmaxPlanReques
 
 const char* softmax_scheme_name(SoftmaxScheme s) {
   switch (s) {
-    case SoftmaxScheme::automatic: return "automatic";
-    case SoftmaxScheme::one_launch: return "one_launch";
-    case SoftmaxScheme::sweeps: return "sweeps";
-    case SoftmaxScheme::cluster_rows: return "cluster_rows";
-    case SoftmaxScheme::group_rows: return "group_rows";
-    case SoftmaxScheme::split_k: return "split_k";
-    case SoftmaxScheme::unfused: return "unfused";
+    case SoftmaxScheme::automatic:
+      return "automatic";
+    case SoftmaxScheme::one_launch:
+      return "one_launch";
+    case SoftmaxScheme::sweeps:
+      return "sweeps";
+    case SoftmaxScheme::cluster_rows:
+      return "cluster_rows";
+    case SoftmaxScheme::group_rows:
+      return "group_rows";
+    case SoftmaxScheme::split_k:
+      return "split_k";
+    case SoftmaxScheme::unfused:
+      return "unfused";
   }
   return "?";
 }
 
 const char* softmax_plan_name(SoftmaxPlan p) {
   switch (p) {
-    case SoftmaxPlan::one_launch: return "one_launch";
-    case SoftmaxPlan::one_launch_scratch_stats: return "one_launch_scratch_stats";
-    case SoftmaxPlan::split_k_rows: return "split_k_rows";
-    case SoftmaxPlan::split_k_cols: return "split_k_cols";
-    case SoftmaxPlan::cluster_rows: return "cluster_rows";
-    case SoftmaxPlan::group_rows: return "group_rows";
-    case SoftmaxPlan::rows_recompute: return "rows_recompute";
-    case SoftmaxPlan::rows_recompute_combine: return "rows_recompute_combine";
-    case SoftmaxPlan::rows_scores_then_pass: return "rows_scores_then_pass";
-    case SoftmaxPlan::rows_exps_then_pass: return "rows_exps_then_pass";
-    case SoftmaxPlan::rows_rescale_in_launch: return "rows_rescale_in_launch";
-    case SoftmaxPlan::swapped_rows_scores_then_pass: return "swapped_rows_scores_then_pass";
-    case SoftmaxPlan::swapped_rows_scores_beside_pass: return "swapped_rows_scores_beside_pass";
-    case SoftmaxPlan::swapped_rows_exps_then_pass: return "swapped_rows_exps_then_pass";
-    case SoftmaxPlan::swapped_rows_exps_beside_pass: return "swapped_rows_exps_beside_pass";
-    case SoftmaxPlan::swapped_cols_recompute: return "swapped_cols_recompute";
-    case SoftmaxPlan::swapped_cols_rescale: return "swapped_cols_rescale";
-    case SoftmaxPlan::unfused: return "unfused";
+    case SoftmaxPlan::one_launch:
+      return "one_launch";
+    case SoftmaxPlan::one_launch_scratch_stats:
+      return "one_launch_scratch_stats";
+    case SoftmaxPlan::split_k_rows:
+      return "split_k_rows";
+    case SoftmaxPlan::split_k_cols:
+      return "split_k_cols";
+    case SoftmaxPlan::cluster_rows:
+      return "cluster_rows";
+    case SoftmaxPlan::group_rows:
+      return "group_rows";
+    case SoftmaxPlan::rows_recompute:
+      return "rows_recompute";
+    case SoftmaxPlan::rows_recompute_combine:
+      return "rows_recompute_combine";
+    case SoftmaxPlan::rows_scores_then_pass:
+      return "rows_scores_then_pass";
+    case SoftmaxPlan::rows_exps_then_pass:
+      return "rows_exps_then_pass";
+    case SoftmaxPlan::rows_rescale_in_launch:
+      return "rows_rescale_in_launch";
+    case SoftmaxPlan::swapped_rows_scores_then_pass:
+      return "swapped_rows_scores_then_pass";
+    case SoftmaxPlan::swapped_rows_scores_beside_pass:
+      return "swapped_rows_scores_beside_pass";
+    case SoftmaxPlan::swapped_rows_exps_then_pass:
+      return "swapped_rows_exps_then_pass";
+    case SoftmaxPlan::swapped_rows_exps_beside_pass:
+      return "swapped_rows_exps_beside_pass";
+    case SoftmaxPlan::swapped_cols_recompute:
+      return "swapped_cols_recompute";
+    case SoftmaxPlan::swapped_cols_rescale:
+      return "swapped_cols_rescale";
+    case SoftmaxPlan::unfused:
+      return "unfused";
   }
   return "?";
 }
@@ -317,22 +375,30 @@ const char* softmax_plan_name(SoftmaxPlan p) {
 SoftmaxScheme softmax_plan_scheme(SoftmaxPlan p) {
   switch (p) {
     case SoftmaxPlan::one_launch:
-    case SoftmaxPlan::one_launch_scratch_stats: return SoftmaxScheme::one_launch;
+    case SoftmaxPlan::one_launch_scratch_stats:
+      return SoftmaxScheme::one_launch;
     case SoftmaxPlan::split_k_rows:
-    case SoftmaxPlan::split_k_cols: return SoftmaxScheme::split_k;
-    case SoftmaxPlan::cluster_rows: return SoftmaxScheme::cluster_rows;
-    case SoftmaxPlan::group_rows: return SoftmaxScheme::group_rows;
-    case SoftmaxPlan::unfused: return SoftmaxScheme::unfused;
-    default: return SoftmaxScheme::sweeps;
+    case SoftmaxPlan::split_k_cols:
+      return SoftmaxScheme::split_k;
+    case SoftmaxPlan::cluster_rows:
+      return SoftmaxScheme::cluster_rows;
+    case SoftmaxPlan::group_rows:
+      return SoftmaxScheme::group_rows;
+    case SoftmaxPlan::unfused:
+      return SoftmaxScheme::unfused;
+    default:
+      return SoftmaxScheme::sweeps;
   }
 }
 
-SoftmaxPlanQueries softmax_plan_queries(const MatmulProblem& p, const SoftmaxPlanRequest& r, int arch) {
+SoftmaxPlanQueries softmax_plan_queries(const MatmulProblem& p, const SoftmaxPlanRequest& r,
+                                        int arch) {
   SoftmaxPlanQueries q;
   const bool automatic = r.scheme == SoftmaxScheme::automatic;
-  const bool small = work(p) <= t::kOneLaunchMaxWork && (r.path == MatmulPath::automatic || r.path == MatmulPath::sm80);
-  q.one_launch_ctas =
-      fused_types(p) && arch >= 80 && (r.scheme == SoftmaxScheme::one_launch || (automatic && small));
+  const bool small = work(p) <= t::kOneLaunchMaxWork &&
+                     (r.path == MatmulPath::automatic || r.path == MatmulPath::sm80);
+  q.one_launch_ctas = fused_types(p) && arch >= 80 &&
+                      (r.scheme == SoftmaxScheme::one_launch || (automatic && small));
   q.cluster_rows_clusters = (automatic || r.scheme == SoftmaxScheme::cluster_rows) &&
                             one_sweep_rows_refusal(p, r, arch).empty() &&
                             core_tiles_n(p) <= shapes::kClusterRowsMaxSize;
@@ -362,7 +428,8 @@ MatmulSoftmaxPlan plan_matmul_softmax(const MatmulProblem& p, const SoftmaxPlanR
       if (!why.empty()) return refused("the split_k scheme cannot take this problem: " + why);
       return split_k_plan(p, r.dim, d.sms);
     case SoftmaxScheme::sweeps:
-      if (!fused_supported(p, r.path, d.arch)) return refused(std::string("the sweeps scheme needs ") + kFusedSm90Needs);
+      if (!fused_supported(p, r.path, d.arch))
+        return refused(std::string("the sweeps scheme needs ") + kFusedSm90Needs);
       return sweeps_plan(p, r.dim);
     case SoftmaxScheme::unfused:
       return named(SoftmaxPlan::unfused, "requested");

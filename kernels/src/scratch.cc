@@ -18,7 +18,8 @@ cudaMemPool_t pool_for_current_device() {
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess) throw CudaError("scratch: no CUDA device");
   std::lock_guard<std::mutex> lock(mu);
-  if (static_cast<int>(pools.size()) <= dev) pools.resize(static_cast<std::size_t>(dev) + 1, nullptr);
+  if (static_cast<int>(pools.size()) <= dev)
+    pools.resize(static_cast<std::size_t>(dev) + 1, nullptr);
   cudaMemPool_t& pool = pools[static_cast<std::size_t>(dev)];
   if (!pool) {
     cudaMemPoolProps props{};
@@ -39,10 +40,11 @@ cudaMemPool_t pool_for_current_device() {
 
 void* scratch_alloc(std::size_t bytes, cudaStream_t stream, const char* what) {
   void* p = nullptr;
-  const cudaError_t e = cudaMallocFromPoolAsync(&p, bytes ? bytes : 1, pool_for_current_device(), stream);
+  const cudaError_t e =
+      cudaMallocFromPoolAsync(&p, bytes ? bytes : 1, pool_for_current_device(), stream);
   if (e != cudaSuccess) {
-    throw CudaError(std::string("scratch for ") + what + " (" + std::to_string(bytes) + " bytes): " +
-                    cudaGetErrorString(e));
+    throw CudaError(std::string("scratch for ") + what + " (" + std::to_string(bytes) +
+                    " bytes): " + cudaGetErrorString(e));
   }
   return p;
 }

@@ -48,8 +48,8 @@ __device__ __forceinline__ std::uint32_t pack_pair(__half*, float a, float b) {
 // the row; `row_in`: the row is inside the matrix; `cols_inside`: how many columns from
 // `block` on are (n is a multiple of 4, so a lane's 4 columns are wholly in or out).
 template <class OutT>
-__device__ __forceinline__ void store_two_blocks16(OutT* block, std::uint32_t a, std::uint32_t b, int lane,
-                                                   bool row_in, int cols_inside) {
+__device__ __forceinline__ void store_two_blocks16(OutT* block, std::uint32_t a, std::uint32_t b,
+                                                   int lane, bool row_in, int cols_inside) {
   const bool odd = (lane & 1) != 0;
   const std::uint32_t got = __shfl_xor_sync(0xffffffffu, odd ? a : b, 1);
   const int col = odd ? 8 + ((lane & 3) - 1) * 2 : (lane & 3) * 2;
@@ -95,7 +95,8 @@ struct StagedOutput {
   __device__ static void put(std::uint32_t base, int r, int c, float a, float b) {
     const int box = (c / kBoxCols) % kBoxesPerRound;
     const int byte = (c % kBoxCols) * static_cast<int>(sizeof(OutT));  // within the box's row
-    const std::uint32_t at = base + box * kBoxBytes + r * 128 + (((byte >> 4) ^ (r & 7)) << 4) + (byte & 15);
+    const std::uint32_t at =
+        base + box * kBoxBytes + r * 128 + (((byte >> 4) ^ (r & 7)) << 4) + (byte & 15);
     if constexpr (sizeof(OutT) == 4) {
       asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(at), "f"(a), "f"(b) : "memory");
     } else {
@@ -104,28 +105,33 @@ struct StagedOutput {
   }
   // Round `round` of the block at (row0, col0) is complete in shared memory: one thread
   // stores it (TMA clips at the matrix edges).
-  __device__ static void finish(const EpilogueContext& ctx, int tid, int row0, int col0, int round) {
+  __device__ static void finish(const EpilogueContext& ctx, int tid, int row0, int col0,
+                                int round) {
     fence_proxy_async_shared();
     named_barrier_sync(kBarrierStaging + ctx.consumer, 128);
     if (tid == 0) {
-      unsigned char* buf = ctx.smem + ctx.consumer * kPerConsumer + (round % kBuffers) * kBufferBytes;
+      unsigned char* buf =
+          ctx.smem + ctx.consumer * kPerConsumer + (round % kBuffers) * kBufferBytes;
       const int first = col0 + round * kColsPerRound;
 #pragma unroll
-      for (int b = 0; b < kBoxesPerRound; ++b) tma_store_2d(ctx.map_c, buf + b * kBoxBytes, first + b * kBoxCols, row0);
+      for (int b = 0; b < kBoxesPerRound; ++b)
+        tma_store_2d(ctx.map_c, buf + b * kBoxBytes, first + b * kBoxCols, row0);
       bulk_commit();
     }
   }
   // Between two rounds of a block: round `done` goes out, and the next round's buffer
   // is taken.
-  __device__ static std::uint32_t next_round(const EpilogueContext& ctx, int tid, int row0, int col0, int done) {
+  __device__ static std::uint32_t next_round(const EpilogueContext& ctx, int tid, int row0,
+                                             int col0, int done) {
     finish(ctx, tid, row0, col0, done);
     return begin(ctx, tid, done + 1);
   }
   // Every round of a block whose values are in the accumulator registers v (pairs v[i],
   // v[i+1] at accum_row/accum_col(i)), times scale[0] in the thread's first row and
   // scale[1] in its second (row + 8).
-  __device__ static void stage_block(const EpilogueContext& ctx, const float (&v)[kAccum], int row0, int col0,
-                                     int warp, int lane, const float (&scale)[2] = {1.0f, 1.0f}) {
+  __device__ static void stage_block(const EpilogueContext& ctx, const float (&v)[kAccum], int row0,
+                                     int col0, int warp, int lane,
+                                     const float (&scale)[2] = {1.0f, 1.0f}) {
     const int tid = warp * 32 + lane;
 #pragma unroll
     for (int round = 0; round < kRounds; ++round) {
@@ -152,12 +158,14 @@ struct StoreEpilogue {
   static constexpr int kBoxCols = StagedOutput<OutT>::kBoxCols;
   static constexpr int kStagingBytes = StagedOutput<OutT>::kBytes;
 
-  __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane) const {
+  __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp,
+                             int lane) const {
 #pragma unroll
     for (int i = 0; i < kAccum; i += 2) {
       const int row = row0 + accum_row(i, warp, lane);
       const int col = col0 + accum_col(i, lane);
-      if (row < m && col < n) store_pair(c + static_cast<std::int64_t>(row) * n + col, d[i], d[i + 1]);
+      if (row < m && col < n)
+        store_pair(c + static_cast<std::int64_t>(row) * n + col, d[i], d[i + 1]);
     }
   }
 

@@ -41,10 +41,10 @@ namespace flopline::kernels::sm90 {
 constexpr int kBlockM = shapes::kCoreBlockM;
 constexpr int kBlockN = shapes::kCoreBlockN;
 constexpr int kStages = 4;
-constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
+constexpr int kThreads = 384;               // producer warpgroup + 2 consumer warpgroups
 constexpr int kMaxSmemPerCta = 227 * 1024;  // sm_90's dynamic shared memory opt-in
-constexpr int kGroupM = 8;     // tiles walked in groups of 8 rows of tiles for L2 reuse
-constexpr int kAccum = 128;    // fp32 accumulators per consumer thread
+constexpr int kGroupM = 8;   // tiles walked in groups of 8 rows of tiles for L2 reuse
+constexpr int kAccum = 128;  // fp32 accumulators per consumer thread
 
 // Element type of A and B: the wgmma used, the K of one instruction, and whether B is
 // N-major (transposed) in shared memory.
@@ -81,14 +81,17 @@ struct Tile {
   static constexpr int kBBytes = kBlockN * 128;
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr int kBarrierBytes = 128;  // full[], empty[], b_full, rounded up
-  static constexpr int kSmemBytes = kStages * kStageBytes + kBarrierBytes + 1024;  // + alignment slack
+  static constexpr int kSmemBytes =
+      kStages * kStageBytes + kBarrierBytes + 1024;  // + alignment slack
   // B-resident runs stage only 64-row A tiles and keep all of B's k tiles for one
   // column tile in the rest of the same shared memory: 5 k tiles (k <= 160 in tf32,
   // 320 in bf16).
   static constexpr int kResidentRows = 64;
   static constexpr int kResidentABytes = kResidentRows * 128;
-  static constexpr int kMaxResidentKTiles = (kStages * kStageBytes - kStages * kResidentABytes) / kBBytes;
-  static_assert(kMaxResidentKTiles == shapes::kCoreMaxResidentKTiles, "tile_shapes.h: B-resident k tiles");
+  static constexpr int kMaxResidentKTiles =
+      (kStages * kStageBytes - kStages * kResidentABytes) / kBBytes;
+  static_assert(kMaxResidentKTiles == shapes::kCoreMaxResidentKTiles,
+                "tile_shapes.h: B-resident k tiles");
 };
 static_assert(Tile<Tf32Operands>::kBlockK == shapes::core_block_k(DType::tf32) &&
                   Tile<Bf16Operands>::kBlockK == shapes::core_block_k(DType::bf16),
@@ -99,7 +102,9 @@ static_assert(Tile<Tf32Operands>::kBlockK == shapes::core_block_k(DType::tf32) &
 __device__ __forceinline__ int accum_row(int i, int warp, int lane) {
   return warp * 16 + (lane >> 2) + 8 * ((i >> 1) & 1);
 }
-__device__ __forceinline__ int accum_col(int i, int lane) { return (i >> 2) * 8 + (lane & 3) * 2 + (i & 1); }
+__device__ __forceinline__ int accum_col(int i, int lane) {
+  return (i >> 2) * 8 + (lane & 3) * 2 + (i & 1);
+}
 
 __device__ __forceinline__ void tile_coords(int pid, int tiles_m, int tiles_n, int* tm, int* tn) {
   const int per_group = kGroupM * tiles_n;
@@ -120,7 +125,8 @@ struct TileWalk {
   int tiles_m, tiles_n;
   bool column_stationary;
   __device__ int first() const {
-    return column_stationary ? static_cast<int>(blockIdx.x) / tiles_n : static_cast<int>(blockIdx.x);
+    return column_stationary ? static_cast<int>(blockIdx.x) / tiles_n
+                             : static_cast<int>(blockIdx.x);
   }
   __device__ int step() const {
     return column_stationary ? static_cast<int>(gridDim.x) / tiles_n : static_cast<int>(gridDim.x);
@@ -165,14 +171,15 @@ struct IsGrouped<E, std::void_t<decltype(E::kGrouped)>> : std::bool_constant<E::
 // An epilogue with `static constexpr int kStagingBytes` > 0 stages its output in shared
 // memory for TMA stores on streaming runs: the pipeline gives up one stage for it (three
 // instead of four) where it takes more than 32 KB with any in-launch rescaling memory
-// (16-bit output: 64 KB; fp32: 32 KB, four stages), and the epilogue gets the staging memory in its EpilogueContext
-// (null on B-resident runs, which store directly) with map_c, the output's TMA map in
-// boxes of 64 rows x kBoxCols columns, 128-byte swizzle. The consumers then go on to the next
+// (16-bit output: 64 KB; fp32: 32 KB, four stages), and the epilogue gets the staging memory in its
+// EpilogueContext (null on B-resident runs, which store directly) with map_c, the output's TMA map
+// in boxes of 64 rows x kBoxCols columns, 128-byte swizzle. The consumers then go on to the next
 // tile while the stores drain, instead of issuing them with the tensor cores idle.
 template <class E, class = void>
 struct StagingBytes : std::integral_constant<int, 0> {};
 template <class E>
-struct StagingBytes<E, std::void_t<decltype(E::kStagingBytes)>> : std::integral_constant<int, E::kStagingBytes> {};
+struct StagingBytes<E, std::void_t<decltype(E::kStagingBytes)>>
+    : std::integral_constant<int, E::kStagingBytes> {};
 template <class E>
 constexpr bool kStagesOutput = StagingBytes<E>::value > 0 && !IsClustered<E>::value;
 // Shared memory an in-launch rescaling epilogue takes after the staging (below).
@@ -186,9 +193,11 @@ struct RescaleSmemBytes<E, std::void_t<decltype(E::kRescaleSmemBytes)>>
 // and 1 KB of alignment slack are 226 KB, within the 227 KB a CTA may have.
 template <class E>
 constexpr int kPipelineStages =
-    !kStagesOutput<E> || StagingBytes<E>::value + RescaleSmemBytes<E>::value <= 32 * 1024 ? kStages : kStages - 1;
+    !kStagesOutput<E> || StagingBytes<E>::value + RescaleSmemBytes<E>::value <= 32 * 1024
+        ? kStages
+        : kStages - 1;
 template <class Ops, class E>
-constexpr int kStagingOffset = kPipelineStages<E> * Tile<Ops>::kStageBytes + 1024;
+constexpr int kStagingOffset = kPipelineStages<E>* Tile<Ops>::kStageBytes + 1024;
 
 // An epilogue with `static constexpr bool kRescalesInLaunch = true`
 // (softmax_rescale_in_launch.cuh) scales its own output in place during the launch, on
@@ -202,7 +211,8 @@ constexpr int kStagingOffset = kPipelineStages<E> * Tile<Ops>::kStageBytes + 102
 template <class E, class = void>
 struct RescalesInLaunch : std::false_type {};
 template <class E>
-struct RescalesInLaunch<E, std::void_t<decltype(E::kRescalesInLaunch)>> : std::bool_constant<E::kRescalesInLaunch> {};
+struct RescalesInLaunch<E, std::void_t<decltype(E::kRescalesInLaunch)>>
+    : std::bool_constant<E::kRescalesInLaunch> {};
 constexpr int kCountAtKTile = 8;
 
 // Epilogue: `void operator()(float (&d)[128], int row0, int col0, int warp, int lane)`
@@ -211,7 +221,8 @@ constexpr int kCountAtKTile = 8;
 // warpgroup's 64x256 block. It may overwrite d.
 template <class Ops, class Epilogue, bool kBResident>
 __global__ void __launch_bounds__(kThreads, 1)
-    gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+    gemm_kernel(const __grid_constant__ CUtensorMap map_a,
+                const __grid_constant__ CUtensorMap map_b,
                 const __grid_constant__ CUtensorMap map_c, int m, int n, int k, Epilogue epilogue) {
 #ifdef FLOPLINE_SM90A
   using T = Tile<Ops>;
@@ -225,7 +236,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   constexpr bool kStaged = kStagesOutput<Epilogue> && !kBResident;
   constexpr int kPipe = kStaged ? kPipelineStages<Epilogue> : kStages;  // pipeline stages
   static_assert(!kStaged || kStagingOffset<Ops, Epilogue> + StagingBytes<Epilogue>::value +
-                                    RescaleSmemBytes<Epilogue>::value + 1024 <= kMaxSmemPerCta,
+                                    RescaleSmemBytes<Epilogue>::value + 1024 <=
+                                kMaxSmemPerCta,
                 "the staged epilogue's shared memory exceeds sm_90's opt-in");
   // Streaming: kPipe x (A, B). B-resident: kPipe x A, then all of B's k tiles.
   constexpr int kStageStride = kBResident ? T::kResidentABytes : T::kStageBytes;
@@ -239,20 +251,23 @@ __global__ void __launch_bounds__(kThreads, 1)
   // warpgroup's TMA loop needs few; rescaling warps need 80 to keep 8 loads per thread
   // in flight without spilling, and the consumers' epilogue still fits in 208 (ptxas -v).
   constexpr int kProducerRegs = kRescales ? 80 : 40, kConsumerRegs = kRescales ? 208 : 232;
-  static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= kThreads * 168, "more registers than the CTA has");
+  static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= kThreads * 168,
+                "more registers than the CTA has");
   unsigned char* epilogue_smem = kStaged ? smem + kStagingOffset<Ops, Epilogue>
                                          : smem + kPipe * T::kStageBytes + T::kBarrierBytes;
 
   const int warpgroup = static_cast<int>(threadIdx.x) / 128;
   const int tid_in_group = static_cast<int>(threadIdx.x) % 128;
   constexpr bool kGrouped = IsGrouped<Epilogue>::value;
-  const TileWalk walk{(m + kRows - 1) / kRows, (n + kBlockN - 1) / kBlockN, kBResident || kClustered || kGrouped};
+  const TileWalk walk{(m + kRows - 1) / kRows, (n + kBlockN - 1) / kBlockN,
+                      kBResident || kClustered || kGrouped};
   const int k_tiles = (k + T::kBlockK - 1) / T::kBlockK;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kPipe; ++s) {
       mbar_init(&full[s], 1);
-      mbar_init(&empty[s], kBResident ? 1 : 2);  // one arrival per consumer warpgroup using the stage
+      mbar_init(&empty[s],
+                kBResident ? 1 : 2);  // one arrival per consumer warpgroup using the stage
     }
     mbar_init(b_full, 1);
     if constexpr (kClustered) Epilogue::init(epilogue_smem);
@@ -267,7 +282,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       constexpr int kBoxCols = 128 / Ops::kElemBytes;
 #pragma unroll
       for (int j = 0; j < kBlockN / kBoxCols; ++j) {
-        tma_load_2d(dst + j * T::kBlockK * 128, &map_b, bar, tn * kBlockN + j * kBoxCols, kt * T::kBlockK);
+        tma_load_2d(dst + j * T::kBlockK * 128, &map_b, bar, tn * kBlockN + j * kBoxCols,
+                    kt * T::kBlockK);
       }
     } else {
       tma_load_2d(dst, &map_b, bar, kt * T::kBlockK, tn * kBlockN);  // B^T is n x k
@@ -283,7 +299,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       prefetch_tensor_map(&map_b);
       if constexpr (kBResident) {
         mbar_expect_tx(b_full, static_cast<unsigned>(k_tiles * T::kBBytes));
-        for (int kt = 0; kt < k_tiles; ++kt) load_b(b_resident + kt * T::kBBytes, b_full, kt, static_cast<int>(blockIdx.x) % walk.tiles_n);
+        for (int kt = 0; kt < k_tiles; ++kt)
+          load_b(b_resident + kt * T::kBBytes, b_full, kt,
+                 static_cast<int>(blockIdx.x) % walk.tiles_n);
       }
       int it = 0;
       for (int t = walk.first(); t < walk.count(); t += walk.step()) {
@@ -318,7 +336,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     int uncounted_tm = -1;
     const int count_at = min(k_tiles - 1, kCountAtKTile);
     // The k loop of one tile: stages it, it+1, ... of the pipeline into d.
-    auto k_loop = [&](float (&d)[kAccum], int& it) {
+    auto k_loop = [&](float(&d)[kAccum], int& it) {
       for (int kt = 0; kt < k_tiles; ++kt, ++it) {
         if constexpr (kRescales) {
           if (kt == count_at && uncounted_tm >= 0) {
@@ -331,9 +349,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         const int s = it % kPipe;
         mbar_wait(&full[s], (it / kPipe) & 1);
-        const std::uint32_t sa = smem_addr(smem + s * kStageStride) + (kBResident ? 0 : consumer * 64 * 128);
-        const std::uint32_t sb =
-            kBResident ? smem_addr(b_resident + kt * T::kBBytes) : smem_addr(smem + s * kStageStride + T::kABytes);
+        const std::uint32_t sa =
+            smem_addr(smem + s * kStageStride) + (kBResident ? 0 : consumer * 64 * 128);
+        const std::uint32_t sb = kBResident ? smem_addr(b_resident + kt * T::kBBytes)
+                                            : smem_addr(smem + s * kStageStride + T::kABytes);
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < T::kBlockK / Ops::kInstrK; ++ks) {
@@ -365,18 +384,21 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int t = first; t < walk.count(); t += step, ++ordinal) {
       int tm = 0, tn = 0;
       walk.coords(t, &tm, &tn);
-      if (kBResident && (consumer == 1 || t != first)) named_barrier_sync(kBarrierConsumerTurn + consumer, 256);
+      if (kBResident && (consumer == 1 || t != first))
+        named_barrier_sync(kBarrierConsumerTurn + consumer, 256);
       float d[kAccum];
 #pragma unroll
       for (int i = 0; i < kAccum; ++i) d[i] = 0.0f;
       k_loop(d, it);
-      if (kBResident && t + walk.step() < walk.count()) named_barrier_arrive(kBarrierConsumerTurn + 1 - consumer, 256);
+      if (kBResident && t + walk.step() < walk.count())
+        named_barrier_arrive(kBarrierConsumerTurn + 1 - consumer, 256);
       wgmma_wait<0>();
       fence_registers(d);
       if (tid_in_group == 0) mbar_arrive(&empty[(it - 1) % kPipe]);  // this tile's last stage
       const int row0 = tm * kRows + (kBResident ? 0 : consumer * 64);
       if constexpr (kClustered) {
-        epilogue(d, row0, tn * kBlockN, warp, lane, EpilogueContext{epilogue_smem, consumer, ordinal, nullptr});
+        epilogue(d, row0, tn * kBlockN, warp, lane,
+                 EpilogueContext{epilogue_smem, consumer, ordinal, nullptr});
       } else if constexpr (StagingBytes<Epilogue>::value > 0 || kGrouped) {
         epilogue(d, row0, tn * kBlockN, warp, lane,
                  EpilogueContext{kStaged ? epilogue_smem : nullptr, consumer, ordinal, &map_c});

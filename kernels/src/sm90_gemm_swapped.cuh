@@ -42,7 +42,8 @@
 namespace flopline::kernels::sm90::swapped {
 
 constexpr int kBlockM = shapes::kSwappedBlockM;  // rows of C per tile: wgmma's N
-constexpr int kBlockN = shapes::kSwappedBlockN;  // columns of C per tile: wgmma's M, 64 per consumer
+constexpr int kBlockN =
+    shapes::kSwappedBlockN;             // columns of C per tile: wgmma's M, 64 per consumer
 constexpr int kABytes = kBlockM * 128;  // 256 rows of 128 bytes of k
 constexpr int kBBytes = 128 * kBlockN;  // 128 bytes of n (a box) per k row, times k rows
 constexpr int kStageBytes = kABytes + kBBytes;
@@ -53,7 +54,8 @@ constexpr int kOutRounds = 8;
 constexpr int kOutRows = kBlockM / kOutRounds;
 constexpr int kRegsPerRound = kAccum / kOutRounds;
 constexpr int kOutBoxBytes = kOutRows * 128;
-constexpr int kStagingRoundBytes = 2 * kOutBoxBytes;  // a consumer's round: 32 rows x 64 columns of fp32
+constexpr int kStagingRoundBytes =
+    2 * kOutBoxBytes;  // a consumer's round: 32 rows x 64 columns of fp32
 // Rounds alternate between two buffers per consumer, so that a round is written while
 // the previous round's TMA stores still read theirs (one buffer made every round wait
 // for the last with the tensor cores idle).
@@ -67,7 +69,8 @@ constexpr int kBarrierOffset = kStagingOffset + 2 * kStagingPerConsumer;
 constexpr int kRowScratchOffset = kBarrierOffset + 128;
 constexpr int kRowScratchWords = kBlockM;
 constexpr int kSmemBytes = kRowScratchOffset + 4 * kRowScratchWords + 1024;  // alignment slack
-static_assert(kSmemBytes <= kMaxSmemPerCta, "the swapped core's shared memory exceeds sm_90's opt-in");
+static_assert(kSmemBytes <= kMaxSmemPerCta,
+              "the swapped core's shared memory exceeds sm_90's opt-in");
 
 // tf32: the column (within the consumer's 64, even) held by fragment row 16 warp + lane/4;
 // row + 8 holds the next one. See the header comment.
@@ -78,8 +81,12 @@ __device__ __forceinline__ int fragment_col(int warp, int lane) {
 }
 // Accumulator register i of a consumer thread: row (of the tile's 256) and whether it is
 // the thread's second column (Ops::column(warp, lane, 1)).
-__device__ __forceinline__ int accum_m(int i, int lane) { return (i >> 2) * 8 + (lane & 3) * 2 + (i & 1); }
-__device__ __forceinline__ int accum_second_col(int i) { return (i >> 1) & 1; }
+__device__ __forceinline__ int accum_m(int i, int lane) {
+  return (i >> 2) * 8 + (lane & 3) * 2 + (i & 1);
+}
+__device__ __forceinline__ int accum_second_col(int i) {
+  return (i >> 1) & 1;
+}
 
 // The stage's pipeline state as a consumer sees it: stage `it` (counted since the start)
 // is in shared memory once full[it % kStages] completes its phase; the consumers give it
@@ -119,7 +126,8 @@ struct KTileInputs {
 // statement is no use to ptxas (it emits nothing); this is one: the fragments XORed into
 // a store under a predicate that is never true (`never`: k < 0), so ptxas keeps them
 // until here. Cost: a handful of LOP3s and a skipped store per k tile.
-__device__ __forceinline__ void keep_until_here(const KTileInputs& in, int never, std::uint32_t scratch) {
+__device__ __forceinline__ void keep_until_here(const KTileInputs& in, int never,
+                                                std::uint32_t scratch) {
   std::uint32_t x = 0;
 #pragma unroll
   for (int s = 0; s < 4; ++s) {
@@ -148,11 +156,13 @@ struct Tf32Swapped {
   static constexpr DType kType = DType::tf32;
   static constexpr int kElemBytes = 4, kBlockK = 32, kBoxN = 32;
   static constexpr bool kAdjacentCols = true;
-  __device__ static int column(int warp, int lane, int second) { return fragment_col(warp, lane) + second; }
+  __device__ static int column(int warp, int lane, int second) {
+    return fragment_col(warp, lane) + second;
+  }
 
   // The k loop of one tile into d; `never` is false at run time (keep_until_here).
-  __device__ static void k_loop(float (&d)[kAccum], ConsumerPipe& pipe, int k_tiles, int consumer, int warp, int lane,
-                                int never) {
+  __device__ static void k_loop(float (&d)[kAccum], ConsumerPipe& pipe, int k_tiles, int consumer,
+                                int warp, int lane, int never) {
 #ifdef FLOPLINE_SM90A
     const int tid = warp * 32 + lane;
     // Where this thread's fragment pairs sit in a stage's B tile, for k = lane % 4 (and
@@ -161,8 +171,10 @@ struct Tf32Swapped {
     const int box = 2 * consumer + col / kBoxN;
     const int chunk = (col % kBoxN) / 4, pair_byte = (col % 4) * 4;
     constexpr int kBoxBytes = kBlockK * 128;
-    const std::uint32_t off_k = kABytes + box * kBoxBytes + q * 128 + ((chunk ^ q) << 4) + pair_byte;
-    const std::uint32_t off_k4 = kABytes + box * kBoxBytes + (q + 4) * 128 + ((chunk ^ (q + 4)) << 4) + pair_byte;
+    const std::uint32_t off_k =
+        kABytes + box * kBoxBytes + q * 128 + ((chunk ^ q) << 4) + pair_byte;
+    const std::uint32_t off_k4 =
+        kABytes + box * kBoxBytes + (q + 4) * 128 + ((chunk ^ (q + 4)) << 4) + pair_byte;
     KTileInputs ia, ib;
     auto k_step = [&](KTileInputs& in, KTileInputs& other, int kt) {
       const std::uint32_t stage = pipe.wait_full();
@@ -202,10 +214,12 @@ struct Bf16Swapped {
   static constexpr DType kType = DType::bf16;
   static constexpr int kElemBytes = 2, kBlockK = 64, kBoxN = 64;
   static constexpr bool kAdjacentCols = false;
-  __device__ static int column(int warp, int lane, int second) { return 16 * warp + (lane >> 2) + 8 * second; }
+  __device__ static int column(int warp, int lane, int second) {
+    return 16 * warp + (lane >> 2) + 8 * second;
+  }
 
-  __device__ static void k_loop(float (&d)[kAccum], ConsumerPipe& pipe, int k_tiles, int consumer, int warp, int lane,
-                                int /*never*/) {
+  __device__ static void k_loop(float (&d)[kAccum], ConsumerPipe& pipe, int k_tiles, int consumer,
+                                int warp, int lane, int /*never*/) {
 #ifdef FLOPLINE_SM90A
     const int tid = warp * 32 + lane;
     constexpr int kBoxBytes = kBlockK * 128;
@@ -241,7 +255,8 @@ struct SwappedStaging {
   static constexpr int kBoxes = 64 / kBoxCols;  // per round of a consumer's 64 columns
 #ifdef FLOPLINE_SM90A
   __device__ static unsigned char* buffer(unsigned char* staging, int consumer, int round) {
-    return staging + consumer * kStagingPerConsumer + (round % kStagingBuffers) * kStagingRoundBytes;
+    return staging + consumer * kStagingPerConsumer +
+           (round % kStagingBuffers) * kStagingRoundBytes;
   }
   __device__ static std::uint32_t begin(unsigned char* staging, int consumer, int tid, int round) {
     if (tid == 0) bulk_wait_read<kStagingBuffers - 1>();
@@ -251,7 +266,8 @@ struct SwappedStaging {
   // Where column c (of the consumer's 64) of row r (of the round's kOutRows) goes.
   __device__ static std::uint32_t at(std::uint32_t base, int r, int c) {
     const int byte = (c % kBoxCols) * static_cast<int>(sizeof(OutT));
-    return base + (c / kBoxCols) * kOutBoxBytes + r * 128 + (((byte >> 4) ^ (r & 7)) << 4) + (byte & 15);
+    return base + (c / kBoxCols) * kOutBoxBytes + r * 128 + (((byte >> 4) ^ (r & 7)) << 4) +
+           (byte & 15);
   }
   // Row r at columns c0 and c1: adjacent (c1 = c0 + 1, c0 even; fp32 only) or not.
   template <bool kAdjacent>
@@ -261,24 +277,28 @@ struct SwappedStaging {
       // A warp's 8 lanes of one row write 8 consecutive columns: one 16-byte chunk per
       // row, four rows in four bank groups.
       const __nv_bfloat16 x = __float2bfloat16_rn(a), y = __float2bfloat16_rn(b);
-      asm volatile("st.shared.b16 [%0], %1;" ::"r"(at(base, r, c0)), "h"(__bfloat16_as_ushort(x)) : "memory");
-      asm volatile("st.shared.b16 [%0], %1;" ::"r"(at(base, r, c1)), "h"(__bfloat16_as_ushort(y)) : "memory");
+      asm volatile("st.shared.b16 [%0], %1;" ::"r"(at(base, r, c0)), "h"(__bfloat16_as_ushort(x))
+                   : "memory");
+      asm volatile("st.shared.b16 [%0], %1;" ::"r"(at(base, r, c1)), "h"(__bfloat16_as_ushort(y))
+                   : "memory");
     } else if constexpr (kAdjacent) {
-      asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(at(base, r, c0)), "f"(a), "f"(b) : "memory");
+      asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(at(base, r, c0)), "f"(a), "f"(b)
+                   : "memory");
     } else {
       asm volatile("st.shared.f32 [%0], %1;" ::"r"(at(base, r, c0)), "f"(a) : "memory");
       asm volatile("st.shared.f32 [%0], %1;" ::"r"(at(base, r, c1)), "f"(b) : "memory");
     }
   }
   // row0, col0: the round's first row and the consumer's first column in C.
-  __device__ static void finish(const CUtensorMap* map_c, unsigned char* staging, int consumer, int tid, int round,
-                                int row0, int col0) {
+  __device__ static void finish(const CUtensorMap* map_c, unsigned char* staging, int consumer,
+                                int tid, int round, int row0, int col0) {
     fence_proxy_async_shared();
     named_barrier_sync(kBarrierStaging + consumer, 128);
     if (tid == 0) {
       unsigned char* buf = buffer(staging, consumer, round);
 #pragma unroll
-      for (int b = 0; b < kBoxes; ++b) tma_store_2d(map_c, buf + b * kOutBoxBytes, col0 + b * kBoxCols, row0);
+      for (int b = 0; b < kBoxes; ++b)
+        tma_store_2d(map_c, buf + b * kOutBoxBytes, col0 + b * kBoxCols, row0);
       bulk_commit();
     }
   }
@@ -297,8 +317,8 @@ struct SwappedContext {
 // for accumulator register i (row accum_m(i), column Ops::column(warp, lane,
 // accum_second_col(i))). value() is called once per register, in ascending order.
 template <class Ops, class OutT, class Value>
-__device__ __forceinline__ void stage_block(const SwappedContext& ctx, int row0, int col0, int warp, int lane,
-                                            Value&& value) {
+__device__ __forceinline__ void stage_block(const SwappedContext& ctx, int row0, int col0, int warp,
+                                            int lane, Value&& value) {
 #ifdef FLOPLINE_SM90A
   using Staging = SwappedStaging<OutT>;
   const int tid = warp * 32 + lane;
@@ -314,7 +334,8 @@ __device__ __forceinline__ void stage_block(const SwappedContext& ctx, int row0,
       Staging::template put<Ops::kAdjacentCols>(base, r, c0, c1, v0, v2);
       Staging::template put<Ops::kAdjacentCols>(base, r + 1, c0, c1, v1, v3);
     }
-    Staging::finish(ctx.map_c, ctx.staging, ctx.consumer, tid, round, row0 + round * kOutRows, col0);
+    Staging::finish(ctx.map_c, ctx.staging, ctx.consumer, tid, round, row0 + round * kOutRows,
+                    col0);
   }
 #endif
 }
@@ -368,8 +389,10 @@ struct CountsWritten<E, std::void_t<decltype(std::declval<E>().written)>> : std:
 // box are the epilogue's (SwappedStaging<OutT>).
 template <class Ops, class Epilogue>
 __global__ void __launch_bounds__(kThreads, 1)
-    gemm_swapped_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                        const __grid_constant__ CUtensorMap map_c, int m, int n, int k, Epilogue epilogue) {
+    gemm_swapped_kernel(const __grid_constant__ CUtensorMap map_a,
+                        const __grid_constant__ CUtensorMap map_b,
+                        const __grid_constant__ CUtensorMap map_c, int m, int n, int k,
+                        Epilogue epilogue) {
 #ifdef FLOPLINE_SM90A
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>(
@@ -396,7 +419,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     fence_barrier_init();
   }
-  for (int i = static_cast<int>(threadIdx.x); i < kRowScratchWords; i += kThreads) row_scratch[i] = 0u;
+  for (int i = static_cast<int>(threadIdx.x); i < kRowScratchWords; i += kThreads)
+    row_scratch[i] = 0u;
   __syncthreads();
   constexpr bool kCounts = CountsWritten<Epilogue>::value;
   if constexpr (kCounts) {
@@ -425,8 +449,8 @@ __global__ void __launch_bounds__(kThreads, 1)
           tma_load_2d(stage, &map_a, &full[s], kt * Ops::kBlockK, tm * kBlockM);
 #pragma unroll
           for (int j = 0; j < kBlockN / Ops::kBoxN; ++j) {
-            tma_load_2d(stage + kABytes + j * kBoxBytes, &map_b, &full[s], tn * kBlockN + j * Ops::kBoxN,
-                        kt * Ops::kBlockK);
+            tma_load_2d(stage + kABytes + j * kBoxBytes, &map_b, &full[s],
+                        tn * kBlockN + j * Ops::kBoxN, kt * Ops::kBlockK);
           }
         }
       }
@@ -454,7 +478,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       float d[kAccum];
 #pragma unroll
       for (int i = 0; i < kAccum; ++i) d[i] = 0.0f;
-      Ops::k_loop(d, pipe, min(per_split, k_tiles - split * per_split), consumer, warp, lane, k < 0);
+      Ops::k_loop(d, pipe, min(per_split, k_tiles - split * per_split), consumer, warp, lane,
+                  k < 0);
       wgmma_wait<0>();
       fence_registers(d);
       pipe.release_previous(tid);  // this tile's last stage

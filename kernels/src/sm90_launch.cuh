@@ -24,14 +24,16 @@ namespace flopline::kernels::detail {
 template <auto Kernel>
 void reserve_shared_memory(int bytes) {
   static const cudaError_t attr = [bytes] {
-    const cudaError_t e = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    const cudaError_t e =
+        cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     // A failed call leaves its error as the last error, where the next launch's check
     // would find it and blame itself.
     if (e != cudaSuccess) (void)cudaGetLastError();
     return e;
   }();
   if (attr != cudaSuccess) {
-    throw CudaError(std::string("sm90 matmul: cannot reserve shared memory: ") + cudaGetErrorString(attr));
+    throw CudaError(std::string("sm90 matmul: cannot reserve shared memory: ") +
+                    cudaGetErrorString(attr));
   }
 }
 
@@ -71,12 +73,14 @@ inline cudaLaunchAttribute cooperative_attribute() {
 // cluster size (smem_bytes follows from the cluster size), on the first device used.
 template <auto Kernel>
 int resident_clusters(int cluster_size, int smem_bytes) {
-  static std::atomic<int> known[17] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+  static std::atomic<int> known[17] = {-1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                       -1, -1, -1, -1, -1, -1, -1, -1};
   if (cluster_size < 1 || cluster_size > 16) return 0;
   const int cached = known[cluster_size].load(std::memory_order_relaxed);
   if (cached >= 0) return cached;
   if (cluster_size > 8) {
-    static const cudaError_t allow = cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    static const cudaError_t allow =
+        cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
     if (allow != cudaSuccess) return 0;
   }
   cudaLaunchAttribute attr = cluster_attribute(cluster_size);
@@ -95,11 +99,12 @@ int resident_clusters(int cluster_size, int smem_bytes) {
 template <class Ops, class Epilogue>
 int sm90_smem_bytes(long tiles_n, bool resident) {
   if constexpr (sm90::IsClustered<Epilogue>::value) {
-    return sm90::Tile<Ops>::kSmemBytes + static_cast<int>(Epilogue::smem_bytes(static_cast<int>(tiles_n)));
+    return sm90::Tile<Ops>::kSmemBytes +
+           static_cast<int>(Epilogue::smem_bytes(static_cast<int>(tiles_n)));
   } else if constexpr (sm90::kStagesOutput<Epilogue>) {
     if (!resident) {
-      return sm90::kStagingOffset<Ops, Epilogue> + Epilogue::kStagingBytes + sm90::RescaleSmemBytes<Epilogue>::value +
-             1024;  // + alignment slack
+      return sm90::kStagingOffset<Ops, Epilogue> + Epilogue::kStagingBytes +
+             sm90::RescaleSmemBytes<Epilogue>::value + 1024;  // + alignment slack
     }
     return sm90::Tile<Ops>::kSmemBytes;
   } else {
@@ -111,7 +116,8 @@ int sm90_smem_bytes(long tiles_n, bool resident) {
 // ping-ponged between the consumers) runs this problem.
 template <class Ops>
 bool sm90_b_resident(const MatmulProblem& p) {
-  return shapes::core_b_resident(p.m, p.n, p.k, sm90::Tile<Ops>::kBlockK, current_device_facts().sms);
+  return shapes::core_b_resident(p.m, p.n, p.k, sm90::Tile<Ops>::kBlockK,
+                                 current_device_facts().sms);
 }
 
 // How many clusters of one row of tiles (tiles_n CTAs) a clustered epilogue gets on this
@@ -123,8 +129,10 @@ int sm90_cluster_capacity(const MatmulProblem& p) {
   if (tiles_n > Epilogue::kMaxClusterSize) return 0;
   const int cs = static_cast<int>(tiles_n);
   // The shared-memory opt-in is sized for the largest cluster, once per kernel.
-  constexpr int most = sm90::Tile<Ops>::kSmemBytes + static_cast<int>(Epilogue::smem_bytes(Epilogue::kMaxClusterSize));
-  static_assert(most <= sm90::kMaxSmemPerCta, "the largest cluster's shared memory exceeds sm_90's opt-in");
+  constexpr int most = sm90::Tile<Ops>::kSmemBytes +
+                       static_cast<int>(Epilogue::smem_bytes(Epilogue::kMaxClusterSize));
+  static_assert(most <= sm90::kMaxSmemPerCta,
+                "the largest cluster's shared memory exceeds sm_90's opt-in");
   const int bytes = sm90_smem_bytes<Ops, Epilogue>(tiles_n, false);
   if (sm90_b_resident<Ops>(p)) {
     reserve_shared_memory<sm90::gemm_kernel<Ops, Epilogue, true>>(most);
@@ -135,7 +143,8 @@ int sm90_cluster_capacity(const MatmulProblem& p) {
 }
 
 template <class Ops, class Epilogue>
-void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_t stream, const Epilogue& epilogue) {
+void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_t stream,
+                      const Epilogue& epilogue) {
   using T = sm90::Tile<Ops>;
   const int sms = current_device_facts().sms;
   const long tiles_m = (p.m + sm90::kBlockM - 1) / sm90::kBlockM;
@@ -143,11 +152,12 @@ void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_
   // Small k: keep B's column tile resident, stream only A and ping-pong the consumers
   // over 64-row tiles (see TileWalk).
   const bool resident = sm90_b_resident<Ops>(p);
-  const CUtensorMap map_a =
-      make_tensor_map_2d(p.a, p.m, p.k, p.in, resident ? T::kResidentRows : sm90::kBlockM, T::kBlockK);
-  const CUtensorMap map_b = Ops::kBNMajor
-                                ? make_tensor_map_2d(b_operand, p.k, p.n, p.in, T::kBlockK, 128 / Ops::kElemBytes)
-                                : make_tensor_map_2d(b_operand, p.n, p.k, p.in, sm90::kBlockN, T::kBlockK);
+  const CUtensorMap map_a = make_tensor_map_2d(
+      p.a, p.m, p.k, p.in, resident ? T::kResidentRows : sm90::kBlockM, T::kBlockK);
+  const CUtensorMap map_b =
+      Ops::kBNMajor
+          ? make_tensor_map_2d(b_operand, p.k, p.n, p.in, T::kBlockK, 128 / Ops::kElemBytes)
+          : make_tensor_map_2d(b_operand, p.n, p.k, p.in, sm90::kBlockN, T::kBlockK);
   // A staged epilogue's output map (otherwise unused: A's stands in).
   CUtensorMap map_c = map_a;
   if constexpr (sm90::kStagesOutput<Epilogue>) {
@@ -160,11 +170,12 @@ void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_
   // An epilogue that rescales in the launch needs the streaming schedule (the kernel
   // would leave its output unscaled on a B-resident run) and all CTAs resident.
   constexpr bool rescales = sm90::RescalesInLaunch<Epilogue>::value;
-  if (rescales && resident) throw KernelError("sm90 matmul: the in-launch rescale needs k past the B-resident range");
+  if (rescales && resident)
+    throw KernelError("sm90 matmul: the in-launch rescale needs k past the B-resident range");
   if (resident || grouped) grid = std::min<long>(sms / tiles_n, tiles_m) * tiles_n;
   if (grouped && grid == 0) {
-    throw KernelError("sm90 matmul: " + std::to_string(tiles_n) + " column tiles, more than the device's " +
-                      std::to_string(sms) + " SMs");
+    throw KernelError("sm90 matmul: " + std::to_string(tiles_n) +
+                      " column tiles, more than the device's " + std::to_string(sms) + " SMs");
   }
   const int smem_bytes = sm90_smem_bytes<Ops, Epilogue>(tiles_n, resident);
   constexpr bool clustered = sm90::IsClustered<Epilogue>::value;
@@ -172,7 +183,9 @@ void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_
     // One cluster per row of tiles, as many as stay resident (the CTAs of a cluster wait
     // on each other, and a cluster that waits for a free GPC would serialize the walk).
     const int clusters = sm90_cluster_capacity<Ops, Epilogue>(p);
-    if (clusters == 0) throw KernelError("sm90 matmul: the device runs no cluster of " + std::to_string(tiles_n) + " CTAs");
+    if (clusters == 0)
+      throw KernelError("sm90 matmul: the device runs no cluster of " + std::to_string(tiles_n) +
+                        " CTAs");
     grid = std::min<long>(clusters, tiles_m) * tiles_n;
   }
   auto launch = [&](auto* kernel) {
@@ -180,25 +193,30 @@ void launch_sm90_core(const MatmulProblem& p, const void* b_operand, cudaStream_
       // Clusters of a row of tiles; groups and in-launch rescales on a cooperative
       // launch, which fails instead of running a grid whose CTAs could wait on CTAs that
       // never become resident.
-      cudaLaunchAttribute attr = clustered ? cluster_attribute(static_cast<int>(tiles_n)) : cooperative_attribute();
+      cudaLaunchAttribute attr =
+          clustered ? cluster_attribute(static_cast<int>(tiles_n)) : cooperative_attribute();
       const cudaLaunchConfig_t config = sm90_launch_config(grid, smem_bytes, stream, &attr);
-      const cudaError_t e = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, static_cast<int>(p.m),
-                                               static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
+      const cudaError_t e =
+          cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, static_cast<int>(p.m),
+                             static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
       if (e != cudaSuccess) {
         (void)cudaGetLastError();  // not left for the next launch's check
         throw CudaError(std::string("sm90 matmul: ") + (clustered ? "cluster" : "cooperative") +
                         " launch: " + cudaGetErrorString(e));
       }
     } else {
-      kernel<<<static_cast<unsigned>(grid), sm90::kThreads, static_cast<std::size_t>(smem_bytes), stream>>>(
-          map_a, map_b, map_c, static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
+      kernel<<<static_cast<unsigned>(grid), sm90::kThreads, static_cast<std::size_t>(smem_bytes),
+               stream>>>(map_a, map_b, map_c, static_cast<int>(p.m), static_cast<int>(p.n),
+                         static_cast<int>(p.k), epilogue);
     }
   };
   if (resident) {
-    if constexpr (!clustered) reserve_shared_memory<sm90::gemm_kernel<Ops, Epilogue, true>>(smem_bytes);
+    if constexpr (!clustered)
+      reserve_shared_memory<sm90::gemm_kernel<Ops, Epilogue, true>>(smem_bytes);
     launch(&sm90::gemm_kernel<Ops, Epilogue, true>);
   } else {
-    if constexpr (!clustered) reserve_shared_memory<sm90::gemm_kernel<Ops, Epilogue, false>>(smem_bytes);
+    if constexpr (!clustered)
+      reserve_shared_memory<sm90::gemm_kernel<Ops, Epilogue, false>>(smem_bytes);
     launch(&sm90::gemm_kernel<Ops, Epilogue, false>);
   }
   throw_if_launch_failed("sm90 matmul");
@@ -224,16 +242,18 @@ void launch_sm90_swapped(const MatmulProblem& p, cudaStream_t stream, const Epil
   long k_splits = 1;
   if constexpr (sw::SplitsK<Epilogue>::value) k_splits = epilogue.k_splits;
   const std::int64_t c_rows = k_splits > 1 ? k_splits * tiles_m * sw::kBlockM : p.m;
-  const CUtensorMap map_a = make_tensor_map_2d(p.a, p.m, p.k, Ops::kType, sw::kBlockM, Ops::kBlockK);
+  const CUtensorMap map_a =
+      make_tensor_map_2d(p.a, p.m, p.k, Ops::kType, sw::kBlockM, Ops::kBlockK);
   const CUtensorMap map_b = make_tensor_map_2d(p.b, p.k, p.n, Ops::kType, Ops::kBlockK, Ops::kBoxN);
-  const CUtensorMap map_c =
-      make_tensor_map_2d(p.c, c_rows, p.n, p.out, sw::kOutRows, 128 / static_cast<int>(dtype_bytes(p.out)));
+  const CUtensorMap map_c = make_tensor_map_2d(p.c, c_rows, p.n, p.out, sw::kOutRows,
+                                               128 / static_cast<int>(dtype_bytes(p.out)));
   const long items = tiles_m * ((p.n + sw::kBlockN - 1) / sw::kBlockN) * k_splits;
   const long grid = std::min<long>(items, current_device_facts().sms);
   constexpr auto kernel = &sw::gemm_swapped_kernel<Ops, Epilogue>;
   reserve_shared_memory<kernel>(sw::kSmemBytes);
   kernel<<<static_cast<unsigned>(grid), sm90::kThreads, sw::kSmemBytes, stream>>>(
-      map_a, map_b, map_c, static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), epilogue);
+      map_a, map_b, map_c, static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k),
+      epilogue);
   throw_if_launch_failed("sm90 matmul (swapped)");
 }
 

@@ -22,7 +22,8 @@ __device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count));
 }
 __device__ __forceinline__ void mbar_expect_tx(std::uint64_t* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes));
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+               "r"(bytes));
 }
 __device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)));
@@ -42,8 +43,8 @@ __device__ __forceinline__ void fence_barrier_init() {
 }
 
 // --- TMA: one 2-D tile from global to shared memory, completing on an mbarrier ------
-__device__ __forceinline__ void tma_load_2d(void* dst, const void* tensor_map, std::uint64_t* bar, int inner,
-                                            int outer) {
+__device__ __forceinline__ void tma_load_2d(void* dst, const void* tensor_map, std::uint64_t* bar,
+                                            int inner, int outer) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
       " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_addr(dst)),
@@ -52,12 +53,16 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const void* tensor_map, s
 }
 // One 2-D tile from shared to global memory (TMA store; clipped at the matrix edges),
 // tracked as a bulk group of the issuing thread.
-__device__ __forceinline__ void tma_store_2d(const void* tensor_map, const void* src, int inner, int outer) {
-  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(tensor_map),
+__device__ __forceinline__ void tma_store_2d(const void* tensor_map, const void* src, int inner,
+                                             int outer) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
+                   tensor_map),
                "r"(smem_addr(src)), "r"(inner), "r"(outer)
                : "memory");
 }
-__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void bulk_commit() {
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
 // Until at most N of this thread's bulk groups are still reading their shared memory.
 template <int N>
 __device__ __forceinline__ void bulk_wait_read() {
@@ -85,8 +90,12 @@ __device__ __forceinline__ void prefetch_tensor_map(const void* tensor_map) {
 }
 
 // --- wgmma ordering ------------------------------------------------------------------
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
 template <int N>
 __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
@@ -141,7 +150,8 @@ __device__ __forceinline__ unsigned cluster_size() {
 }
 // Every thread of every CTA of the cluster (warps converged).
 __device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::
+                   : "memory");
 }
 // The address of the same shared-memory location in CTA `rank` of the cluster.
 __device__ __forceinline__ std::uint32_t cluster_map(std::uint32_t local, unsigned rank) {
@@ -153,9 +163,11 @@ __device__ __forceinline__ std::uint32_t cluster_map(std::uint32_t local, unsign
 // CTA's mbarrier (complete-tx): the receiver waits on its own barrier, no flag to poll.
 __device__ __forceinline__ void cluster_store_async(std::uint32_t remote, float a, float b,
                                                     std::uint32_t remote_bar) {
-  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];" ::"r"(remote),
-               "f"(a), "f"(b), "r"(remote_bar)
-               : "memory");
+  asm volatile(
+      "st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];" ::"r"(
+          remote),
+      "f"(a), "f"(b), "r"(remote_bar)
+      : "memory");
 }
 // GPU-scope release increment and acquire load of a counter that CTAs use to publish
 // results to each other through global memory.
@@ -186,12 +198,15 @@ __device__ __forceinline__ float2 ld_shared_pair(std::uint32_t addr) {
 // 128-byte swizzle. K-major operands: 8-row groups 1024 bytes apart (SBO); LBO unused.
 // MN-major operands: 64-element (128-byte) column blocks `mn_block_bytes` apart (LBO),
 // 8-row groups along K 1024 bytes apart (SBO).
-__device__ __forceinline__ std::uint64_t encode14(std::uint32_t bytes) { return (bytes & 0x3FFFF) >> 4; }
+__device__ __forceinline__ std::uint64_t encode14(std::uint32_t bytes) {
+  return (bytes & 0x3FFFF) >> 4;
+}
 
 __device__ __forceinline__ std::uint64_t desc_k_major_sw128(std::uint32_t smem) {
   return encode14(smem) | (encode14(16) << 16) | (encode14(1024) << 32) | (1ull << 62);
 }
-__device__ __forceinline__ std::uint64_t desc_mn_major_sw128(std::uint32_t smem, std::uint32_t mn_block_bytes) {
+__device__ __forceinline__ std::uint64_t desc_mn_major_sw128(std::uint32_t smem,
+                                                             std::uint32_t mn_block_bytes) {
   return encode14(smem) | (encode14(mn_block_bytes) << 16) | (encode14(1024) << 32) | (1ull << 62);
 }
 

@@ -24,7 +24,7 @@ template <class OutT>
 struct ClusterRowsEpilogue {
   static constexpr bool kClustered = true;
   static constexpr int kMaxClusterSize = shapes::kClusterRowsMaxSize;
-  static constexpr int kRows = 64;            // rows of one consumer's block
+  static constexpr int kRows = 64;  // rows of one consumer's block
   // Shared memory: 4 mbarriers [consumer][tile parity], then the pairs
   // [consumer][tile parity][rank][row]. Two parities: a peer may publish tile j + 1 while
   // this CTA still reads tile j's pairs, never tile j + 2 (it needs this CTA's j + 1 first).
@@ -37,8 +37,12 @@ struct ClusterRowsEpilogue {
   int m, n;
 
 #ifdef FLOPLINE_SM90A
-  __device__ static std::uint64_t* barriers(unsigned char* smem) { return reinterpret_cast<std::uint64_t*>(smem); }
-  __device__ static float2* pairs(unsigned char* smem) { return reinterpret_cast<float2*>(smem + kBarrierBytes); }
+  __device__ static std::uint64_t* barriers(unsigned char* smem) {
+    return reinterpret_cast<std::uint64_t*>(smem);
+  }
+  __device__ static float2* pairs(unsigned char* smem) {
+    return reinterpret_cast<float2*>(smem + kBarrierBytes);
+  }
 
   __device__ static void init(unsigned char* smem) {
     // One local arrival per phase (with the expected bytes); the peers' st.async
@@ -59,7 +63,8 @@ struct ClusterRowsEpilogue {
   // no part in the statistics and are not stored. Rows >= m (zero scores from TMA's
   // fill) get harmless statistics and are not stored.
   template <bool kCheckCols>
-  __device__ void run(float (&d)[kAccum], int row0, int col0, int warp, int lane, const EpilogueContext& ctx) const {
+  __device__ void run(float (&d)[kAccum], int row0, int col0, int warp, int lane,
+                      const EpilogueContext& ctx) const {
     using fast::kLog2e;
     const unsigned ranks = cluster_size(), me = cluster_rank();
     const int slot = ctx.consumer * 2 + (ctx.ordinal & 1);
@@ -78,7 +83,8 @@ struct ClusterRowsEpilogue {
         cluster_store_async(remote + 8 * sizeof(float2), mx[1], sum[1], remote_bar);
       }
     }
-    if (warp == 0 && lane == 0) mbar_expect_tx(bar, ranks * kRows * static_cast<unsigned>(sizeof(float2)));
+    if (warp == 0 && lane == 0)
+      mbar_expect_tx(bar, ranks * kRows * static_cast<unsigned>(sizeof(float2)));
     // The bytes the peers' st.async count on this barrier are visible once its phase
     // completes, as for a TMA load: a CTA-scope wait does (an acquire at cluster scope
     // would also invalidate L1 on every tile).
@@ -89,7 +95,8 @@ struct ClusterRowsEpilogue {
       const std::uint32_t row_pairs = smem_addr(slot_pairs + local_row + 8 * half);
       constexpr std::uint32_t kRankStride = kRows * sizeof(float2);
       float big = -INFINITY;
-      for (unsigned q = 0; q < ranks; ++q) big = fmaxf(big, ld_shared_pair(row_pairs + q * kRankStride).x);
+      for (unsigned q = 0; q < ranks; ++q)
+        big = fmaxf(big, ld_shared_pair(row_pairs + q * kRankStride).x);
       const float big_log2e = big * kLog2e;
       float total = 0.0f;
       for (unsigned q = 0; q < ranks; ++q) {

@@ -37,18 +37,21 @@ namespace {
 
 using namespace softmax_parts;
 
-constexpr int kCols = 32;              // columns per block, one per lane
-constexpr int kSlices = 8;             // row slices per block (threadIdx.y)
-constexpr int kBlocksPerSm = 6;        // 256-thread blocks resident per SM (launch bounds: <= 40 registers)
+constexpr int kCols = 32;   // columns per block, one per lane
+constexpr int kSlices = 8;  // row slices per block (threadIdx.y)
+constexpr int kBlocksPerSm =
+    6;  // 256-thread blocks resident per SM (launch bounds: <= 40 registers)
 constexpr std::int64_t kMinRowsPerChunk = 64;
-constexpr int kUnroll = 8;             // rows each thread loads before using them
+constexpr int kUnroll = 8;  // rows each thread loads before using them
 
 // The input of softmax(): element (r, col) of an m x n row-major matrix.
 template <class TIn>
 struct MatrixSource {
   const TIn* x;
   std::int64_t n;
-  __device__ float operator()(std::int64_t r, std::int64_t col) const { return to_float(x[r * n + col]); }
+  __device__ float operator()(std::int64_t r, std::int64_t col) const {
+    return to_float(x[r * n + col]);
+  }
 };
 // The scores of a split-k matmul: k_splits slabs of slab_elems floats, each m x n
 // row-major (its first rows), summed.
@@ -96,8 +99,8 @@ __device__ Stats merge_slices(Stats s, Stats (*shared)[kCols]) {
 // this second read into L2 hits. Each thread loads its rows before storing them, so out
 // may be x itself.
 template <class Src, class TOut>
-__device__ void column_write(const Src& x, TOut* out, std::int64_t n, std::int64_t col, std::int64_t r0,
-                             std::int64_t r1, Stats s) {
+__device__ void column_write(const Src& x, TOut* out, std::int64_t n, std::int64_t col,
+                             std::int64_t r0, std::int64_t r1, Stats s) {
   const float inv = 1.0f / s.sum;
   const std::int64_t first = r0 + threadIdx.y;  // this slice's rows: first + k * kSlices, k <= last
   if (first >= r1) return;
@@ -119,8 +122,8 @@ __device__ void column_write(const Src& x, TOut* out, std::int64_t n, std::int64
 
 // All rows in one block per strip: no workspace (small or wide matrices).
 template <class Src, class TOut>
-__global__ void __launch_bounds__(kCols * kSlices, kBlocksPerSm)
-softmax_cols_single(Src x, TOut* out, std::int64_t m, std::int64_t n) {
+__global__ void __launch_bounds__(kCols* kSlices, kBlocksPerSm)
+    softmax_cols_single(Src x, TOut* out, std::int64_t m, std::int64_t n) {
   __shared__ Stats shared[kSlices][kCols];
   const std::int64_t col = static_cast<std::int64_t>(blockIdx.x) * kCols + threadIdx.x;
   const bool live = col < n;
@@ -131,8 +134,9 @@ softmax_cols_single(Src x, TOut* out, std::int64_t m, std::int64_t n) {
 
 // Split, first kernel: statistics of each (row chunk, column), to partial[chunk * n + col].
 template <class Src>
-__global__ void __launch_bounds__(kCols * kSlices, kBlocksPerSm)
-softmax_cols_partial(Src x, std::int64_t m, std::int64_t n, std::int64_t rows_per_chunk, Stats* partial) {
+__global__ void __launch_bounds__(kCols* kSlices, kBlocksPerSm)
+    softmax_cols_partial(Src x, std::int64_t m, std::int64_t n, std::int64_t rows_per_chunk,
+                         Stats* partial) {
   __shared__ Stats shared[kSlices][kCols];
   const std::int64_t col = static_cast<std::int64_t>(blockIdx.x) * kCols + threadIdx.x;
   const bool live = col < n;
@@ -145,9 +149,9 @@ softmax_cols_partial(Src x, std::int64_t m, std::int64_t n, std::int64_t rows_pe
 
 // Split, second kernel: merge the column's chunk statistics, write this block's chunk.
 template <class Src, class TOut>
-__global__ void __launch_bounds__(kCols * kSlices, kBlocksPerSm)
-softmax_cols_apply(Src x, TOut* out, std::int64_t m, std::int64_t n, std::int64_t rows_per_chunk,
-                   const Stats* partial) {
+__global__ void __launch_bounds__(kCols* kSlices, kBlocksPerSm)
+    softmax_cols_apply(Src x, TOut* out, std::int64_t m, std::int64_t n,
+                       std::int64_t rows_per_chunk, const Stats* partial) {
   __shared__ Stats shared[kSlices][kCols];
   const std::int64_t col = static_cast<std::int64_t>(blockIdx.x) * kCols + threadIdx.x;
   const bool live = col < n;
@@ -171,12 +175,14 @@ void launch_cols(const Src& x, TOut* out, std::int64_t m, std::int64_t n, cudaSt
   if (!facts.pools) chunks = 1;
   const dim3 block(kCols, kSlices);
   if (chunks == 1) {
-    softmax_cols_single<Src, TOut><<<static_cast<unsigned>(strips), block, 0, stream>>>(x, out, m, n);
+    softmax_cols_single<Src, TOut>
+        <<<static_cast<unsigned>(strips), block, 0, stream>>>(x, out, m, n);
     return;
   }
   const std::int64_t rows_per_chunk = (m + chunks - 1) / chunks;
   chunks = (m + rows_per_chunk - 1) / rows_per_chunk;
-  Scratch workspace(static_cast<std::size_t>(chunks * n) * sizeof(Stats), stream, "softmax cols statistics");
+  Scratch workspace(static_cast<std::size_t>(chunks * n) * sizeof(Stats), stream,
+                    "softmax cols statistics");
   Stats* partial = workspace.as<Stats>();
   const dim3 grid(static_cast<unsigned>(strips), static_cast<unsigned>(chunks));
   softmax_cols_partial<Src><<<grid, block, 0, stream>>>(x, m, n, rows_per_chunk, partial);
@@ -188,13 +194,14 @@ void launch_cols(const Src& x, TOut* out, std::int64_t m, std::int64_t n, cudaSt
 void launch_softmax_cols(const SoftmaxProblem& p, cudaStream_t stream) {
   softmax_parts::with_softmax_types(p.in, p.out_type, [&](auto in, auto out) {
     using TIn = decltype(in);
-    launch_cols(MatrixSource<TIn>{static_cast<const TIn*>(p.x), p.n}, static_cast<decltype(out)*>(p.out), p.m, p.n,
-                stream);
+    launch_cols(MatrixSource<TIn>{static_cast<const TIn*>(p.x), p.n},
+                static_cast<decltype(out)*>(p.out), p.m, p.n, stream);
   });
 }
 
 void softmax_cols_of_split_sums(void* out, DType out_type, const float* partial, int k_splits,
-                                std::int64_t slab_rows, std::int64_t m, std::int64_t n, cudaStream_t stream) {
+                                std::int64_t slab_rows, std::int64_t m, std::int64_t n,
+                                cudaStream_t stream) {
   const SplitSumSource x{partial, k_splits, slab_rows * n, n};
   if (out_type == DType::bf16) {
     launch_cols(x, static_cast<__nv_bfloat16*>(out), m, n, stream);

@@ -19,7 +19,9 @@ constexpr float kLog2e = 1.4426950408889634f;
 // that is exact near the max and a product rounded once, about |x - max| * 2^-24
 // relative: ~1e-6 for the terms that matter, the fp32 budget being 1e-5. The statistics
 // (add_value, merge) use the same form, so the sum and the terms agree.
-__device__ __forceinline__ float exp_shifted(float x, float max) { return exp2f((x - max) * kLog2e); }
+__device__ __forceinline__ float exp_shifted(float x, float max) {
+  return exp2f((x - max) * kLog2e);
+}
 
 // Running softmax statistics: the largest value seen and the sum of exp(value - max).
 struct Stats {
@@ -27,7 +29,9 @@ struct Stats {
   float sum;
 };
 
-__device__ __forceinline__ Stats empty_stats() { return {-INFINITY, 0.0f}; }
+__device__ __forceinline__ Stats empty_stats() {
+  return {-INFINITY, 0.0f};
+}
 
 // Adds one value. -inf values add nothing (exp(-inf) = 0), and never compute
 // -inf - (-inf); a NaN value makes the sum NaN, so its whole line comes out NaN, as in
@@ -65,8 +69,8 @@ struct ExpShifted {
   __device__ float operator()(float x, float max) const { return exp_shifted(x, max); }
 };
 __device__ __forceinline__ Stats merge(Stats a, Stats b) {
-  const float2 r = merge_stats<EmptySide::skip_zero_sums>(make_float2(a.max, a.sum), make_float2(b.max, b.sum),
-                                                          ExpShifted{});
+  const float2 r = merge_stats<EmptySide::skip_zero_sums>(make_float2(a.max, a.sum),
+                                                          make_float2(b.max, b.sum), ExpShifted{});
   return {r.x, r.y};
 }
 
@@ -80,7 +84,8 @@ struct SumOp {
 template <class Op>
 __device__ __forceinline__ float warp_reduce(float v, Op op) {
 #pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  for (int offset = 16; offset > 0; offset >>= 1)
+    v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
   return v;
 }
 
@@ -109,18 +114,25 @@ template <class F>
 void with_softmax_types(DType in, DType out, F&& f) {
   switch (in) {
     case DType::bf16:
-      if (out == DType::bf16) f(__nv_bfloat16{}, __nv_bfloat16{});
-      else f(__nv_bfloat16{}, float{});
+      if (out == DType::bf16)
+        f(__nv_bfloat16{}, __nv_bfloat16{});
+      else
+        f(__nv_bfloat16{}, float{});
       return;
     case DType::f16:
-      if (out == DType::f16) f(__half{}, __half{});
-      else f(__half{}, float{});
+      if (out == DType::f16)
+        f(__half{}, __half{});
+      else
+        f(__half{}, float{});
       return;
     default:
       // fp32 scores to a 16-bit output: the unfused matmul_softmax fallback.
-      if (out == DType::bf16) f(float{}, __nv_bfloat16{});
-      else if (out == DType::f16) f(float{}, __half{});
-      else f(float{}, float{});
+      if (out == DType::bf16)
+        f(float{}, __nv_bfloat16{});
+      else if (out == DType::f16)
+        f(float{}, __half{});
+      else
+        f(float{}, float{});
       return;
   }
 }

@@ -31,18 +31,22 @@ enum class SoftmaxPass : int {
 using fast::exp2_ftz;
 using fast::kLog2e;
 // exp(x - mx) given mx_log2e = mx * log2(e).
-__device__ __forceinline__ float exp_shifted(float x, float mx_log2e) { return exp2_ftz(fmaf(x, kLog2e, -mx_log2e)); }
+__device__ __forceinline__ float exp_shifted(float x, float mx_log2e) {
+  return exp2_ftz(fmaf(x, kLog2e, -mx_log2e));
+}
 
 // The max of row r (half 0) or r + 8 (half 1) of a consumer's 64x256 block over its
 // columns (< n when kCheckCols), reduced over the quad of threads sharing the row:
 // -inf when no column is inside. Four independent chains: one chain of 64 dependent
 // operations would leave the two consumer warps per scheduler waiting on latency.
 template <bool kCheckCols>
-__device__ __forceinline__ float block_row_max(const float (&d)[kAccum], int half, int col0, int lane, int n) {
+__device__ __forceinline__ float block_row_max(const float (&d)[kAccum], int half, int col0,
+                                               int lane, int n) {
   float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
 #pragma unroll
   for (int i = 2 * half, j = 0; i < kAccum; i += 4, ++j) {
-    if (!kCheckCols || col0 + accum_col(i, lane) < n) mx4[j & 3] = fmaxf(mx4[j & 3], fmaxf(d[i], d[i + 1]));
+    if (!kCheckCols || col0 + accum_col(i, lane) < n)
+      mx4[j & 3] = fmaxf(mx4[j & 3], fmaxf(d[i], d[i + 1]));
   }
   float mx = fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]));
   mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
@@ -82,7 +86,8 @@ struct SoftmaxEpilogue {
     int tid;
   };
 
-  __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane) const {
+  __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp,
+                             int lane) const {
     Sink sink{0u, row0, col0, nullptr, 0};
     run<false>(d, row0, col0, warp, lane, sink);
   }
@@ -110,14 +115,16 @@ struct SoftmaxEpilogue {
 #ifdef FLOPLINE_SM90A
     if constexpr (kToStage && Staged::kRounds > 1) {
       if (i > 0 && i % kRegsPerRound == 0) {
-        sink.staged = Staged::next_round(*sink.ctx, sink.tid, sink.row0, sink.col0, i / kRegsPerRound - 1);
+        sink.staged =
+            Staged::next_round(*sink.ctx, sink.tid, sink.row0, sink.col0, i / kRegsPerRound - 1);
       }
     }
 #endif
   }
 
   template <bool kToStage>
-  __device__ void run(const float (&d)[kAccum], int row0, int col0, int warp, int lane, Sink& sink) const {
+  __device__ void run(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
+                      Sink& sink) const {
     // Most blocks lie wholly inside n: their loops run without per-pair column checks
     // (each check cost a branch around every pair of scores).
     if (col0 + kBlockN <= n) {
@@ -142,7 +149,8 @@ struct SoftmaxEpilogue {
   // row_r + 8 * half): row r's first, then row r+8's (half-major), or, when fp32 is
   // staged in rounds, in register order, alternating rows (next_round_at).
   template <bool kCheckCols, bool kToStage, class Pair>
-  __device__ void write_block(Sink& sink, int row_r, const bool (&row_in)[2], int col0, int lane, Pair&& pair) const {
+  __device__ void write_block(Sink& sink, int row_r, const bool (&row_in)[2], int col0, int lane,
+                              Pair&& pair) const {
     constexpr bool kRegisterOrder = kToStage && Staged::kRounds > 1;
     constexpr int kHalfLoops = kRegisterOrder ? 1 : 2, kStep = kRegisterOrder ? 2 : 4;
 #pragma unroll
@@ -163,7 +171,8 @@ struct SoftmaxEpilogue {
   // Each thread holds rows r and r+8 at 64 columns; the 4 threads of a quad share rows.
   // kCheckCols: the block reaches past n, so each column pair is checked.
   template <bool kCheckCols, bool kToStage>
-  __device__ void by_rows(const float (&d)[kAccum], int row0, int col0, int warp, int lane, Sink& sink) const {
+  __device__ void by_rows(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
+                          Sink& sink) const {
     constexpr bool kRegisterOrder = kToStage && Staged::kRounds > 1;
     constexpr int kHalfLoops = kRegisterOrder ? 1 : 2, kStep = kRegisterOrder ? 2 : 4;
     const int row_r = row0 + warp * 16 + (lane >> 2);
@@ -174,7 +183,9 @@ struct SoftmaxEpilogue {
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int row = row_r + 8 * half;
-        fs[half] = !row_in[half] ? make_float2(0.0f, 0.0f) : final_stats != nullptr ? final_stats[row] : combine_row(row);
+        fs[half] = !row_in[half]            ? make_float2(0.0f, 0.0f)
+                   : final_stats != nullptr ? final_stats[row]
+                                            : combine_row(row);
         mx_log2e[half] = fs[half].x * kLog2e;
       }
       write_block<kCheckCols, kToStage>(sink, row_r, row_in, col0, lane, [&](int i, int half) {
@@ -188,7 +199,8 @@ struct SoftmaxEpilogue {
       for (int half = 0; half < 2; ++half) {
         const float mx = block_row_max<kCheckCols>(d, half, col0, lane, n);
         if ((lane & 3) == 0 && row_in[half]) {
-          partial[static_cast<std::int64_t>(row_r + 8 * half) * tiles_n + col0 / kBlockN] = make_float2(mx, 0.0f);
+          partial[static_cast<std::int64_t>(row_r + 8 * half) * tiles_n + col0 / kBlockN] =
+              make_float2(mx, 0.0f);
         }
       }
       write_block<kCheckCols, kToStage>(sink, row_r, row_in, col0, lane,
@@ -212,9 +224,11 @@ struct SoftmaxEpilogue {
         const int half = (i >> 1) & 1, j = i >> 2;
         const int col = col0 + accum_col(i, lane);
         if (!kCheckCols || col < n) {
-          const float x0 = exp_shifted(d[i], mx_log2e[half]), x1 = exp_shifted(d[i + 1], mx_log2e[half]);
+          const float x0 = exp_shifted(d[i], mx_log2e[half]),
+                      x1 = exp_shifted(d[i + 1], mx_log2e[half]);
           sum4[half][j & 3] += x0 + x1;
-          if (pass == SoftmaxPass::stats_store_exp && row_in[half]) write<kToStage>(sink, row_r + 8 * half, col, x0, x1);
+          if (pass == SoftmaxPass::stats_store_exp && row_in[half])
+            write<kToStage>(sink, row_r + 8 * half, col, x0, x1);
         }
       }
     }
@@ -224,7 +238,8 @@ struct SoftmaxEpilogue {
       sum += __shfl_xor_sync(0xffffffffu, sum, 1);
       sum += __shfl_xor_sync(0xffffffffu, sum, 2);
       if ((lane & 3) == 0 && row_in[half]) {
-        partial[static_cast<std::int64_t>(row_r + 8 * half) * tiles_n + col0 / kBlockN] = make_float2(mx[half], sum);
+        partial[static_cast<std::int64_t>(row_r + 8 * half) * tiles_n + col0 / kBlockN] =
+            make_float2(mx[half], sum);
       }
     }
   }

@@ -1,7 +1,7 @@
 #include "softmax_finish.cuh"
 
-#include <cuda/atomic>
 #include <cuda_bf16.h>
+#include <cuda/atomic>
 
 #include <cmath>
 #include <string>
@@ -26,14 +26,15 @@ __device__ __forceinline__ float2 merge(float2 a, float2 b) {
 // The merge of a warp's 32 pairs, in every lane.
 __device__ __forceinline__ float2 warp_merge(float2 acc) {
   for (int o = 16; o > 0; o >>= 1) {
-    acc = merge(acc, make_float2(__shfl_xor_sync(0xffffffffu, acc.x, o), __shfl_xor_sync(0xffffffffu, acc.y, o)));
+    acc = merge(acc, make_float2(__shfl_xor_sync(0xffffffffu, acc.x, o),
+                                 __shfl_xor_sync(0xffffffffu, acc.y, o)));
   }
   return acc;
 }
 
 // One warp per row: the row's blocks are contiguous.
-__global__ void combine_rows_kernel(const float2* __restrict__ partial, float2* __restrict__ final_stats, long m,
-                                    int blocks) {
+__global__ void combine_rows_kernel(const float2* __restrict__ partial,
+                                    float2* __restrict__ final_stats, long m, int blocks) {
   const long row = (static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) % 32;
   if (row >= m) return;
@@ -49,13 +50,15 @@ __global__ void combine_rows_kernel(const float2* __restrict__ partial, float2* 
 // there too, [blocks][n]: the rescale pass then reads one float per value instead of
 // the block's and the column's (max, sum) pairs and an exp (which left it well behind
 // the row rescale).
-__global__ void combine_cols_kernel(const float2* __restrict__ partial, float2* __restrict__ final_stats,
-                                    float* __restrict__ scales, long n, int blocks) {
+__global__ void combine_cols_kernel(const float2* __restrict__ partial,
+                                    float2* __restrict__ final_stats, float* __restrict__ scales,
+                                    long n, int blocks) {
   __shared__ float2 part[32][33];
   const long col = static_cast<long>(blockIdx.x) * 32 + threadIdx.x;
   float2 acc = make_float2(-INFINITY, 0.0f);
   if (col < n) {
-    for (int b = static_cast<int>(threadIdx.y); b < blocks; b += 32) acc = merge(acc, partial[static_cast<long>(b) * n + col]);
+    for (int b = static_cast<int>(threadIdx.y); b < blocks; b += 32)
+      acc = merge(acc, partial[static_cast<long>(b) * n + col]);
   }
   part[threadIdx.y][threadIdx.x] = acc;
   __syncthreads();
@@ -81,8 +84,8 @@ __global__ void combine_cols_kernel(const float2* __restrict__ partial, float2* 
 // before wrote the bottom rows last, so those are the likeliest still in L2 (top-down
 // measured the same within noise; this is the order with the better odds).
 template <class OutT>
-__global__ void rescale_cols_kernel(OutT* __restrict__ out, const float* __restrict__ col_scales, long n,
-                                    int block_log2) {
+__global__ void rescale_cols_kernel(OutT* __restrict__ out, const float* __restrict__ col_scales,
+                                    long n, int block_log2) {
   const long i = static_cast<long>(gridDim.x) - 1 - blockIdx.x;
   OutT* row = out + i * n;
   for (long j = 4 * static_cast<long>(threadIdx.x); j < n; j += 4L * blockDim.x) {
@@ -117,8 +120,8 @@ __device__ long row_of_pass(const WrittenRows& written) {
 // Launches a row pass, beside the sweep before it where written.counts is set (the
 // sweep lets it start early: programmatic stream serialization).
 template <class... KernelArgs, class... Args>
-void launch_row_pass(void (*kernel)(KernelArgs...), std::int64_t m, const WrittenRows& written, cudaStream_t stream,
-                     const char* what, Args&&... args) {
+void launch_row_pass(void (*kernel)(KernelArgs...), std::int64_t m, const WrittenRows& written,
+                     cudaStream_t stream, const char* what, Args&&... args) {
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(static_cast<unsigned>(m));
   config.blockDim = dim3(256);
@@ -146,8 +149,8 @@ void launch_row_pass(void (*kernel)(KernelArgs...), std::int64_t m, const Writte
 // order in which the sweep completes row blocks, each row waiting for its block.
 template <class OutT, int kQuads>
 __global__ void __launch_bounds__(256)
-    combine_rescale_rows_kernel(OutT* __restrict__ out, const float2* __restrict__ partial, long n, int blocks,
-                                int block_log2, WrittenRows written) {
+    combine_rescale_rows_kernel(OutT* __restrict__ out, const float2* __restrict__ partial, long n,
+                                int blocks, int block_log2, WrittenRows written) {
   __shared__ float2 row_stats;
   const long i = row_of_pass(written);
   OutT* row = out + i * n;
@@ -186,8 +189,8 @@ __global__ void __launch_bounds__(256)
 // block, quads past n left alone), given the row's max: exp(s - max) in place, the
 // block's sum, and the stores times 1/sum into row_out.
 template <int kQuads, class OutT>
-__device__ __forceinline__ void exp_normalize_store(Quad (&q)[kQuads], float mx, long n, OutT* row_out,
-                                                    float* scratch) {
+__device__ __forceinline__ void exp_normalize_store(Quad (&q)[kQuads], float mx, long n,
+                                                    OutT* row_out, float* scratch) {
   float sum = 0.0f;
 #pragma unroll
   for (int u = 0; u < kQuads; ++u) {
@@ -219,12 +222,12 @@ __device__ __forceinline__ void exp_normalize_store(Quad (&q)[kQuads], float mx,
 // exps run here, under the loads of a pass bound by memory, instead of in the sweep's
 // epilogue with the tensor cores idle; the pass reads and writes as much as the
 // rescale pass would. Rows from the last up, or beside the sweep (row_of_pass).
-// Blocks per SM: 5 with 4 quads (6 spilled), 4 with 8 (without the bound ptxas took 78 registers for
-// 8 quads once the pass could wait for the sweep, and 3 blocks fit), 2 with 16.
+// Blocks per SM: 5 with 4 quads (6 spilled), 4 with 8 (without the bound ptxas took 78 registers
+// for 8 quads once the pass could wait for the sweep, and 3 blocks fit), 2 with 16.
 template <int kQuads>
 __global__ void __launch_bounds__(256, kQuads <= 4 ? 5 : (kQuads <= 8 ? 4 : 2))
-    softmax_rows_after_max_kernel(float* __restrict__ out, const float2* __restrict__ partial, long n, int blocks,
-                                  WrittenRows written) {
+    softmax_rows_after_max_kernel(float* __restrict__ out, const float2* __restrict__ partial,
+                                  long n, int blocks, WrittenRows written) {
   __shared__ float scratch[8];  // a float per warp, for the block sum
   __shared__ float row_max;
   const long i = row_of_pass(written);
@@ -253,8 +256,8 @@ __global__ void __launch_bounds__(256, kQuads <= 4 ? 5 : (kQuads <= 8 ? 4 : 2))
 // were written by the launch just before and are mostly still in L2.
 template <class OutT, int kQuads>
 __global__ void __launch_bounds__(256)
-    softmax_rows_of_split_sums_kernel(OutT* __restrict__ out, const float* __restrict__ partial, int k_splits,
-                                      long slab_rows, long n) {
+    softmax_rows_of_split_sums_kernel(OutT* __restrict__ out, const float* __restrict__ partial,
+                                      int k_splits, long slab_rows, long n) {
   __shared__ float scratch[8];  // a float per warp, for the block reductions
   const long i = blockIdx.x;
   Quad q[kQuads];
@@ -287,62 +290,73 @@ __global__ void __launch_bounds__(256)
 }
 
 template <class OutT>
-void launch_rows_of_split_sums(OutT* out, const float* partial, int k_splits, long slab_rows, long m, long n,
-                               cudaStream_t stream) {
+void launch_rows_of_split_sums(OutT* out, const float* partial, int k_splits, long slab_rows,
+                               long m, long n, cudaStream_t stream) {
   const unsigned grid = static_cast<unsigned>(m);
   if (n <= 1024) {
-    softmax_rows_of_split_sums_kernel<OutT, 1><<<grid, 256, 0, stream>>>(out, partial, k_splits, slab_rows, n);
+    softmax_rows_of_split_sums_kernel<OutT, 1>
+        <<<grid, 256, 0, stream>>>(out, partial, k_splits, slab_rows, n);
   } else if (n <= 2048) {
-    softmax_rows_of_split_sums_kernel<OutT, 2><<<grid, 256, 0, stream>>>(out, partial, k_splits, slab_rows, n);
+    softmax_rows_of_split_sums_kernel<OutT, 2>
+        <<<grid, 256, 0, stream>>>(out, partial, k_splits, slab_rows, n);
   } else if (n <= 4096) {
-    softmax_rows_of_split_sums_kernel<OutT, 4><<<grid, 256, 0, stream>>>(out, partial, k_splits, slab_rows, n);
+    softmax_rows_of_split_sums_kernel<OutT, 4>
+        <<<grid, 256, 0, stream>>>(out, partial, k_splits, slab_rows, n);
   } else if (n <= 8192) {
-    softmax_rows_of_split_sums_kernel<OutT, 8><<<grid, 256, 0, stream>>>(out, partial, k_splits, slab_rows, n);
+    softmax_rows_of_split_sums_kernel<OutT, 8>
+        <<<grid, 256, 0, stream>>>(out, partial, k_splits, slab_rows, n);
   } else {
-    softmax_rows_of_split_sums_kernel<OutT, 16><<<grid, 256, 0, stream>>>(out, partial, k_splits, slab_rows, n);
+    softmax_rows_of_split_sums_kernel<OutT, 16>
+        <<<grid, 256, 0, stream>>>(out, partial, k_splits, slab_rows, n);
   }
 }
 
 }  // namespace
 
-void combine_softmax_stats(const float2* partial, float2* final_stats, float* col_scales, std::int64_t m,
-                           std::int64_t n, bool rows, int blocks, cudaStream_t stream) {
+void combine_softmax_stats(const float2* partial, float2* final_stats, float* col_scales,
+                           std::int64_t m, std::int64_t n, bool rows, int blocks,
+                           cudaStream_t stream) {
   if (rows) {
-    combine_rows_kernel<<<static_cast<unsigned>((m * 32 + 255) / 256), 256, 0, stream>>>(partial, final_stats, m,
-                                                                                          blocks);
+    combine_rows_kernel<<<static_cast<unsigned>((m * 32 + 255) / 256), 256, 0, stream>>>(
+        partial, final_stats, m, blocks);
   } else {
-    combine_cols_kernel<<<static_cast<unsigned>((n + 31) / 32), dim3(32, 32), 0, stream>>>(partial, final_stats,
-                                                                                          col_scales, n, blocks);
+    combine_cols_kernel<<<static_cast<unsigned>((n + 31) / 32), dim3(32, 32), 0, stream>>>(
+        partial, final_stats, col_scales, n, blocks);
   }
   throw_if_launch_failed("softmax statistics");
 }
 
-void rescale_softmax_cols(void* out, DType out_type, const float* col_scales, std::int64_t m, std::int64_t n,
-                          int block_log2, cudaStream_t stream) {
+void rescale_softmax_cols(void* out, DType out_type, const float* col_scales, std::int64_t m,
+                          std::int64_t n, int block_log2, cudaStream_t stream) {
   const unsigned grid = static_cast<unsigned>(m);
   if (out_type == DType::bf16) {
-    rescale_cols_kernel<<<grid, 256, 0, stream>>>(static_cast<__nv_bfloat16*>(out), col_scales, n, block_log2);
+    rescale_cols_kernel<<<grid, 256, 0, stream>>>(static_cast<__nv_bfloat16*>(out), col_scales, n,
+                                                  block_log2);
   } else {
-    rescale_cols_kernel<<<grid, 256, 0, stream>>>(static_cast<float*>(out), col_scales, n, block_log2);
+    rescale_cols_kernel<<<grid, 256, 0, stream>>>(static_cast<float*>(out), col_scales, n,
+                                                  block_log2);
   }
   throw_if_launch_failed("softmax rescale");
 }
 
-void combine_rescale_rows(void* out, DType out_type, const float2* partial, std::int64_t m, std::int64_t n,
-                          int blocks, int block_log2, cudaStream_t stream, WrittenRows written) {
+void combine_rescale_rows(void* out, DType out_type, const float2* partial, std::int64_t m,
+                          std::int64_t n, int blocks, int block_log2, cudaStream_t stream,
+                          WrittenRows written) {
   constexpr int kQuads = 8;  // 8192 fp32 columns in one round of 256 threads
   constexpr const char* kWhat = "softmax combine and rescale";
   if (out_type == DType::bf16) {
     launch_row_pass(combine_rescale_rows_kernel<__nv_bfloat16, kQuads>, m, written, stream, kWhat,
-                    static_cast<__nv_bfloat16*>(out), partial, static_cast<long>(n), blocks, block_log2, written);
+                    static_cast<__nv_bfloat16*>(out), partial, static_cast<long>(n), blocks,
+                    block_log2, written);
   } else {
-    launch_row_pass(combine_rescale_rows_kernel<float, kQuads>, m, written, stream, kWhat, static_cast<float*>(out),
-                    partial, static_cast<long>(n), blocks, block_log2, written);
+    launch_row_pass(combine_rescale_rows_kernel<float, kQuads>, m, written, stream, kWhat,
+                    static_cast<float*>(out), partial, static_cast<long>(n), blocks, block_log2,
+                    written);
   }
 }
 
-void softmax_rows_after_max(void* out, const float2* partial, std::int64_t m, std::int64_t n, int blocks,
-                            cudaStream_t stream, WrittenRows written) {
+void softmax_rows_after_max(void* out, const float2* partial, std::int64_t m, std::int64_t n,
+                            int blocks, cudaStream_t stream, WrittenRows written) {
   if (n > kAfterMaxMaxCols) {
     throw KernelError("softmax rows after max: " + std::to_string(n) + " columns, more than " +
                       std::to_string(kAfterMaxMaxCols));
@@ -352,11 +366,11 @@ void softmax_rows_after_max(void* out, const float2* partial, std::int64_t m, st
   // As few quads as hold the row: registers spent on quads past n keep fewer blocks,
   // and so fewer loads, in flight on an SM (the pass beside a sweep runs on a few SMs).
   if (n <= 4096) {
-    launch_row_pass(softmax_rows_after_max_kernel<4>, m, written, stream, kWhat, scores, partial, static_cast<long>(n),
-                    blocks, written);
+    launch_row_pass(softmax_rows_after_max_kernel<4>, m, written, stream, kWhat, scores, partial,
+                    static_cast<long>(n), blocks, written);
   } else if (n <= 8192) {
-    launch_row_pass(softmax_rows_after_max_kernel<8>, m, written, stream, kWhat, scores, partial, static_cast<long>(n),
-                    blocks, written);
+    launch_row_pass(softmax_rows_after_max_kernel<8>, m, written, stream, kWhat, scores, partial,
+                    static_cast<long>(n), blocks, written);
   } else {
     launch_row_pass(softmax_rows_after_max_kernel<16>, m, written, stream, kWhat, scores, partial,
                     static_cast<long>(n), blocks, written);
@@ -364,13 +378,15 @@ void softmax_rows_after_max(void* out, const float2* partial, std::int64_t m, st
 }
 
 void softmax_rows_of_split_sums(void* out, DType out_type, const float* partial, int k_splits,
-                                std::int64_t slab_rows, std::int64_t m, std::int64_t n, cudaStream_t stream) {
+                                std::int64_t slab_rows, std::int64_t m, std::int64_t n,
+                                cudaStream_t stream) {
   if (n > kAfterMaxMaxCols) {
     throw KernelError("softmax rows of split sums: " + std::to_string(n) + " columns, more than " +
                       std::to_string(kAfterMaxMaxCols));
   }
   if (out_type == DType::bf16) {
-    launch_rows_of_split_sums(static_cast<__nv_bfloat16*>(out), partial, k_splits, slab_rows, m, n, stream);
+    launch_rows_of_split_sums(static_cast<__nv_bfloat16*>(out), partial, k_splits, slab_rows, m, n,
+                              stream);
   } else {
     launch_rows_of_split_sums(static_cast<float*>(out), partial, k_splits, slab_rows, m, n, stream);
   }

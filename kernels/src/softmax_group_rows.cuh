@@ -35,8 +35,8 @@ struct GroupRowsEpilogue {
 
   OutT* out;
   int m, n;
-  float2* partial;     // [m][tiles_n]: each block's (max, sum of exp) per row
-  unsigned* arrived;   // [ceil(m / 64)], zero at the start: consumers done with a 64-row block
+  float2* partial;    // [m][tiles_n]: each block's (max, sum of exp) per row
+  unsigned* arrived;  // [ceil(m / 64)], zero at the start: consumers done with a 64-row block
   int tiles_n;
 
 #ifdef FLOPLINE_SM90A
@@ -63,7 +63,8 @@ struct GroupRowsEpilogue {
   // stored. row0 is a multiple of 64. kStaged: through the staging (TMA clips the rows
   // and columns past the matrix), else straight from registers.
   template <bool kCheckCols, bool kStaged>
-  __device__ void run(float (&d)[kAccum], int row0, int col0, int warp, int lane, const EpilogueContext& ctx) const {
+  __device__ void run(float (&d)[kAccum], int row0, int col0, int warp, int lane,
+                      const EpilogueContext& ctx) const {
     using fast::kLog2e;
     const int tid = warp * 32 + lane;
     const int barrier = kBarrierRowExchange + ctx.consumer;
@@ -72,8 +73,10 @@ struct GroupRowsEpilogue {
     const int row = row0 + warp * 16 + (lane >> 2);  // and row + 8
     const int tn = col0 / kBlockN;
     if ((lane & 3) == 0) {
-      if (row < m) partial[static_cast<std::int64_t>(row) * tiles_n + tn] = make_float2(mx[0], sum[0]);
-      if (row + 8 < m) partial[static_cast<std::int64_t>(row + 8) * tiles_n + tn] = make_float2(mx[1], sum[1]);
+      if (row < m)
+        partial[static_cast<std::int64_t>(row) * tiles_n + tn] = make_float2(mx[0], sum[0]);
+      if (row + 8 < m)
+        partial[static_cast<std::int64_t>(row + 8) * tiles_n + tn] = make_float2(mx[1], sum[1]);
     }
     // The consumer's pairs are written (bar.sync orders them before thread 0's release),
     // then it counts itself; thread 0 waits for the group, and the barrier passes its

@@ -18,6 +18,7 @@ void launch_softmax_cols(const SoftmaxProblem& p, cudaStream_t stream);  // soft
 // k_splits slabs of slab_rows x n fp32 partial sums, added as they are read; out is
 // m x n, fp32 or bf16. For the fused split_k scheme (matmul_softmax.cu).
 void softmax_cols_of_split_sums(void* out, DType out_type, const float* partial, int k_splits,
-                                std::int64_t slab_rows, std::int64_t m, std::int64_t n, cudaStream_t stream);
+                                std::int64_t slab_rows, std::int64_t m, std::int64_t n,
+                                cudaStream_t stream);
 
 }  // namespace flopline::kernels::detail

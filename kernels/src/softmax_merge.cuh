@@ -30,7 +30,8 @@ __device__ __forceinline__ float2 merge_stats(float2 a, float2 b, ExpShifted exp
     if (b.y != 0.0f) sum += b.y * exp_shifted(b.x, mx);
     return make_float2(mx, sum);
   } else {
-    if (mx == -INFINITY) return kEmpty == EmptySide::zero_when_all_empty ? make_float2(mx, 0.0f) : a;
+    if (mx == -INFINITY)
+      return kEmpty == EmptySide::zero_when_all_empty ? make_float2(mx, 0.0f) : a;
     return make_float2(mx, a.y * exp_shifted(a.x, mx) + b.y * exp_shifted(b.x, mx));
   }
 }

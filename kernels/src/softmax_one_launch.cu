@@ -60,13 +60,18 @@ struct Words<Bf16Mma> {
   using In = __nv_bfloat16;
   static constexpr int kPerWord = 2, kStageWords = 16;
   __device__ static std::uint32_t pack(__nv_bfloat16 x0, __nv_bfloat16 x1, bool ok0, bool ok1) {
-    const unsigned short lo = ok0 ? __bfloat16_as_ushort(x0) : 0, hi = ok1 ? __bfloat16_as_ushort(x1) : 0;
+    const unsigned short lo = ok0 ? __bfloat16_as_ushort(x0) : 0,
+                         hi = ok1 ? __bfloat16_as_ushort(x1) : 0;
     return static_cast<std::uint32_t>(lo) | (static_cast<std::uint32_t>(hi) << 16);
   }
 };
 
-__device__ __forceinline__ void store_out(float* p, float v) { *p = v; }
-__device__ __forceinline__ void store_out(__nv_bfloat16* p, float v) { *p = __float2bfloat16_rn(v); }
+__device__ __forceinline__ void store_out(float* p, float v) {
+  *p = v;
+}
+__device__ __forceinline__ void store_out(__nv_bfloat16* p, float v) {
+  *p = __float2bfloat16_rn(v);
+}
 
 // (max, sum of exp(x - max)) merged with the one-instruction exp; an empty side is (-inf, 0).
 struct Exp2FtzShifted {
@@ -78,23 +83,25 @@ __device__ __forceinline__ float2 merge(float2 a, float2 b) {
 
 template <class Mma, class OutT, bool rows>
 __global__ void __launch_bounds__(kThreads, 2)
-    one_launch_kernel(const typename Words<Mma>::In* __restrict__ a, const typename Words<Mma>::In* __restrict__ b,
-                      OutT* out, int m, int n, int k, float2* partial, bool partial_in_out) {
+    one_launch_kernel(const typename Words<Mma>::In* __restrict__ a,
+                      const typename Words<Mma>::In* __restrict__ b, OutT* out, int m, int n, int k,
+                      float2* partial, bool partial_in_out) {
   using W = Words<Mma>;
   using In = typename W::In;
   constexpr int kP = W::kPerWord;
-  constexpr int kW = W::kStageWords;          // words of k per stage
-  constexpr int kPitch = kW + 4;              // words per shared row: fragment loads hit 32 banks
-  constexpr int kStage = 2 * kTile * kPitch;  // A rows, then B^T rows (columns of B)
+  constexpr int kW = W::kStageWords;           // words of k per stage
+  constexpr int kPitch = kW + 4;               // words per shared row: fragment loads hit 32 banks
+  constexpr int kStage = 2 * kTile * kPitch;   // A rows, then B^T rows (columns of B)
   constexpr int kPer = kTile * kW / kThreads;  // words of A (and of B) each thread stages
-  constexpr int kRowStep = kThreads / kW;     // rows of A one pass of the block covers
+  constexpr int kRowStep = kThreads / kW;      // rows of A one pass of the block covers
   // Two stages; at the end, k group 1's accumulators (4096 floats).
   __shared__ std::uint32_t smem[2 * kStage > 4096 ? 2 * kStage : 4096];
-  __shared__ float2 halves[2][kTile];  // the two warps sharing a row (column) of the tile
+  __shared__ float2 halves[2][kTile];    // the two warps sharing a row (column) of the tile
   __shared__ float2 final_stats[kTile];  // (max * log2e, 1 / sum) of the tile's rows (columns)
 
   const int tiles_n = (n + kTile - 1) / kTile, tiles_m = (m + kTile - 1) / kTile;
-  const int m0 = static_cast<int>(blockIdx.x) / tiles_n * kTile, n0 = static_cast<int>(blockIdx.x) % tiles_n * kTile;
+  const int m0 = static_cast<int>(blockIdx.x) / tiles_n * kTile,
+            n0 = static_cast<int>(blockIdx.x) % tiles_n * kTile;
   const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
   const int kgroup = warp / 4, wm = warp % 4 / 2, wn = warp % 2, g = lane / 4, t = lane % 4;
   const int k_words = (k + kP - 1) / kP, stages = (k_words + kW - 1) / kW;
@@ -151,7 +158,8 @@ __global__ void __launch_bounds__(kThreads, 2)
       const int kk = a_k(s), kb = b_k(s, j);
       sa[kRowStep * j * kPitch] =
           W::pack(a0[j], a1[j], row_in && (all_in || kk < k), row_in && (all_in || kk + 1 < k));
-      sb[4 * j] = W::pack(b0[j], b1[j], col_in && (all_in || kb < k), col_in && (all_in || kb + 1 < k));
+      sb[4 * j] =
+          W::pack(b0[j], b1[j], col_in && (all_in || kb < k), col_in && (all_in || kb + 1 < k));
     }
   };
 
@@ -193,7 +201,8 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
         for (int j = 0; j < 4; ++j) Mma::mma(d[i][j], af[i], bf[j][0], bf[j][1]);
     }
-    if (s + 1 < stages) deposit((s + 1) & 1, s + 1);  // the other buffer: its last readers passed the barrier below
+    if (s + 1 < stages)
+      deposit((s + 1) & 1, s + 1);  // the other buffer: its last readers passed the barrier below
     __syncthreads();
   }
 
@@ -282,7 +291,8 @@ __global__ void __launch_bounds__(kThreads, 2)
   // partial: rows [m][tiles_n], cols [tiles_m][n].
   if (tid < kTile) {
     const float2 st = merge(halves[0][tid], halves[1][tid]);
-    if (rows && m0 + tid < m) partial[static_cast<std::int64_t>(m0 + tid) * tiles_n + n0 / kTile] = st;
+    if (rows && m0 + tid < m)
+      partial[static_cast<std::int64_t>(m0 + tid) * tiles_n + n0 / kTile] = st;
     if (!rows && n0 + tid < n) partial[static_cast<std::int64_t>(m0 / kTile) * n + n0 + tid] = st;
   }
 
@@ -295,7 +305,8 @@ __global__ void __launch_bounds__(kThreads, 2)
       for (int q = 0; q < tiles_n; ++q) st = merge(st, p[q]);
     }
     if (!rows && n0 + tid < n) {
-      for (int q = 0; q < tiles_m; ++q) st = merge(st, partial[static_cast<std::int64_t>(q) * n + n0 + tid]);
+      for (int q = 0; q < tiles_m; ++q)
+        st = merge(st, partial[static_cast<std::int64_t>(q) * n + n0 + tid]);
     }
     final_stats[tid] = make_float2(st.x * kLog2e, 1.0f / st.y);
   }
@@ -307,7 +318,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   }
   if (!holder) return;
 
-  // 4. The softmax, from the registers.
+    // 4. The softmax, from the registers.
 #pragma unroll
   for (int i = 0; i < 2; ++i)
 #pragma unroll
@@ -317,7 +328,8 @@ __global__ void __launch_bounds__(kThreads, 2)
         const int row = row_of(i, e), col = col_of(j, e);
         if (row >= m || col >= n) continue;
         const float2 f = final_stats[rows ? row - m0 : col - n0];
-        store_out(out + static_cast<std::int64_t>(row) * n + col, exp2_ftz(fmaf(d[i][j][e], kLog2e, -f.x)) * f.y);
+        store_out(out + static_cast<std::int64_t>(row) * n + col,
+                  exp2_ftz(fmaf(d[i][j][e], kLog2e, -f.x)) * f.y);
       }
 }
 
@@ -327,8 +339,8 @@ template <class Mma, class OutT>
 long resident_limit() {
   static const long limit = [] {
     int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, one_launch_kernel<Mma, OutT, true>, kThreads, 0) !=
-        cudaSuccess) {
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, one_launch_kernel<Mma, OutT, true>,
+                                                      kThreads, 0) != cudaSuccess) {
       cudaGetLastError();
       return 0L;
     }
@@ -342,7 +354,8 @@ long resident_limit() {
 }
 
 template <class Mma, class OutT>
-void launch(const MatmulProblem& p, bool rows, float2* partial, bool partial_in_out, cudaStream_t stream) {
+void launch(const MatmulProblem& p, bool rows, float2* partial, bool partial_in_out,
+            cudaStream_t stream) {
   using In = typename Words<Mma>::In;
   const In* a = static_cast<const In*>(p.a);
   const In* b = static_cast<const In*>(p.b);
@@ -352,7 +365,8 @@ void launch(const MatmulProblem& p, bool rows, float2* partial, bool partial_in_
   const unsigned grid = static_cast<unsigned>(shapes::one_launch_tiles(p.m, p.n));
   const void* kernel = rows ? reinterpret_cast<const void*>(one_launch_kernel<Mma, OutT, true>)
                             : reinterpret_cast<const void*>(one_launch_kernel<Mma, OutT, false>);
-  const cudaError_t e = cudaLaunchCooperativeKernel(kernel, dim3(grid), dim3(kThreads), args, 0, stream);
+  const cudaError_t e =
+      cudaLaunchCooperativeKernel(kernel, dim3(grid), dim3(kThreads), args, 0, stream);
   if (e != cudaSuccess) {
     cudaGetLastError();
     throw CudaError(std::string("matmul_softmax (one launch): ") + cudaGetErrorString(e));
@@ -364,13 +378,14 @@ void launch(const MatmulProblem& p, bool rows, float2* partial, bool partial_in_
 long one_launch_capacity(const MatmulProblem& p) {
   if (p.in == DType::tf32) return resident_limit<Tf32Mma, float>();
   if (p.in == DType::bf16) {
-    return p.out == DType::bf16 ? resident_limit<Bf16Mma, __nv_bfloat16>() : resident_limit<Bf16Mma, float>();
+    return p.out == DType::bf16 ? resident_limit<Bf16Mma, __nv_bfloat16>()
+                                : resident_limit<Bf16Mma, float>();
   }
   return 0;
 }
 
-void launch_matmul_softmax_one_launch(const MatmulProblem& p, bool rows, float2* partial, bool partial_in_out,
-                                      cudaStream_t stream) {
+void launch_matmul_softmax_one_launch(const MatmulProblem& p, bool rows, float2* partial,
+                                      bool partial_in_out, cudaStream_t stream) {
   if (p.in == DType::tf32) {
     launch<Tf32Mma, float>(p, rows, partial, partial_in_out, stream);
   } else if (p.out == DType::bf16) {

@@ -15,7 +15,7 @@ long one_launch_capacity(const MatmulProblem& p);
 
 // tf32 -> fp32, bf16 -> fp32 or bf16. `partial` holds shapes::one_launch_stats_bytes; it may lie
 // in the output buffer itself (partial_in_out), which costs one more grid barrier.
-void launch_matmul_softmax_one_launch(const MatmulProblem& p, bool rows, float2* partial, bool partial_in_out,
-                                      cudaStream_t stream);
+void launch_matmul_softmax_one_launch(const MatmulProblem& p, bool rows, float2* partial,
+                                      bool partial_in_out, cudaStream_t stream);
 
 }  // namespace flopline::kernels::detail

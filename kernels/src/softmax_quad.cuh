@@ -29,7 +29,8 @@ __device__ __forceinline__ Quad load4(const __nv_bfloat16* p) {
   return Quad{{a.x, a.y, b.x, b.y}};
 }
 __device__ __forceinline__ void store4(__nv_bfloat16* p, const Quad& q) {
-  const __nv_bfloat162 a = __floats2bfloat162_rn(q.v[0], q.v[1]), b = __floats2bfloat162_rn(q.v[2], q.v[3]);
+  const __nv_bfloat162 a = __floats2bfloat162_rn(q.v[0], q.v[1]),
+                       b = __floats2bfloat162_rn(q.v[2], q.v[3]);
   uint2 raw;
   raw.x = *reinterpret_cast<const unsigned*>(&a);
   raw.y = *reinterpret_cast<const unsigned*>(&b);

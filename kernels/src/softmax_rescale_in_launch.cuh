@@ -99,7 +99,8 @@ struct RescaleInLaunchEpilogue : SoftmaxEpilogue<OutT> {
     const std::uint32_t stats = detail::smem_u32(smem);
     for (int c0 = 0; c0 < rows; c0 += chunk_rows) {
       const int chunk = min(chunk_rows, rows - c0);
-      const auto* src = reinterpret_cast<const unsigned char*>(this->partial + static_cast<std::int64_t>(row0 + c0) * tiles);
+      const auto* src = reinterpret_cast<const unsigned char*>(
+          this->partial + static_cast<std::int64_t>(row0 + c0) * tiles);
       const int bytes = 8 * chunk * tiles;  // a multiple of 8: the last copy may be half
       for (int i = 16 * tid; i < bytes; i += 16 * kRescaleThreads) {
         detail::cp_async_16_partial(stats + i, src + i, min(16, bytes - i));

@@ -17,8 +17,8 @@ namespace flopline::kernels::sm90 {
 // row's block max and sum of exp over the columns < n (kCheckCols: the block reaches
 // past n). The max is finite when the block has a column < n.
 template <bool kCheckCols>
-__device__ __forceinline__ void row_block_exp_stats(float (&d)[kAccum], int col0, int lane, int n, float (&mx)[2],
-                                                    float (&sum)[2]) {
+__device__ __forceinline__ void row_block_exp_stats(float (&d)[kAccum], int col0, int lane, int n,
+                                                    float (&mx)[2], float (&sum)[2]) {
   using fast::kLog2e;
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
@@ -44,8 +44,9 @@ __device__ __forceinline__ void row_block_exp_stats(float (&d)[kAccum], int col0
 // The block d times factor[half] into the m x n output at (row0, col0): rows < m and
 // columns < n only (kCheckCols: the block reaches past n).
 template <bool kCheckCols, class OutT>
-__device__ __forceinline__ void store_row_block(OutT* out, int m, int n, const float (&d)[kAccum], int row0,
-                                                int col0, int warp, int lane, const float (&factor)[2]) {
+__device__ __forceinline__ void store_row_block(OutT* out, int m, int n, const float (&d)[kAccum],
+                                                int row0, int col0, int warp, int lane,
+                                                const float (&factor)[2]) {
   const int local_row = warp * 16 + (lane >> 2);
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
@@ -60,7 +61,8 @@ __device__ __forceinline__ void store_row_block(OutT* out, int m, int n, const f
         const int block_col = col0 + (i >> 2) * 8;  // the first block's column 0
         const std::uint32_t a = pack_pair(out, d[i] * f, d[i + 1] * f);
         const std::uint32_t b = pack_pair(out, d[i + 4] * f, d[i + 5] * f);
-        store_two_blocks16(out_row + block_col, a, b, lane, row_in, kCheckCols ? n - block_col : kBlockN);
+        store_two_blocks16(out_row + block_col, a, b, lane, row_in,
+                           kCheckCols ? n - block_col : kBlockN);
       }
     } else {
       if (!row_in) continue;

@@ -21,16 +21,17 @@ namespace {
 
 using namespace softmax_parts;
 
-constexpr int kPerThread = 16;         // row elements each thread holds in registers
-constexpr int kMaxGroup = 1024;        // threads per row at most: rows up to 16384 in registers
-constexpr int kMinBlock = 256;         // short rows: several rows per block of at least this
-constexpr int kOnlineThreads = 1024;   // rows longer than kPerThread * kMaxGroup
+constexpr int kPerThread = 16;        // row elements each thread holds in registers
+constexpr int kMaxGroup = 1024;       // threads per row at most: rows up to 16384 in registers
+constexpr int kMinBlock = 256;        // short rows: several rows per block of at least this
+constexpr int kOnlineThreads = 1024;  // rows longer than kPerThread * kMaxGroup
 
 // Stores W consecutive outputs as 16-byte packs (a bf16 input vector of 8 becomes two
 // fp32 stores of 4).
 template <class TOut, int W>
 __device__ __forceinline__ void store_vector(TOut* dst, const float* v, float inv) {
-  constexpr int kChunk = W < 16 / static_cast<int>(sizeof(TOut)) ? W : 16 / static_cast<int>(sizeof(TOut));
+  constexpr int kChunk =
+      W < 16 / static_cast<int>(sizeof(TOut)) ? W : 16 / static_cast<int>(sizeof(TOut));
 #pragma unroll
   for (int c = 0; c < W / kChunk; ++c) {
     float scaled[kChunk];
@@ -50,7 +51,7 @@ __device__ __forceinline__ void store_vector(TOut* dst, const float* v, float in
 // memory. 1024-thread blocks still fit.
 template <class TIn, class TOut, bool kVector>
 __global__ void __maxnreg__(48)
-softmax_rows_registers(const TIn* x, TOut* out, std::int64_t m, int n, int group) {
+    softmax_rows_registers(const TIn* x, TOut* out, std::int64_t m, int n, int group) {
   constexpr int W = kVector ? 16 / static_cast<int>(sizeof(TIn)) : 1;
   constexpr int kUnits = kPerThread / W;
   __shared__ float scratch[kMaxGroup / 32];
@@ -92,8 +93,10 @@ softmax_rows_registers(const TIn* x, TOut* out, std::int64_t m, int n, int group
 #pragma unroll
     for (int u = 0; u < kUnits; ++u) {
       if (u < units) {
-        if constexpr (kVector) store_vector<TOut, W>(orow + u * group * W, &v[u * W], inv);
-        else orow[u * group] = from_float<TOut>(v[u] * inv);
+        if constexpr (kVector)
+          store_vector<TOut, W>(orow + u * group * W, &v[u * W], inv);
+        else
+          orow[u * group] = from_float<TOut>(v[u] * inv);
       }
     }
   }
@@ -102,7 +105,7 @@ softmax_rows_registers(const TIn* x, TOut* out, std::int64_t m, int n, int group
 // Rows longer than the registers hold: one block per row, two reads.
 template <class TIn, class TOut>
 __global__ void __launch_bounds__(kOnlineThreads)
-softmax_rows_online(const TIn* x, TOut* out, std::int64_t m, int n) {
+    softmax_rows_online(const TIn* x, TOut* out, std::int64_t m, int n) {
   __shared__ float scratch[kOnlineThreads / 32];
   for (std::int64_t row = blockIdx.x; row < m; row += gridDim.x) {
     const TIn* xr = x + row * n;
@@ -119,7 +122,9 @@ softmax_rows_online(const TIn* x, TOut* out, std::int64_t m, int n) {
   }
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+bool aligned16(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
 
 template <class TIn, class TOut>
 void launch_rows(const SoftmaxProblem& p, cudaStream_t stream) {

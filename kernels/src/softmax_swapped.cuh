@@ -61,7 +61,9 @@ struct SwappedColsEpilogue {
     }
 #pragma unroll
     for (int i = 0; i < kAccum; ++i) {
-      if (inside(i)) mx4[accum_second_col(i)][(i >> 2) & 3] = fmaxf(mx4[accum_second_col(i)][(i >> 2) & 3], d[i]);
+      if (inside(i))
+        mx4[accum_second_col(i)][(i >> 2) & 3] =
+            fmaxf(mx4[accum_second_col(i)][(i >> 2) & 3], d[i]);
     }
     float mx_log2e[2], mx[2];
 #pragma unroll

@@ -94,7 +94,7 @@ __device__ __forceinline__ void reduce_scatter8(float (&v)[N], int lane, Op op) 
 template <class Ops, bool kScoresOnly = false>
 struct SwappedRowsEpilogue {
   int m, n;
-  float2* partial;  // [m][ceil(n / 128)]
+  float2* partial;    // [m][ceil(n / 128)]
   unsigned* written;  // [ceil(m / 256)]: consumer halves of tiles in memory (CountsWritten)
 
   __device__ void operator()(const float (&d)[kAccum], int row0, int col0, int warp, int lane,
@@ -115,7 +115,8 @@ struct SwappedRowsEpilogue {
     using fast::kLog2e;
     const unsigned* keys = ctx.row_scratch;  // tile maxima, then fixed-point sums
     const std::uint32_t keys_at = smem_addr(ctx.row_scratch);
-    const int t = ctx.consumer * 128 + warp * 32 + lane;  // this thread's row for the array's own work
+    const int t =
+        ctx.consumer * 128 + warp * 32 + lane;  // this thread's row for the array's own work
     const int q = lane & 3, g = lane >> 2;
     // Columns past n (zeros from TMA's fill) take no part in a row's statistics.
     const bool in0 = !kCheckCols || col0 + Ops::column(warp, lane, 0) < n;
@@ -153,8 +154,8 @@ struct SwappedRowsEpilogue {
     // kRoundEntries rows read at its start (a row pair's keys are adjacent: one 8-byte load).
     constexpr int kRoundEntries = kRegsPerRound / 2;  // rows per thread and round
     constexpr int kPairs = kRoundEntries / 2;
-    constexpr int kRedPerRound = kRoundEntries / 8;   // per lane, after a round's reduce-scatter
-    float sum[kRoundEntries] = {};  // the current round's per-row sums
+    constexpr int kRedPerRound = kRoundEntries / 8;  // per lane, after a round's reduce-scatter
+    float sum[kRoundEntries] = {};                   // the current round's per-row sums
     float red[kOutRounds * kRedPerRound];  // rows of entries kRoundEntries r + kRedPerRound g + b
     uint2 round_keys[kPairs];
     float mx_log2e[2] = {0.0f, 0.0f};
@@ -165,7 +166,8 @@ struct SwappedRowsEpilogue {
       // the same).
       if (i % kRegsPerRound == 0) {
 #pragma unroll
-        for (int u = 0; u < kPairs; ++u) round_keys[u] = *reinterpret_cast<const uint2*>(&keys[8 * (j + u) + 2 * q]);
+        for (int u = 0; u < kPairs; ++u)
+          round_keys[u] = *reinterpret_cast<const uint2*>(&keys[8 * (j + u) + 2 * q]);
       }
       if (e == 0) {
         mx_log2e[0] = key_float(round_keys[j % kPairs].x) * kLog2e;
@@ -200,7 +202,8 @@ struct SwappedRowsEpilogue {
     }
     named_barrier_sync(kBarrierSwappedRows, 256);
     const float own_sum = static_cast<float>(keys[t]) * (1.0f / kSumScale);
-    st_shared_u32(keys_at + 4 * t, 0u);  // the next tile's first barrier orders this before its maxima
+    st_shared_u32(keys_at + 4 * t,
+                  0u);  // the next tile's first barrier orders this before its maxima
     if (row0 + t < m) *own_partial = make_float2(key_float(own_key), own_sum);
 #endif
   }

@@ -13,7 +13,7 @@ namespace flopline::kernels::detail {
 // rows x cols elements of type t (tf32: fp32 storage), row stride `cols` (its bytes a
 // multiple of 16), boxes of box_rows x box_cols, 128-byte swizzle (box_cols elements
 // span at most 128 bytes), zero fill outside the matrix. Throws CudaError.
-CUtensorMap make_tensor_map_2d(const void* base, std::int64_t rows, std::int64_t cols, DType t, int box_rows,
-                               int box_cols);
+CUtensorMap make_tensor_map_2d(const void* base, std::int64_t rows, std::int64_t cols, DType t,
+                               int box_rows, int box_cols);
 
 }  // namespace flopline::kernels::detail

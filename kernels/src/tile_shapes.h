@@ -13,14 +13,17 @@ namespace flopline::kernels::shapes {
 // The sm90 core (sm90_gemm.cuh): 128x256 tiles of C, k tiles of one 128-byte swizzle row.
 constexpr int kCoreBlockM = 128;
 constexpr int kCoreBlockN = 256;
-constexpr int core_block_k(DType in) { return in == DType::tf32 ? 32 : 64; }
+constexpr int core_block_k(DType in) {
+  return in == DType::tf32 ? 32 : 64;
+}
 // B-resident runs keep all of B's k tiles for one column tile in shared memory: at most
 // this many (the four pipeline stages less four 64-row A tiles, in 32 KB B tiles).
 constexpr int kCoreMaxResidentKTiles = 5;
 
 // Whether the sm90 core runs B-resident (small k: B's column tile kept in shared memory,
 // 64-row tiles ping-ponged between the consumers); block_k: core_block_k of the inputs.
-constexpr bool core_b_resident(std::int64_t m, std::int64_t n, std::int64_t k, int block_k, int sms) {
+constexpr bool core_b_resident(std::int64_t m, std::int64_t n, std::int64_t k, int block_k,
+                               int sms) {
   const std::int64_t tiles_m = (m + kCoreBlockM - 1) / kCoreBlockM;
   const std::int64_t tiles_n = (n + kCoreBlockN - 1) / kCoreBlockN;
   const std::int64_t k_tiles = (k + block_k - 1) / block_k;
@@ -30,11 +33,15 @@ constexpr bool core_b_resident(std::int64_t m, std::int64_t n, std::int64_t k, i
 // The swapped core (sm90_gemm_swapped.cuh, C^T = B^T A^T): 256x128 tiles of C.
 constexpr int kSwappedBlockM = 256;
 constexpr int kSwappedBlockN = 128;
-constexpr int swapped_block_k(DType in) { return in == DType::tf32 ? 32 : 64; }
+constexpr int swapped_block_k(DType in) {
+  return in == DType::tf32 ? 32 : 64;
+}
 
 // The k tiles of every split but the last when k_tiles are cut into k_splits ranges:
 // ceil(k_tiles / k_splits) (the host picks k_splits so that none is empty).
-constexpr int split_k_tiles(int k_tiles, int k_splits) { return (k_tiles + k_splits - 1) / k_splits; }
+constexpr int split_k_tiles(int k_tiles, int k_splits) {
+  return (k_tiles + k_splits - 1) / k_splits;
+}
 
 // Cluster rows (softmax_cluster_rows.cuh): one cluster holds a row of 256-column tiles;
 // 8 CTAs is the portable cluster size, 16 where the device allows it.

@@ -15,12 +15,14 @@ __device__ __forceinline__ float round_to_tf32(float x) {
 
 // 32x32 tiles through shared memory (one padding column: no bank conflicts), both the
 // read and the write coalesced.
-__global__ void transpose_tf32_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+__global__ void transpose_tf32_kernel(const float* __restrict__ in, float* __restrict__ out,
+                                      int rows, int cols) {
   __shared__ float tile[kTile][kTile + 1];
   const int c0 = static_cast<int>(blockIdx.x) * kTile, r0 = static_cast<int>(blockIdx.y) * kTile;
   for (int j = static_cast<int>(threadIdx.y); j < kTile; j += static_cast<int>(blockDim.y)) {
     const int r = r0 + j, c = c0 + static_cast<int>(threadIdx.x);
-    if (r < rows && c < cols) tile[j][threadIdx.x] = round_to_tf32(in[static_cast<std::int64_t>(r) * cols + c]);
+    if (r < rows && c < cols)
+      tile[j][threadIdx.x] = round_to_tf32(in[static_cast<std::int64_t>(r) * cols + c]);
   }
   __syncthreads();
   for (int j = static_cast<int>(threadIdx.y); j < kTile; j += static_cast<int>(blockDim.y)) {
@@ -43,8 +45,9 @@ __device__ __forceinline__ float component(const float4& v, int j) {
   return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w;
 }
 
-__global__ void __launch_bounds__(256) transpose_tf32_4x4_kernel(const float4* __restrict__ in, float4* __restrict__ out,
-                                                                 int rows, int cols) {
+__global__ void __launch_bounds__(256)
+    transpose_tf32_4x4_kernel(const float4* __restrict__ in, float4* __restrict__ out, int rows,
+                              int cols) {
   const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
   const int c = static_cast<int>(blockIdx.x) * kBlockCols4 + (lane & 7) * 4;
   const int r = static_cast<int>(blockIdx.y) * kBlockRows4 + warp * 16 + (lane >> 3) * 4;
@@ -62,20 +65,25 @@ __global__ void __launch_bounds__(256) transpose_tf32_4x4_kernel(const float4* _
 
 }  // namespace
 
-void transpose_to_tf32(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
-  const bool vec4 = rows % 4 == 0 && cols % 4 == 0 && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
+void transpose_to_tf32(const float* in, float* out, std::int64_t rows, std::int64_t cols,
+                       cudaStream_t stream) {
+  const bool vec4 = rows % 4 == 0 && cols % 4 == 0 &&
+                    reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
                     reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
   if (vec4) {
     const dim3 grid(static_cast<unsigned>((cols + kBlockCols4 - 1) / kBlockCols4),
                     static_cast<unsigned>((rows + kBlockRows4 - 1) / kBlockRows4));
-    transpose_tf32_4x4_kernel<<<grid, 256, 0, stream>>>(reinterpret_cast<const float4*>(in), reinterpret_cast<float4*>(out),
-                                                        static_cast<int>(rows), static_cast<int>(cols));
+    transpose_tf32_4x4_kernel<<<grid, 256, 0, stream>>>(
+        reinterpret_cast<const float4*>(in), reinterpret_cast<float4*>(out), static_cast<int>(rows),
+        static_cast<int>(cols));
     throw_if_launch_failed("transpose to tf32");
     return;
   }
   const dim3 block(kTile, 8);
-  const dim3 grid(static_cast<unsigned>((cols + kTile - 1) / kTile), static_cast<unsigned>((rows + kTile - 1) / kTile));
-  transpose_tf32_kernel<<<grid, block, 0, stream>>>(in, out, static_cast<int>(rows), static_cast<int>(cols));
+  const dim3 grid(static_cast<unsigned>((cols + kTile - 1) / kTile),
+                  static_cast<unsigned>((rows + kTile - 1) / kTile));
+  transpose_tf32_kernel<<<grid, block, 0, stream>>>(in, out, static_cast<int>(rows),
+                                                    static_cast<int>(cols));
   throw_if_launch_failed("transpose to tf32");
 }
 

@@ -9,6 +9,7 @@
 namespace flopline::kernels::detail {
 
 // Launches on `stream`; out must hold n*k floats.
-void transpose_to_tf32(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream);
+void transpose_to_tf32(const float* in, float* out, std::int64_t rows, std::int64_t cols,
+                       cudaStream_t stream);
 
 }  // namespace flopline::kernels::detail

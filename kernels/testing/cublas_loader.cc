@@ -10,18 +10,21 @@ namespace {
 // The few cuBLAS declarations used, with the ABI values from cublas_api.h / library_types.h
 // (stable across CUDA 11-13), so no cuBLAS header or library is needed at build time.
 using Status = int;
-constexpr int kOpN = 0;                 // CUBLAS_OP_N
+constexpr int kOpN = 0;                           // CUBLAS_OP_N
 constexpr int kR32F = 0, kR16F = 2, kR16BF = 14;  // cudaDataType
-constexpr int kComputeF32 = 68;         // CUBLAS_COMPUTE_32F
-constexpr int kComputeF32FastTF32 = 77; // CUBLAS_COMPUTE_32F_FAST_TF32
-constexpr int kGemmDefault = -1;        // CUBLAS_GEMM_DEFAULT
+constexpr int kComputeF32 = 68;                   // CUBLAS_COMPUTE_32F
+constexpr int kComputeF32FastTF32 = 77;           // CUBLAS_COMPUTE_32F_FAST_TF32
+constexpr int kGemmDefault = -1;                  // CUBLAS_GEMM_DEFAULT
 constexpr int kGemmDefaultTensorOp = 99;
 
 int data_type(DType t) {
   switch (t) {
-    case DType::bf16: return kR16BF;
-    case DType::f16: return kR16F;
-    default: return kR32F;
+    case DType::bf16:
+      return kR16BF;
+    case DType::f16:
+      return kR16F;
+    default:
+      return kR32F;
   }
 }
 
@@ -47,7 +50,8 @@ Cublas::Cublas() {
   fns_ = new Fns;
   fns_->create = reinterpret_cast<decltype(fns_->create)>(dlsym(lib_, "cublasCreate_v2"));
   fns_->destroy = reinterpret_cast<decltype(fns_->destroy)>(dlsym(lib_, "cublasDestroy_v2"));
-  fns_->set_stream = reinterpret_cast<decltype(fns_->set_stream)>(dlsym(lib_, "cublasSetStream_v2"));
+  fns_->set_stream =
+      reinterpret_cast<decltype(fns_->set_stream)>(dlsym(lib_, "cublasSetStream_v2"));
   fns_->gemm_ex = reinterpret_cast<decltype(fns_->gemm_ex)>(dlsym(lib_, "cublasGemmEx"));
   if (!fns_->create || !fns_->destroy || !fns_->set_stream || !fns_->gemm_ex) {
     error_ = "cuBLAS lacks cublasCreate_v2/cublasGemmEx";
@@ -68,8 +72,8 @@ Cublas::~Cublas() {
   if (lib_) dlclose(lib_);
 }
 
-bool Cublas::matmul(const void* a, const void* b, void* c, long m, long n, long k, DType in, DType out,
-                    cudaStream_t stream) {
+bool Cublas::matmul(const void* a, const void* b, void* c, long m, long n, long k, DType in,
+                    DType out, cudaStream_t stream) {
   if (!ok()) return false;
   fns_->set_stream(handle_, stream);
   const float alpha = 1.0f, beta = 0.0f;
@@ -77,8 +81,8 @@ bool Cublas::matmul(const void* a, const void* b, void* c, long m, long n, long 
   const int algo = in == DType::f32 ? kGemmDefault : kGemmDefaultTensorOp;
   // Row-major C = A B is column-major C^T = B^T A^T: swap the operands and m/n.
   const Status s = fns_->gemm_ex(handle_, kOpN, kOpN, static_cast<int>(n), static_cast<int>(m),
-                                 static_cast<int>(k), &alpha, b, data_type(in), static_cast<int>(n), a,
-                                 data_type(in), static_cast<int>(k), &beta, c, data_type(out),
+                                 static_cast<int>(k), &alpha, b, data_type(in), static_cast<int>(n),
+                                 a, data_type(in), static_cast<int>(k), &beta, c, data_type(out),
                                  static_cast<int>(n), compute, algo);
   if (s != 0) {
     error_ = "cublasGemmEx failed with status " + std::to_string(s);

@@ -13,7 +13,7 @@ namespace flopline::kernels::testing {
 
 class Cublas {
  public:
-  Cublas();   // loads libcublas and creates a handle; ok() says whether it worked
+  Cublas();  // loads libcublas and creates a handle; ok() says whether it worked
   ~Cublas();
   Cublas(const Cublas&) = delete;
   Cublas& operator=(const Cublas&) = delete;

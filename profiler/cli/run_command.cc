@@ -75,9 +75,10 @@ std::string make_manifest(std::ostream& err) {
 std::string output_problem(const std::string& absolute_output) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const bool names_directory =
-      absolute_output.empty() || absolute_output.back() == '/' || fs::is_directory(absolute_output, ec);
-  std::string dir = names_directory ? absolute_output : fs::path(absolute_output).parent_path().string();
+  const bool names_directory = absolute_output.empty() || absolute_output.back() == '/' ||
+                               fs::is_directory(absolute_output, ec);
+  std::string dir =
+      names_directory ? absolute_output : fs::path(absolute_output).parent_path().string();
   if (dir.empty()) dir.assign(1, '/');
   if (!fs::exists(dir, ec)) return dir + ": no such directory";
   if (!fs::is_directory(dir, ec)) return dir + ": not a directory";
@@ -124,7 +125,8 @@ void give_plain_path(const std::string& output, std::vector<capture::ManifestEnt
   if (pick == nullptr || fs::exists(output, ec)) return;
   fs::rename(pick->path, output, ec);
   if (ec) {
-    err << "flopline run: could not rename " << pick->path << " to " << output << ": " << ec.message() << "\n";
+    err << "flopline run: could not rename " << pick->path << " to " << output << ": "
+        << ec.message() << "\n";
     return;
   }
   pick->path = output;
@@ -238,7 +240,8 @@ Parsed<RunOptions> parse_run_args(std::span<const std::string> args) {
     } else if (name == "--flush-interval") {
       if (auto e = value(a, v)) return P::fail(*e);
       std::string error;
-      if (!capture::parse_flush_interval(v, &error)) return P::fail(concat("--flush-interval: ", error));
+      if (!capture::parse_flush_interval(v, &error))
+        return P::fail(concat("--flush-interval: ", error));
       o.flush_interval = v;
     } else if (name == "--top") {
       if (auto e = value(a, v)) return P::fail(*e);
@@ -253,10 +256,12 @@ Parsed<RunOptions> parse_run_args(std::span<const std::string> args) {
   if (o.command.empty()) return P::fail("no command given (flopline run [options] -- CMD ARGS...)");
   std::string error;
   const bool counters_on = !o.counters.empty() && capture::parse_counters(o.counters, &error)->on;
-  const bool metrics_on = !o.gpu_metrics.empty() && capture::parse_gpu_metrics(o.gpu_metrics, &error)->on;
+  const bool metrics_on =
+      !o.gpu_metrics.empty() && capture::parse_gpu_metrics(o.gpu_metrics, &error)->on;
   if (counters_on && metrics_on) {
-    return P::fail("--counters and --gpu-metrics cannot be used together (both read the GPU's "
-                   "performance monitors)");
+    return P::fail(
+        "--counters and --gpu-metrics cannot be used together (both read the GPU's "
+        "performance monitors)");
   }
   return P{std::move(o), {}};
 }
@@ -317,19 +322,20 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
   const std::string cwd = std::filesystem::current_path(cwd_error).string();
   const std::string output = cwd_error ? opt.output : absolute_output(opt.output, cwd);
   if (const std::string problem = output_problem(output); !problem.empty()) {
-    err << "flopline run: cannot write traces to " << (opt.output.empty() ? cwd : opt.output) << " ("
-        << problem << "); nothing was run\n";
+    err << "flopline run: cannot write traces to " << (opt.output.empty() ? cwd : opt.output)
+        << " (" << problem << "); nothing was run\n";
     return kExitFailure;
   }
   if (auto why = missing_driver()) {
     // Like nsys: the command still runs, so one script serves machines with and without GPUs.
-    err << "flopline run: no CUDA driver on this machine (" << *why << "); running " << opt.command[0]
-        << " without recording: no trace will be written\n";
+    err << "flopline run: no CUDA driver on this machine (" << *why << "); running "
+        << opt.command[0] << " without recording: no trace will be written\n";
     out.flush();
     std::vector<std::string> base;
     for (char** e = environ; *e != nullptr; ++e) base.emplace_back(*e);
     const ChildResult child = run_child(*program, opt.command, base);
-    if (!child.started) err << "flopline run: cannot run " << opt.command[0] << ": " << child.error << "\n";
+    if (!child.started)
+      err << "flopline run: cannot run " << opt.command[0] << ": " << child.error << "\n";
     return child.exit_code;
   }
   const auto inject =
@@ -372,7 +378,8 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
   std::vector<std::string> files;
   for (const capture::ManifestEntry& e : left) {
     if (e.state == capture::ManifestState::kFailed) {
-      err << "flopline run: process " << e.pid << " could not write " << e.path << ": " << e.detail << "\n";
+      err << "flopline run: process " << e.pid << " could not write " << e.path << ": " << e.detail
+          << "\n";
     } else if (e.state == capture::ManifestState::kPartial) {
       err << "flopline run: " << e.path << " (process " << e.pid << ") holds what was flushed "
           << e.detail << "; the process ended before its final write\n";

@@ -48,8 +48,8 @@ void print_counter_note(const std::vector<LoadedTrace>& traces, std::ostream& ou
         for (const trace::Slice& sl : row) {
           if (t.str(sl.cat) != "kernel") continue;
           kernel_ns += sl.dur;
-          if (sl.args != trace::kNoArgs && t.args.json(sl.args).find("\"flops source\":\"counters") !=
-                                                 std::string_view::npos) {
+          if (sl.args != trace::kNoArgs &&
+              t.args.json(sl.args).find("\"flops source\":\"counters") != std::string_view::npos) {
             counted_ns += sl.dur;
           }
         }
@@ -60,7 +60,8 @@ void print_counter_note(const std::vector<LoadedTrace>& traces, std::ostream& ou
   out << "\ncounters: " << what;
   if (kernel_ns > 0 && what.rfind("unavailable", 0) != 0) {
     char pct[32];
-    std::snprintf(pct, sizeof pct, "%.1f%%", 100.0 * static_cast<double>(counted_ns) / static_cast<double>(kernel_ns));
+    std::snprintf(pct, sizeof pct, "%.1f%%",
+                  100.0 * static_cast<double>(counted_ns) / static_cast<double>(kernel_ns));
     out << "; " << pct << " of kernel time carries counted FLOPs";
   }
   out << "\n";

@@ -5,9 +5,9 @@
 #include <map>
 #include <utility>
 
+#include "flopline/capture/device_peaks.h"
 #include "flopline/trace/trace_paths.h"
 #include "output_check.h"
-#include "flopline/capture/device_peaks.h"
 #include "stats_output.h"
 #include "trace_loading.h"
 

@@ -24,8 +24,8 @@ struct StatsReport {
   // What the reader read and skipped, over all files (the reasons go to stderr).
   std::uint64_t events_total = 0;
   std::uint64_t events_skipped = 0;
-  std::uint64_t text_bytes = 0;         // JSON text read (after inflating)
-  std::uint64_t text_bytes_unread = 0;  // of it, left unread by syntax errors
+  std::uint64_t text_bytes = 0;           // JSON text read (after inflating)
+  std::uint64_t text_bytes_unread = 0;    // of it, left unread by syntax errors
   bool has_device_peaks = false;          // some trace carries a device peak (for the footer's why)
   std::size_t name_width = 100;           // table names cut to this many bytes; 0 = never cut
   std::vector<std::string> peak_sources;  // "NVIDIA H200: table" per device with peaks

@@ -60,13 +60,12 @@ std::vector<Column> all_columns() {
        [](const trace::StatsRow& r) { return r.self_ns.has_value(); }, ColumnKind::kOther},
       {"Extent (ns)", [](const trace::StatsRow& r) { return opt_ns(r.extent_ns); },
        [](const trace::StatsRow& r) { return r.extent_ns.has_value(); }, ColumnKind::kOther},
-      {"GFLOP",
-       [](const trace::StatsRow& r) {
-         return opt_fixed(r.flops, 3, 1e9);
-       },
+      {"GFLOP", [](const trace::StatsRow& r) { return opt_fixed(r.flops, 3, 1e9); },
        [](const trace::StatsRow& r) { return shown(r.flops); }, ColumnKind::kCounts},
       {"Bytes",
-       [](const trace::StatsRow& r) { return shown(r.bytes) ? bytes_text(*r.bytes) : std::string("-"); },
+       [](const trace::StatsRow& r) {
+         return shown(r.bytes) ? bytes_text(*r.bytes) : std::string("-");
+       },
        [](const trace::StatsRow& r) { return shown(r.bytes); }, ColumnKind::kOther},
       {"TFLOP/s", [](const trace::StatsRow& r) { return opt_fixed(r.tflops, 2); },
        [](const trace::StatsRow& r) { return shown(r.tflops); }, ColumnKind::kCounts},

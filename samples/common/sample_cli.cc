@@ -22,8 +22,10 @@ std::string SampleCli::help_text() const {
   out << "Usage: " << program_ << " [OPTIONS]\n\n" << summary_ << "\n\nOptions:\n";
   for (const OptionSpec& o : options_) {
     std::string head = "  --" + o.name + (o.value.empty() ? "" : " " + o.value);
-    if (head.size() < 26) head.resize(26, ' ');
-    else head += "  ";
+    if (head.size() < 26)
+      head.resize(26, ' ');
+    else
+      head += "  ";
     out << head << o.help;
     if (!o.fallback.empty()) out << " (default: " << o.fallback << ")";
     out << "\n";
@@ -102,7 +104,8 @@ double SampleCli::number(const std::string& name) const {
   const std::string t = text(name);
   char* end = nullptr;
   const double v = std::strtod(t.c_str(), &end);
-  if (t.empty() || end == nullptr || *end != '\0') fail("--" + name + " wants a number, got '" + t + "'");
+  if (t.empty() || end == nullptr || *end != '\0')
+    fail("--" + name + " wants a number, got '" + t + "'");
   return v;
 }
 

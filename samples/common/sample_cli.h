@@ -11,16 +11,18 @@
 namespace flopline::samples {
 
 struct OptionSpec {
-  std::string name;       // without the dashes: "size"
-  std::string value;      // placeholder for the help text ("N"); empty for a flag
-  std::string help;       // one line
-  std::string fallback;   // default value as text (shown in --help); empty: none
+  std::string name;      // without the dashes: "size"
+  std::string value;     // placeholder for the help text ("N"); empty for a flag
+  std::string help;      // one line
+  std::string fallback;  // default value as text (shown in --help); empty: none
 };
 
 // An option that takes a value, and one that does not.
 inline OptionSpec value_option(std::string name, std::string value, std::string help,
                                std::string fallback = {}) {
-  return {.name = std::move(name), .value = std::move(value), .help = std::move(help),
+  return {.name = std::move(name),
+          .value = std::move(value),
+          .help = std::move(help),
           .fallback = std::move(fallback)};
 }
 inline OptionSpec flag_option(std::string name, std::string help) {
@@ -35,14 +37,15 @@ class SampleCli {
   // the usage line and exits 2 on an unknown option or a missing value.
   void parse(int argc, char** argv);
 
-  bool flag(const std::string& name) const;                 // given on the command line
-  std::string text(const std::string& name) const;          // value or its default
-  std::int64_t integer(const std::string& name) const;      // exits 2 when not an integer
-  double number(const std::string& name) const;             // exits 2 when not a number
+  bool flag(const std::string& name) const;             // given on the command line
+  std::string text(const std::string& name) const;      // value or its default
+  std::int64_t integer(const std::string& name) const;  // exits 2 when not an integer
+  double number(const std::string& name) const;         // exits 2 when not a number
   // A comma-separated list ("128,256,512"), each an integer >= 1.
   std::vector<std::int64_t> integers(const std::string& name) const;
   // A comma-separated list of words, each one of `allowed` ("all" expands to all of them).
-  std::vector<std::string> words(const std::string& name, const std::vector<std::string>& allowed) const;
+  std::vector<std::string> words(const std::string& name,
+                                 const std::vector<std::string>& allowed) const;
 
   // Prints "PROGRAM: message" to stderr and exits 2 (a usage error).
   [[noreturn]] void fail(const std::string& message) const;

@@ -29,25 +29,37 @@ __device__ std::uint64_t mix(std::uint64_t x) {  // splitmix64's finalizer
 }
 
 // max that keeps NaN (fmax drops it): a NaN anywhere must fail a comparison.
-__device__ double nan_max(double a, double b) { return (a != a || b != b) ? a + b : fmax(a, b); }
+__device__ double nan_max(double a, double b) {
+  return (a != a || b != b) ? a + b : fmax(a, b);
+}
 
 __device__ double load(const void* p, DType t, std::int64_t i) {
   switch (t) {
-    case DType::bf16: return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]);
-    case DType::f16: return __half2float(static_cast<const __half*>(p)[i]);
-    default: return static_cast<const float*>(p)[i];
+    case DType::bf16:
+      return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]);
+    case DType::f16:
+      return __half2float(static_cast<const __half*>(p)[i]);
+    default:
+      return static_cast<const float*>(p)[i];
   }
 }
 
 __device__ void store(void* p, DType t, std::int64_t i, float v) {
   switch (t) {
-    case DType::bf16: static_cast<__nv_bfloat16*>(p)[i] = __float2bfloat16(v); break;
-    case DType::f16: static_cast<__half*>(p)[i] = __float2half(v); break;
-    default: static_cast<float*>(p)[i] = v; break;
+    case DType::bf16:
+      static_cast<__nv_bfloat16*>(p)[i] = __float2bfloat16(v);
+      break;
+    case DType::f16:
+      static_cast<__half*>(p)[i] = __float2half(v);
+      break;
+    default:
+      static_cast<float*>(p)[i] = v;
+      break;
   }
 }
 
-__global__ void fill_normal_kernel(void* p, std::int64_t n, DType t, std::uint64_t seed, float stddev) {
+__global__ void fill_normal_kernel(void* p, std::int64_t n, DType t, std::uint64_t seed,
+                                   float stddev) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const std::uint64_t h = mix(seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(i));
@@ -92,7 +104,8 @@ __device__ double block_reduce_max(double v) {
 
 __device__ void atomic_max_nonneg(double* addr, double v) {
   // Non-negative doubles order like their bit patterns; NaN (0x7ff8...) wins, as it should.
-  atomicMax(reinterpret_cast<unsigned long long*>(addr), static_cast<unsigned long long>(__double_as_longlong(v)));
+  atomicMax(reinterpret_cast<unsigned long long*>(addr),
+            static_cast<unsigned long long>(__double_as_longlong(v)));
 }
 
 __global__ void checksum_kernel(const void* p, std::int64_t n, DType t, double* total) {
@@ -105,7 +118,8 @@ __global__ void checksum_kernel(const void* p, std::int64_t n, DType t, double* 
   if (threadIdx.x == 0) atomicAdd(total, s);
 }
 
-__global__ void diff_kernel(const void* a, DType ta, const void* b, DType tb, std::int64_t n, double* out) {
+__global__ void diff_kernel(const void* a, DType ta, const void* b, DType tb, std::int64_t n,
+                            double* out) {
   double m = 0;
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
@@ -116,7 +130,8 @@ __global__ void diff_kernel(const void* a, DType ta, const void* b, DType tb, st
   if (threadIdx.x == 0) atomic_max_nonneg(out, m);
 }
 
-__global__ void ref_diff_kernel(const void* a, DType t, const double* ref, std::int64_t n, double* out) {
+__global__ void ref_diff_kernel(const void* a, DType t, const double* ref, std::int64_t n,
+                                double* out) {
   double m = 0, r = 0;
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
@@ -207,7 +222,8 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
   return *this;
 }
 
-void fill_normal(void* data, std::int64_t n, DType t, std::uint64_t seed, cudaStream_t stream, float stddev) {
+void fill_normal(void* data, std::int64_t n, DType t, std::uint64_t seed, cudaStream_t stream,
+                 float stddev) {
   if (n <= 0) return;
   fill_normal_kernel<<<blocks_for(n), kThreads, 0, stream>>>(data, n, t, seed, stddev);
   check_cuda(cudaGetLastError(), "fill_normal");
@@ -233,19 +249,22 @@ void reduce_into(double* host, int count, Launch&& launch) {
 
 double checksum(const void* data, std::int64_t n, DType t) {
   double total = 0;
-  reduce_into(&total, 1, [&](double* d) { checksum_kernel<<<blocks_for(n), kThreads>>>(data, n, t, d); });
+  reduce_into(&total, 1,
+              [&](double* d) { checksum_kernel<<<blocks_for(n), kThreads>>>(data, n, t, d); });
   return total;
 }
 
 double max_abs_diff(const void* a, DType ta, const void* b, DType tb, std::int64_t n) {
   double m = 0;
-  reduce_into(&m, 1, [&](double* d) { diff_kernel<<<blocks_for(n), kThreads>>>(a, ta, b, tb, n, d); });
+  reduce_into(&m, 1,
+              [&](double* d) { diff_kernel<<<blocks_for(n), kThreads>>>(a, ta, b, tb, n, d); });
   return m;
 }
 
 RefDiff diff_to_reference(const void* a, DType t, const double* ref, std::int64_t n) {
   double out[2] = {0, 0};
-  reduce_into(out, 2, [&](double* d) { ref_diff_kernel<<<blocks_for(n), kThreads>>>(a, t, ref, n, d); });
+  reduce_into(out, 2,
+              [&](double* d) { ref_diff_kernel<<<blocks_for(n), kThreads>>>(a, t, ref, n, d); });
   return {.max_abs_diff = out[0], .max_abs_ref = out[1]};
 }
 
@@ -258,7 +277,8 @@ void reference_matmul(const void* a, const void* b, double* c, std::int64_t m, s
 
 void reference_softmax(double* c, std::int64_t m, std::int64_t n, bool over_columns) {
   const std::int64_t lines = over_columns ? n : m;
-  reference_softmax_kernel<<<static_cast<unsigned>((lines + 127) / 128), 128>>>(c, m, n, over_columns);
+  reference_softmax_kernel<<<static_cast<unsigned>((lines + 127) / 128), 128>>>(c, m, n,
+                                                                                over_columns);
   check_cuda(cudaGetLastError(), "reference_softmax");
 }
 

@@ -32,7 +32,9 @@ class DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   void* get() const { return ptr_; }
   template <class T>
-  T* as() const { return static_cast<T*>(ptr_); }
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
   std::size_t bytes() const { return bytes_; }
 
  private:
@@ -53,7 +55,8 @@ void fill_nan(void* data, std::int64_t n, kernels::DType t, cudaStream_t stream 
 double checksum(const void* data, std::int64_t n, kernels::DType t);
 
 // max |a - b| over n elements of types ta and tb (synchronizes).
-double max_abs_diff(const void* a, kernels::DType ta, const void* b, kernels::DType tb, std::int64_t n);
+double max_abs_diff(const void* a, kernels::DType ta, const void* b, kernels::DType tb,
+                    std::int64_t n);
 
 // max |a - ref| and max |ref| over n elements, ref in fp64 (synchronizes).
 struct RefDiff {

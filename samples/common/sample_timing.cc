@@ -31,7 +31,8 @@ Summary summarize(const std::vector<double>& seconds) {
 
 std::string format_summary(const Summary& s) {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "Avg=%.6f, min=%.6f, std=%.6f, max=%.6f", s.avg, s.min, s.std, s.max);
+  std::snprintf(buf, sizeof buf, "Avg=%.6f, min=%.6f, std=%.6f, max=%.6f", s.avg, s.min, s.std,
+                s.max);
   return buf;
 }
 

@@ -50,14 +50,18 @@ struct Config {
 Config parse(int argc, char** argv) {
   samples::SampleCli cli(
       kProgram,
-      "softmax(A x B) for N x N matrices of N(0, N^-1/2) values: unfused (cuBLAS matmul + softmax),\n"
+      "softmax(A x B) for N x N matrices of N(0, N^-1/2) values: unfused (cuBLAS matmul + "
+      "softmax),\n"
       "fused (softmax in the matmul's epilogue) and test (both, compared with atol 1e-2).\n"
       "Prints Wall, CPU and GPU time avg/min/std/max over the runs, as the write-up did.",
       {
-          samples::value_option("sizes", "LIST", "matrix sides, comma-separated", "128,256,512,1024,2048,4096"),
+          samples::value_option("sizes", "LIST", "matrix sides, comma-separated",
+                                "128,256,512,1024,2048,4096"),
           samples::value_option("provider", "LIST", "test, unfused, fused or all", "all"),
-          samples::value_option("dim", "D", "cols (dim 0, as the write-up) or rows (dim -1)", "cols"),
-          samples::value_option("dtype", "T", "tf32 (fp32 storage) or bf16 inputs; output fp32", "tf32"),
+          samples::value_option("dim", "D", "cols (dim 0, as the write-up) or rows (dim -1)",
+                                "cols"),
+          samples::value_option("dtype", "T", "tf32 (fp32 storage) or bf16 inputs; output fp32",
+                                "tf32"),
           samples::value_option("reps", "R", "runs per size and provider", "20"),
           samples::value_option("seed", "S", "seed of the random inputs (default: a fresh one)"),
       });
@@ -73,12 +77,14 @@ Config parse(int argc, char** argv) {
   } else {
     cli.fail("--dim must be cols or rows, got '" + dim + "'");
   }
-  if (!kernels::parse_dtype(cli.text("dtype"), &c.in) || (c.in != DType::tf32 && c.in != DType::bf16)) {
+  if (!kernels::parse_dtype(cli.text("dtype"), &c.in) ||
+      (c.in != DType::tf32 && c.in != DType::bf16)) {
     cli.fail("--dtype must be tf32 or bf16, got '" + cli.text("dtype") + "'");
   }
   c.reps = static_cast<int>(cli.integer("reps"));
   if (c.reps < 1) cli.fail("--reps must be at least 1");
-  c.seed = cli.flag("seed") ? static_cast<std::uint64_t>(cli.integer("seed")) : std::random_device{}();
+  c.seed =
+      cli.flag("seed") ? static_cast<std::uint64_t>(cli.integer("seed")) : std::random_device{}();
   return c;
 }
 
@@ -96,9 +102,13 @@ struct Problem {
   samples::DeviceBuffer a, b, scores, fused_out, unfused_out;
 
   Problem(std::int64_t side, DType t, SoftmaxDim d)
-      : n(side), in(t), dim(d),
-        a(side * side * kernels::dtype_bytes(t)), b(side * side * kernels::dtype_bytes(t)),
-        scores(side * side * sizeof(float)), fused_out(side * side * sizeof(float)),
+      : n(side),
+        in(t),
+        dim(d),
+        a(side * side * kernels::dtype_bytes(t)),
+        b(side * side * kernels::dtype_bytes(t)),
+        scores(side * side * sizeof(float)),
+        fused_out(side * side * sizeof(float)),
         unfused_out(side * side * sizeof(float)) {}
   // Inputs of standard deviation n^-1/4 give scores of standard deviation 1, as attention
   // scales its scores. With the write-up's N(0,1) inputs the scores' spread grows as
@@ -106,7 +116,8 @@ struct Problem {
   // flopline round differently) moves the largest probabilities by more than atol.
   float input_stddev() const { return static_cast<float>(std::pow(static_cast<double>(n), -0.25)); }
   MatmulProblem matmul_into(void* out) const {
-    return {.a = a.get(), .b = b.get(), .c = out, .m = n, .n = n, .k = n, .in = in, .out = DType::f32};
+    return {
+        .a = a.get(), .b = b.get(), .c = out, .m = n, .n = n, .k = n, .in = in, .out = DType::f32};
   }
 };
 
@@ -114,8 +125,8 @@ class Runner {
  public:
   Runner() : cublas_(std::make_unique<kernels::testing::Cublas>()) {
     if (!cublas_->ok()) {
-      std::fprintf(stderr, "%s: cuBLAS is unavailable (%s); unfused uses flopline's matmul\n", kProgram,
-                   cublas_->error().c_str());
+      std::fprintf(stderr, "%s: cuBLAS is unavailable (%s); unfused uses flopline's matmul\n",
+                   kProgram, cublas_->error().c_str());
     }
   }
   const char* matmul_name() const { return cublas_->ok() ? "cuBLAS" : "flopline"; }
@@ -133,7 +144,11 @@ class Runner {
     } else {
       kernels::matmul(mm, {.range = false});
     }
-    kernels::softmax({.x = p.scores.get(), .out = p.unfused_out.get(), .m = p.n, .n = p.n, .in = DType::f32,
+    kernels::softmax({.x = p.scores.get(),
+                      .out = p.unfused_out.get(),
+                      .m = p.n,
+                      .n = p.n,
+                      .in = DType::f32,
                       .out_type = DType::f32},
                      p.dim, nullptr, false);
   }
@@ -183,7 +198,8 @@ bool bench(Runner& runner, const std::string& provider, Problem& p, int reps, st
     cpu.push_back(t1.cpu_s - t0.cpu_s);
     gpu.push_back(ms * 1e-3);
     if (provider == "test") {
-      const double d = samples::max_abs_diff(p.fused_out.get(), DType::f32, p.unfused_out.get(), DType::f32, elems);
+      const double d = samples::max_abs_diff(p.fused_out.get(), DType::f32, p.unfused_out.get(),
+                                             DType::f32, elems);
       worst = d > worst || d != d ? d : worst;
     }
   }
@@ -198,7 +214,8 @@ bool bench(Runner& runner, const std::string& provider, Problem& p, int reps, st
   bool ok = true;
   if (provider == "test") {
     ok = worst <= kTestAtol;  // false for NaN
-    std::printf("test: max abs diff fused vs unfused %.3e (atol %.0e): %s\n", worst, kTestAtol, ok ? "ok" : "MISMATCH");
+    std::printf("test: max abs diff fused vs unfused %.3e (atol %.0e): %s\n", worst, kTestAtol,
+                ok ? "ok" : "MISMATCH");
   }
   std::fflush(stdout);
   return ok;
@@ -231,6 +248,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: %s\n", kProgram, e.what());
     return 1;
   }
-  if (!ok) std::fprintf(stderr, "%s: fused and unfused results differ by more than atol\n", kProgram);
+  if (!ok)
+    std::fprintf(stderr, "%s: fused and unfused results differ by more than atol\n", kProgram);
   return ok ? 0 : 1;
 }

@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <memory>
 #include <cstdio>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -41,15 +41,21 @@ struct Config {
   int reps = 1;
 };
 
-DType output_type(DType in) { return in == DType::bf16 ? DType::bf16 : DType::f32; }
+DType output_type(DType in) {
+  return in == DType::bf16 ? DType::bf16 : DType::f32;
+}
 
 // The dtype as the original prints torch's ("torch.float32"), with the math it allows.
 std::string dtype_words(DType in) {
   switch (in) {
-    case DType::f32: return "float32 (fp32 FFMA, TF32 off)";
-    case DType::tf32: return "float32 (TF32 tensor cores allowed)";
-    case DType::bf16: return "bfloat16 (fp32 accumulation)";
-    default: return flopline::kernels::dtype_name(in);
+    case DType::f32:
+      return "float32 (fp32 FFMA, TF32 off)";
+    case DType::tf32:
+      return "float32 (TF32 tensor cores allowed)";
+    case DType::bf16:
+      return "bfloat16 (fp32 accumulation)";
+    default:
+      return flopline::kernels::dtype_name(in);
   }
 }
 
@@ -57,26 +63,31 @@ std::string dtype_words(DType in) {
 // inputs: fp32 rounding in a 1024-term sum; tf32's 10-bit inputs; bf16's 8-bit output.
 double validation_limit(DType in) {
   switch (in) {
-    case DType::f32: return 1e-5;
-    case DType::tf32: return 5e-3;
-    default: return 2e-2;
+    case DType::f32:
+      return 1e-5;
+    case DType::tf32:
+      return 5e-3;
+    default:
+      return 2e-2;
   }
 }
 
 Config parse(int argc, char** argv) {
-  samples::SampleCli cli(kProgram,
-                         "C = A x B on square matrices of N(0,1) values, with flopline's built-in matmul\n"
-                         "and/or cuBLAS: the TorchScript-vs-Triton comparison. Prints the time, GFLOP/s\n"
-                         "and an output checksum per provider; each timed matmul is a flopline operator.",
-                         {
-                             samples::value_option("size", "N", "matrix side (square matrices)", "10000"),
-                             samples::value_option("provider", "LIST", "builtin, cublas or all", "all"),
-                             samples::value_option("dtype", "T", "fp32, tf32 or bf16", "tf32"),
-                             samples::flag_option("validate", "check 1024x1024 against an fp64 reference first; exit 1 on a miss"),
-                             samples::value_option("seed", "S", "seed of the random inputs (default: a fresh one)"),
-                             samples::flag_option("skip-run", "stop after --validate (no big matmul)"),
-                             samples::value_option("reps", "R", "timed matmuls per provider", "1"),
-                         });
+  samples::SampleCli cli(
+      kProgram,
+      "C = A x B on square matrices of N(0,1) values, with flopline's built-in matmul\n"
+      "and/or cuBLAS: the TorchScript-vs-Triton comparison. Prints the time, GFLOP/s\n"
+      "and an output checksum per provider; each timed matmul is a flopline operator.",
+      {
+          samples::value_option("size", "N", "matrix side (square matrices)", "10000"),
+          samples::value_option("provider", "LIST", "builtin, cublas or all", "all"),
+          samples::value_option("dtype", "T", "fp32, tf32 or bf16", "tf32"),
+          samples::flag_option("validate",
+                               "check 1024x1024 against an fp64 reference first; exit 1 on a miss"),
+          samples::value_option("seed", "S", "seed of the random inputs (default: a fresh one)"),
+          samples::flag_option("skip-run", "stop after --validate (no big matmul)"),
+          samples::value_option("reps", "R", "timed matmuls per provider", "1"),
+      });
   cli.parse(argc, argv);
   Config c;
   c.size = cli.integer("size");
@@ -89,7 +100,8 @@ Config parse(int argc, char** argv) {
   c.skip_run = cli.flag("skip-run");
   c.reps = static_cast<int>(cli.integer("reps"));
   if (c.reps < 1) cli.fail("--reps must be at least 1");
-  c.seed = cli.flag("seed") ? static_cast<std::uint64_t>(cli.integer("seed")) : std::random_device{}();
+  c.seed =
+      cli.flag("seed") ? static_cast<std::uint64_t>(cli.integer("seed")) : std::random_device{}();
   return c;
 }
 
@@ -107,7 +119,8 @@ class Provider {
   }
   void run(const MatmulProblem& p) {
     if (name_ == "builtin") {
-      flopline::kernels::matmul(p, {.range = false});  // the sample's range below names the provider
+      flopline::kernels::matmul(p,
+                                {.range = false});  // the sample's range below names the provider
       return;
     }
     if (!cublas_->matmul(p.a, p.b, p.c, p.m, p.n, p.k, p.in, p.out, nullptr)) {
@@ -117,7 +130,8 @@ class Provider {
   }
   // The same, inside a flopline range "PROVIDER matmul DTYPE MxNxK" with its cost.
   void run_as_operator(const MatmulProblem& p) {
-    const flopline::kernels::OpCost cost = flopline::kernels::matmul_cost(p.m, p.n, p.k, p.in, p.out);
+    const flopline::kernels::OpCost cost =
+        flopline::kernels::matmul_cost(p.m, p.n, p.k, p.in, p.out);
     flopline::Range range(name_ + " " + cost.name, cost.flops, cost.bytes, cost.precision);
     run(p);
   }
@@ -129,7 +143,14 @@ class Provider {
 
 MatmulProblem problem(const samples::DeviceBuffer& a, const samples::DeviceBuffer& b,
                       const samples::DeviceBuffer& c, std::int64_t n, DType in) {
-  return {.a = a.get(), .b = b.get(), .c = c.get(), .m = n, .n = n, .k = n, .in = in, .out = output_type(in)};
+  return {.a = a.get(),
+          .b = b.get(),
+          .c = c.get(),
+          .m = n,
+          .n = n,
+          .k = n,
+          .in = in,
+          .out = output_type(in)};
 }
 
 bool validate(std::vector<Provider>& providers, DType in, std::uint64_t seed) {
@@ -146,13 +167,16 @@ bool validate(std::vector<Provider>& providers, DType in, std::uint64_t seed) {
     samples::fill_nan(c.get(), elems, output_type(in));
     p.run(problem(a, b, c, n, in));
     samples::check_cuda(cudaDeviceSynchronize(), "validation matmul");
-    const samples::RefDiff d = samples::diff_to_reference(c.get(), output_type(in), ref.as<double>(), elems);
+    const samples::RefDiff d =
+        samples::diff_to_reference(c.get(), output_type(in), ref.as<double>(), elems);
     const double rel = d.max_abs_diff / d.max_abs_ref;
     const bool pass = rel <= validation_limit(in);  // false for NaN
     ok = ok && pass;
-    std::printf("Validation max abs diff on 1024x1024: %.3e (%s %s vs fp64 reference; %.1e of max |ref|, limit %.0e: %s)\n",
-                d.max_abs_diff, p.name().c_str(), flopline::kernels::dtype_name(in), rel,
-                validation_limit(in), pass ? "ok" : "FAILED");
+    std::printf(
+        "Validation max abs diff on 1024x1024: %.3e (%s %s vs fp64 reference; %.1e of max |ref|, "
+        "limit %.0e: %s)\n",
+        d.max_abs_diff, p.name().c_str(), flopline::kernels::dtype_name(in), rel,
+        validation_limit(in), pass ? "ok" : "FAILED");
   }
   return ok;
 }
@@ -195,11 +219,13 @@ int main(int argc, char** argv) {
     const double need = static_cast<double>(elems) * (2 * in_bytes + out_bytes);
     if (need > static_cast<double>(free_b)) {
       std::fprintf(stderr, "%s: %lldx%lld needs %.1f GB for A, B and C; the GPU has %.1f GB free\n",
-                   kProgram, static_cast<long long>(n), static_cast<long long>(n), need / 1e9, free_b / 1e9);
+                   kProgram, static_cast<long long>(n), static_cast<long long>(n), need / 1e9,
+                   free_b / 1e9);
       return 1;
     }
-    std::printf("Allocating matrices of shape %lldx%lld in %s, seed %llu.\n", static_cast<long long>(n),
-                static_cast<long long>(n), dtype_words(cfg.in).c_str(), static_cast<unsigned long long>(cfg.seed));
+    std::printf("Allocating matrices of shape %lldx%lld in %s, seed %llu.\n",
+                static_cast<long long>(n), static_cast<long long>(n), dtype_words(cfg.in).c_str(),
+                static_cast<unsigned long long>(cfg.seed));
     std::fflush(stdout);
     samples::DeviceBuffer a(elems * in_bytes), b(elems * in_bytes), c(elems * out_bytes);
     samples::fill_normal(a.get(), elems, cfg.in, cfg.seed);
@@ -208,7 +234,8 @@ int main(int argc, char** argv) {
     std::vector<Timing> timings;
     for (Provider& p : providers) {
       // A small call first loads the provider's kernels, so the timed one is not a cold start.
-      samples::DeviceBuffer wa(256 * 256 * in_bytes), wb(256 * 256 * in_bytes), wc(256 * 256 * out_bytes);
+      samples::DeviceBuffer wa(256 * 256 * in_bytes), wb(256 * 256 * in_bytes),
+          wc(256 * 256 * out_bytes);
       p.run(problem(wa, wb, wc, std::min<std::int64_t>(n, 256), cfg.in));
       samples::check_cuda(cudaDeviceSynchronize(), "warm-up matmul");
       std::printf("[%s]\n", p.name().c_str());
@@ -217,11 +244,13 @@ int main(int argc, char** argv) {
         const auto t0 = std::chrono::steady_clock::now();
         p.run_as_operator(problem(a, b, c, n, cfg.in));
         samples::check_cuda(cudaDeviceSynchronize(), "matmul");
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::printf("Matmul completed in %.3fs (%.2f GFLOP/s).\n", s, 2.0 * n * n * n / s / 1e9);
         if (r == 0 || s < best.seconds) best.seconds = s;
       }
-      std::printf("Output checksum: %.6e\n", samples::checksum(c.get(), elems, output_type(cfg.in)));
+      std::printf("Output checksum: %.6e\n",
+                  samples::checksum(c.get(), elems, output_type(cfg.in)));
       std::fflush(stdout);
       timings.push_back(best);
     }

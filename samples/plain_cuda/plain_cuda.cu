@@ -18,13 +18,13 @@
 #include <string>
 #include <vector>
 
-#define CHECK(call)                                                                       \
-  do {                                                                                    \
-    const cudaError_t e_ = (call);                                                        \
-    if (e_ != cudaSuccess) {                                                              \
-      std::fprintf(stderr, "plain_cuda: %s: %s\n", #call, cudaGetErrorString(e_));        \
-      std::exit(1);                                                                       \
-    }                                                                                     \
+#define CHECK(call)                                                                \
+  do {                                                                             \
+    const cudaError_t e_ = (call);                                                 \
+    if (e_ != cudaSuccess) {                                                       \
+      std::fprintf(stderr, "plain_cuda: %s: %s\n", #call, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                \
+    }                                                                              \
   } while (0)
 
 namespace {
@@ -136,7 +136,8 @@ int main(int argc, char** argv) {
   double expect = 0;
   for (int i = 0; i < n; ++i) expect += 1.0 + iters * 0.5 * (i % 1024) / 1024.0;
   const double rel = std::fabs(sum - expect) / expect;
-  std::printf("plain_cuda: sum of y = %.6e (expected %.6e, relative error %.1e)\n", sum, expect, rel);
+  std::printf("plain_cuda: sum of y = %.6e (expected %.6e, relative error %.1e)\n", sum, expect,
+              rel);
 
   // cuBLAS: C = A x B (column-major, as cuBLAS is), SIZE^3, iters times.
   cublasHandle_t handle;
@@ -150,16 +151,19 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&a, mat * sizeof(float)));
   CHECK(cudaMalloc(&b, mat * sizeof(float)));
   CHECK(cudaMalloc(&c, mat * sizeof(float)));
-  plain_init<<<static_cast<int>((mat + threads - 1) / threads), threads, 0, s1>>>(a, static_cast<int>(mat), 1.0f);
-  plain_init<<<static_cast<int>((mat + threads - 1) / threads), threads, 0, s1>>>(b, static_cast<int>(mat), 0.5f);
+  plain_init<<<static_cast<int>((mat + threads - 1) / threads), threads, 0, s1>>>(
+      a, static_cast<int>(mat), 1.0f);
+  plain_init<<<static_cast<int>((mat + threads - 1) / threads), threads, 0, s1>>>(
+      b, static_cast<int>(mat), 0.5f);
   const double flops = 2.0 * gemm * gemm * gemm * iters, bytes = 3.0 * mat * sizeof(float) * iters;
   char range[160];
-  std::snprintf(range, sizeof range, "cublas sgemm %d [flops=%.17g bytes=%.17g precision=fp32]", gemm, flops, bytes);
+  std::snprintf(range, sizeof range, "cublas sgemm %d [flops=%.17g bytes=%.17g precision=fp32]",
+                gemm, flops, bytes);
   const float one = 1.0f, zero = 0.0f;
   nvtxRangePushA(range);
   for (int it = 0; it < iters; ++it) {
-    if (cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, gemm, gemm, gemm, &one, a, gemm, b, gemm, &zero, c, gemm) !=
-        CUBLAS_STATUS_SUCCESS) {
+    if (cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, gemm, gemm, gemm, &one, a, gemm, b, gemm,
+                    &zero, c, gemm) != CUBLAS_STATUS_SUCCESS) {
       std::fprintf(stderr, "plain_cuda: cublasSgemm failed\n");
       return 1;
     }

@@ -43,9 +43,9 @@ __global__ void vector_add_kernel(const float* __restrict__ x, const float* __re
 
 struct Config {
   int block = 256;
-  int vec = 1;           // 1 or 4
+  int vec = 1;              // 1 or 4
   bool persistent = false;  // grid-stride over `waves` x SMs blocks instead of covering n
-  bool builtin = false;  // flopline::kernels::add instead of the sample's kernel
+  bool builtin = false;     // flopline::kernels::add instead of the sample's kernel
   std::string name() const {
     if (builtin) return "vector_add builtin";
     return "vector_add block=" + std::to_string(block) + " vec=" + std::to_string(vec) +
@@ -61,21 +61,26 @@ struct Options {
 };
 
 Options parse(int argc, char** argv) {
-  samples::SampleCli cli(kProgram,
-                         "out = x + y over fp32 vectors, swept over launch configurations like an\n"
-                         "autotuner; each configuration is a flopline operator, and the table gives\n"
-                         "GB/s per configuration against device-to-device cudaMemcpy.",
-                         {
-                             samples::value_option("sizes", "LIST", "vector lengths, comma-separated", "98432,16777216,268435456"),
-                             samples::value_option("blocks", "LIST", "threads per block to try", "128,256,512,1024"),
-                             samples::value_option("reps", "R", "timed launches per configuration, after one untimed (median reported)", "20"),
-                             samples::value_option("waves", "W", "blocks per SM of the persistent grid", "4"),
-                         });
+  samples::SampleCli cli(
+      kProgram,
+      "out = x + y over fp32 vectors, swept over launch configurations like an\n"
+      "autotuner; each configuration is a flopline operator, and the table gives\n"
+      "GB/s per configuration against device-to-device cudaMemcpy.",
+      {
+          samples::value_option("sizes", "LIST", "vector lengths, comma-separated",
+                                "98432,16777216,268435456"),
+          samples::value_option("blocks", "LIST", "threads per block to try", "128,256,512,1024"),
+          samples::value_option(
+              "reps", "R", "timed launches per configuration, after one untimed (median reported)",
+              "20"),
+          samples::value_option("waves", "W", "blocks per SM of the persistent grid", "4"),
+      });
   cli.parse(argc, argv);
   Options o;
   o.sizes = cli.integers("sizes");
   for (std::int64_t b : cli.integers("blocks")) {
-    if (b % 32 != 0 || b > 1024) cli.fail("--blocks: " + std::to_string(b) + " is not a multiple of 32 up to 1024");
+    if (b % 32 != 0 || b > 1024)
+      cli.fail("--blocks: " + std::to_string(b) + " is not a multiple of 32 up to 1024");
     o.blocks.push_back(static_cast<int>(b));
   }
   o.reps = static_cast<int>(cli.integer("reps"));
@@ -85,13 +90,15 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-void launch(const Config& c, const float* x, const float* y, float* out, std::int64_t n, int sms, int waves) {
+void launch(const Config& c, const float* x, const float* y, float* out, std::int64_t n, int sms,
+            int waves) {
   if (c.builtin) {
     kernels::add(x, y, out, n, kernels::DType::f32, {.range = false});
     return;
   }
   const std::int64_t per_block = static_cast<std::int64_t>(c.block) * c.vec;
-  std::int64_t grid = c.persistent ? static_cast<std::int64_t>(sms) * waves : (n + per_block - 1) / per_block;
+  std::int64_t grid =
+      c.persistent ? static_cast<std::int64_t>(sms) * waves : (n + per_block - 1) / per_block;
   grid = std::clamp<std::int64_t>(grid, 1, 2147483647);
   if (c.vec == 4) {
     vector_add_kernel<4><<<static_cast<unsigned>(grid), c.block>>>(x, y, out, n);
@@ -131,7 +138,8 @@ int main(int argc, char** argv) {
   const Options opt = parse(argc, argv);
   const std::string device = samples::require_device(kProgram);
   int sms = 0;
-  samples::check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "cudaDeviceGetAttribute");
+  samples::check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0),
+                      "cudaDeviceGetAttribute");
   std::printf("Device: %s (%d SMs)\n", device.c_str(), sms);
   std::vector<Config> configs;
   for (int block : opt.blocks) {
@@ -149,38 +157,42 @@ int main(int argc, char** argv) {
       samples::DeviceBuffer x(bytes), y(bytes), out(bytes), ref(bytes);
       samples::fill_normal(x.get(), n, kernels::DType::f32, 1);
       samples::fill_normal(y.get(), n, kernels::DType::f32, 2);
-      launch({.block = 256, .vec = 1, .persistent = false, .builtin = false}, x.as<float>(), y.as<float>(),
-             ref.as<float>(), n, sms, opt.waves);
+      launch({.block = 256, .vec = 1, .persistent = false, .builtin = false}, x.as<float>(),
+             y.as<float>(), ref.as<float>(), n, sms, opt.waves);
       // The roof: a device-to-device copy moves 2 bytes per byte copied (read + write).
       const double copy_s = median_seconds(opt.reps, [&] {
-        samples::check_cuda(cudaMemcpyAsync(out.get(), x.get(), bytes, cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
+        samples::check_cuda(cudaMemcpyAsync(out.get(), x.get(), bytes, cudaMemcpyDeviceToDevice),
+                            "cudaMemcpyAsync");
       });
       const double copy_gbs = 2.0 * bytes / copy_s / 1e9;
-      std::printf("\nn = %lld (%.1f MB per vector); device-to-device copy %.0f GB/s\n", static_cast<long long>(n),
-                  bytes / 1e6, copy_gbs);
-      std::printf("%-44s %10s %10s %8s %s\n", "configuration", "time (us)", "GB/s", "of copy", "check");
+      std::printf("\nn = %lld (%.1f MB per vector); device-to-device copy %.0f GB/s\n",
+                  static_cast<long long>(n), bytes / 1e6, copy_gbs);
+      std::printf("%-44s %10s %10s %8s %s\n", "configuration", "time (us)", "GB/s", "of copy",
+                  "check");
       double best_s = 1e30;
       std::string best;
       for (const Config& c : configs) {
         samples::fill_nan(out.get(), n, kernels::DType::f32);
         const double s = median_seconds(opt.reps, [&] {
-          flopline::Range range(c.name() + " n=" + std::to_string(n), static_cast<double>(n), 12.0 * n, "fp32");
+          flopline::Range range(c.name() + " n=" + std::to_string(n), static_cast<double>(n),
+                                12.0 * n, "fp32");
           launch(c, x.as<float>(), y.as<float>(), out.as<float>(), n, sms, opt.waves);
         });
         // fp32 addition is exact and order-free here: every configuration must match bit for bit.
-        const double diff = samples::max_abs_diff(out.get(), kernels::DType::f32, ref.get(), kernels::DType::f32, n);
+        const double diff = samples::max_abs_diff(out.get(), kernels::DType::f32, ref.get(),
+                                                  kernels::DType::f32, n);
         const bool good = diff == 0;
         ok = ok && good;
         const double gbs = 12.0 * n / s / 1e9;
-        std::printf("%-44s %10.2f %10.1f %7.0f%% %s\n", c.name().c_str(), s * 1e6, gbs, 100 * gbs / copy_gbs,
-                    good ? "ok" : "WRONG");
+        std::printf("%-44s %10.2f %10.1f %7.0f%% %s\n", c.name().c_str(), s * 1e6, gbs,
+                    100 * gbs / copy_gbs, good ? "ok" : "WRONG");
         if (s < best_s) {
           best_s = s;
           best = c.name();
         }
       }
-      std::printf("fastest: %s, %.1f GB/s (what an autotuner would keep for n = %lld)\n", best.c_str(),
-                  12.0 * n / best_s / 1e9, static_cast<long long>(n));
+      std::printf("fastest: %s, %.1f GB/s (what an autotuner would keep for n = %lld)\n",
+                  best.c_str(), 12.0 * n / best_s / 1e9, static_cast<long long>(n));
       std::fflush(stdout);
     }
   } catch (const std::exception& e) {

@@ -22,7 +22,9 @@
 namespace flopline::gputest {
 namespace {
 
-std::string out_dir() { return gpu_test_out_dir(FLOPLINE_GPU_TEST_DEFAULT_OUT); }
+std::string out_dir() {
+  return gpu_test_out_dir(FLOPLINE_GPU_TEST_DEFAULT_OUT);
+}
 
 RunResult flopline_run(const std::string& name, const std::vector<std::string>& command,
                        const std::vector<std::string>& env = {},
@@ -324,4 +326,6 @@ TEST(Capture, TritonKernelsInsideTheirNvtxRanges) {
 }  // namespace
 }  // namespace flopline::gputest
 
-int main(int argc, char** argv) { return flopline::gputest::run_gpu_tests(argc, argv); }
+int main(int argc, char** argv) {
+  return flopline::gputest::run_gpu_tests(argc, argv);
+}

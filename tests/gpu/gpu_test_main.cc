@@ -25,8 +25,8 @@ int cuda_device_status() {
     dlclose(driver);
   }
   if (e != cudaSuccess) {
-    std::fprintf(stderr, "FAILED: the CUDA runtime cannot count the devices: %s (%s)\n", cudaGetErrorName(e),
-                 cudaGetErrorString(e));
+    std::fprintf(stderr, "FAILED: the CUDA runtime cannot count the devices: %s (%s)\n",
+                 cudaGetErrorName(e), cudaGetErrorString(e));
     return 1;
   }
   return 0;

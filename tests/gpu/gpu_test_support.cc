@@ -16,7 +16,8 @@ std::string gpu_test_out_dir(const std::string& fallback) {
 }
 
 RunResult run_under_flopline(const std::string& flopline_exe, const std::string& base,
-                             const std::vector<std::string>& command, const std::vector<std::string>& env,
+                             const std::vector<std::string>& command,
+                             const std::vector<std::string>& env,
                              const std::vector<std::string>& options) {
   std::remove((base + ".json").c_str());
   std::vector<std::string> argv = {flopline_exe, "run", "-o", base + ".json"};

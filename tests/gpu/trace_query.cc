@@ -85,7 +85,8 @@ const FlowView* TraceView::flow_to(const SliceView& s) const {
   return it == flow_by_end.end() ? nullptr : &flows[it->second];
 }
 
-std::vector<SliceView> TraceView::launched_in(const SliceView& range, const std::string& cat) const {
+std::vector<SliceView> TraceView::launched_in(const SliceView& range,
+                                              const std::string& cat) const {
   std::vector<SliceView> v;
   for (const SliceView& s : slices) {
     if (s.cat != cat) continue;

@@ -54,7 +54,8 @@ struct TraceView {
   const FlowView* flow_to(const SliceView& s) const;
   // GPU slices of `cat` whose launch call (the start of their flow) lies inside the CPU
   // slice `range` on its thread: the work an NVTX range launched.
-  std::vector<SliceView> launched_in(const SliceView& range, const std::string& cat = "kernel") const;
+  std::vector<SliceView> launched_in(const SliceView& range,
+                                     const std::string& cat = "kernel") const;
 };
 
 // Reads a trace file; a failure to read is returned as nullopt with `error` set.

@@ -26,7 +26,8 @@ struct DeviceModel {
 };
 
 inline const DeviceModel kH100{"H100", 90, 132, 2, {18, 18, 18, 18, 18, 16, 16, 10}, 16};
-inline const DeviceModel kH200{"H200", 90, 132, 2, {18, 18, 18, 18, 18, 16, 16, 10}, 16};  // H100's SMs, more memory
+inline const DeviceModel kH200{"H200", 90, 132, 2, {18, 18, 18, 18, 18, 16, 16, 10},
+                               16};  // H100's SMs, more memory
 inline const DeviceModel kA100{"A100", 80, 108, 2, {14, 14, 14, 14, 14, 14, 12, 12}, 16};
 
 inline int resident_clusters(const DeviceModel& d, std::int64_t size) {
@@ -42,7 +43,8 @@ inline SoftmaxPlanDevice device_numbers(const DeviceModel& d, const MatmulProble
   n.arch = d.arch;
   n.sms = d.sms;
   const bool one_launch_types = p.in == DType::tf32 || p.in == DType::bf16;
-  n.one_launch_ctas = one_launch_types ? static_cast<std::int64_t>(d.one_launch_ctas_per_sm) * d.sms : 0;
+  n.one_launch_ctas =
+      one_launch_types ? static_cast<std::int64_t>(d.one_launch_ctas_per_sm) * d.sms : 0;
   n.cluster_rows_clusters = resident_clusters(d, (p.n + 255) / 256);
   return n;
 }
@@ -52,7 +54,7 @@ struct Case {
   DType in, out;
   SoftmaxDim dim;
   SoftmaxScheme scheme;
-  SoftmaxPlan hopper;  // H100 and H200
+  SoftmaxPlan hopper;   // H100 and H200
   int hopper_k_splits;  // split_k plans; 1 otherwise
   SoftmaxPlan a100;     // the sm_80 device; kRefused: the scheme asked for cannot run there
 };
@@ -87,10 +89,12 @@ inline const std::vector<Case>& cases() {
   using namespace t;
   static const std::vector<Case> table = {
       // Anchors of the benchmarks.
-      {4096, 4096, 4096, tf32, f32, rows, automatic, P::swapped_rows_scores_beside_pass, 1, P::unfused},
+      {4096, 4096, 4096, tf32, f32, rows, automatic, P::swapped_rows_scores_beside_pass, 1,
+       P::unfused},
       {4096, 4096, 4096, bf16, f32, rows, automatic, P::rows_rescale_in_launch, 1, P::unfused},
       {4096, 4096, 4096, bf16, bf16, rows, automatic, P::rows_exps_then_pass, 1, P::unfused},
-      {8192, 8192, 1024, tf32, f32, rows, automatic, P::swapped_rows_scores_then_pass, 1, P::unfused},
+      {8192, 8192, 1024, tf32, f32, rows, automatic, P::swapped_rows_scores_then_pass, 1,
+       P::unfused},
       {8192, 8192, 1024, bf16, f32, rows, automatic, P::rows_scores_then_pass, 1, P::unfused},
       {8192, 8192, 1024, bf16, bf16, rows, automatic, P::rows_exps_then_pass, 1, P::unfused},
       {8192, 8192, 512, bf16, f32, rows, automatic, P::rows_recompute_combine, 1, P::unfused},
@@ -103,7 +107,8 @@ inline const std::vector<Case>& cases() {
       {2048, 2048, 2048, bf16, f32, rows, automatic, P::group_rows, 1, P::unfused},
       {1920, 2048, 2048, bf16, f32, rows, automatic, P::cluster_rows, 1, P::unfused},
       {4096, 2048, 512, tf32, f32, rows, automatic, P::group_rows, 1, P::unfused},
-      {2048, 2048, 2048, tf32, f32, rows, automatic, P::swapped_rows_scores_then_pass, 1, P::unfused},
+      {2048, 2048, 2048, tf32, f32, rows, automatic, P::swapped_rows_scores_then_pass, 1,
+       P::unfused},
       {8192, 2048, 2048, bf16, bf16, rows, automatic, P::group_rows, 1, P::unfused},
       {4096, 4096, 1024, bf16, bf16, rows, automatic, P::rows_exps_then_pass, 1, P::unfused},
       // Few tiles: split k; small problems: the one launch (A100: up to 216 CTAs).
@@ -119,11 +124,14 @@ inline const std::vector<Case>& cases() {
       {256, 256, 256, bf16, bf16, rows, automatic, P::cluster_rows, 1, P::one_launch},
       {128, 128, 128, bf16, bf16, rows, automatic, P::one_launch, 1, P::one_launch},
       {128, 128, 128, bf16, f32, cols, automatic, P::one_launch, 1, P::one_launch},
-      {1, 1, 1, tf32, f32, rows, automatic, P::one_launch_scratch_stats, 1, P::one_launch_scratch_stats},
-      {1, 8, 8, bf16, bf16, cols, automatic, P::one_launch_scratch_stats, 1, P::one_launch_scratch_stats},
+      {1, 1, 1, tf32, f32, rows, automatic, P::one_launch_scratch_stats, 1,
+       P::one_launch_scratch_stats},
+      {1, 8, 8, bf16, bf16, cols, automatic, P::one_launch_scratch_stats, 1,
+       P::one_launch_scratch_stats},
       // Rows wider than the row pass's registers.
       {300, 16392, 400, tf32, f32, rows, automatic, P::swapped_rows_exps_then_pass, 1, P::unfused},
-      {300, 16392, 4096, tf32, f32, rows, automatic, P::swapped_rows_exps_beside_pass, 1, P::unfused},
+      {300, 16392, 4096, tf32, f32, rows, automatic, P::swapped_rows_exps_beside_pass, 1,
+       P::unfused},
       {1024, 20480, 1024, bf16, f32, rows, automatic, P::rows_exps_then_pass, 1, P::unfused},
       // The sweeps by name where the automatic choice takes another scheme.
       {2048, 2248, 200, bf16, bf16, rows, sweeps, P::rows_recompute, 1, kRefused},

@@ -9,7 +9,9 @@
 namespace flopline::trace {
 namespace {
 
-Slice make(TimeNs start, TimeNs dur, StringId name = 1) { return Slice{start, dur, name, 0}; }
+Slice make(TimeNs start, TimeNs dur, StringId name = 1) {
+  return Slice{start, dur, name, 0};
+}
 
 // Every row sorted by start and free of overlaps; the total count unchanged.
 void expect_rows_valid(const std::vector<std::vector<Slice>>& rows, std::size_t expected_total) {
@@ -93,7 +95,8 @@ TEST(AssignRows, RandomIntervalsNoneDroppedAndRowsDisjoint) {
     std::vector<Slice> s;
     const int n = 1 + static_cast<int>(rng() % 2000);
     for (int i = 0; i < n; ++i) {
-      s.push_back(make(static_cast<TimeNs>(rng() % 10000) - 5000, static_cast<TimeNs>(rng() % 300)));
+      s.push_back(
+          make(static_cast<TimeNs>(rng() % 10000) - 5000, static_cast<TimeNs>(rng() % 300)));
     }
     std::vector<std::vector<Slice>> rows;
     const std::uint32_t nesting = assign_rows(s, rows);

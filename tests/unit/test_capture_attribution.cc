@@ -14,12 +14,12 @@
 namespace flopline::capture {
 namespace {
 
+using trace::compute_stats;
 using trace::DeviceProperties;
 using trace::GroupBy;
 using trace::Slice;
 using trace::StatsQuery;
 using trace::StatsResult;
-using trace::compute_stats;
 using trace::Trace;
 
 constexpr std::uint32_t kPid = 777;
@@ -270,7 +270,8 @@ TEST(CaptureAttribution, SuffixPrecisionGivesPercentOfPeak) {
     const auto s = with_cat(t, cat);
     ASSERT_EQ(s.size(), 1u) << cat;
     EXPECT_EQ(t.str(s[0].second.name), "mm");
-    EXPECT_NE(t.args.json(s[0].second.args).find(R"("precision":"tf32")"), std::string_view::npos) << cat;
+    EXPECT_NE(t.args.json(s[0].second.args).find(R"("precision":"tf32")"), std::string_view::npos)
+        << cat;
   }
   DeviceProperties d;
   d.peak_flops = {{"tf32", 4e15}};

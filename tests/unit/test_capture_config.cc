@@ -45,10 +45,12 @@ TEST(ActivityKinds, DefaultRecordsCallsThroughCallbacks) {
   // The default records the calls that matter through callbacks, not through RUNTIME and
   // DRIVER activity records (which instrument every call).
   EXPECT_EQ(kDefaultKinds & (kKindRuntime | kKindDriver | kKindQueries | kKindSync), 0u);
-  EXPECT_EQ(kDefaultKinds & (kKindKernel | kKindMemcpy | kKindMemset | kKindNvtx), kKindKernel | kKindMemcpy | kKindMemset | kKindNvtx);
+  EXPECT_EQ(kDefaultKinds & (kKindKernel | kKindMemcpy | kKindMemset | kKindNvtx),
+            kKindKernel | kKindMemcpy | kKindMemset | kKindNvtx);
   EXPECT_NE(kDefaultKinds & kKindCalls, 0u);
   EXPECT_EQ(parse_activity_kinds("calls", &error), kKindCalls);
-  EXPECT_EQ(parse_activity_kinds("default,-calls,api", &error), (kDefaultKinds & ~kKindCalls) | kKindRuntime | kKindDriver);
+  EXPECT_EQ(parse_activity_kinds("default,-calls,api", &error),
+            (kDefaultKinds & ~kKindCalls) | kKindRuntime | kKindDriver);
   EXPECT_EQ(activity_kinds_to_string(kKindKernel | kKindCalls), "kernel,calls");
   // "all": every activity kind (every call, queries included), no callbacks.
   EXPECT_EQ(parse_activity_kinds("all", &error), kAllKinds);
@@ -56,16 +58,19 @@ TEST(ActivityKinds, DefaultRecordsCallsThroughCallbacks) {
 }
 
 TEST(ActivityKinds, RecordedCalls) {
-  for (const char* name : {"cudaLaunchKernel_v7000", "cudaLaunchKernelExC_v11060", "cuLaunchKernel", "cuLaunchKernelEx",
-                           "cudaGraphLaunch_v10000", "cudaMemcpyAsync_v3020", "cuMemcpyHtoDAsync_v2", "cudaMemsetAsync",
-                           "cudaMalloc_v3020", "cudaMallocAsync_v11020", "cuMemAlloc_v2", "cudaFree_v3020", "cuMemFree_v2",
-                           "cudaDeviceSynchronize_v3020", "cudaStreamSynchronize", "cuCtxSynchronize",
-                           "cudaEventRecord", "cudaStreamWaitEvent", "cudaDeviceReset_v3020"}) {
+  for (const char* name :
+       {"cudaLaunchKernel_v7000", "cudaLaunchKernelExC_v11060", "cuLaunchKernel",
+        "cuLaunchKernelEx", "cudaGraphLaunch_v10000", "cudaMemcpyAsync_v3020",
+        "cuMemcpyHtoDAsync_v2", "cudaMemsetAsync", "cudaMalloc_v3020", "cudaMallocAsync_v11020",
+        "cuMemAlloc_v2", "cudaFree_v3020", "cuMemFree_v2", "cudaDeviceSynchronize_v3020",
+        "cudaStreamSynchronize", "cuCtxSynchronize", "cudaEventRecord", "cudaStreamWaitEvent",
+        "cudaDeviceReset_v3020"}) {
     EXPECT_TRUE(is_recorded_call(name)) << name;
   }
-  for (const char* name : {"cudaGetDevice_v3020", "cuGetProcAddress_v2", "cudaStreamIsCapturing_v10000",
-                           "cudaSetDevice_v3020", "cudaEventCreate", "cuDeviceGetAttribute", "cuCtxGetCurrent",
-                           "cudaGetLastError_v3020", "cudaStreamCreateWithFlags"}) {
+  for (const char* name :
+       {"cudaGetDevice_v3020", "cuGetProcAddress_v2", "cudaStreamIsCapturing_v10000",
+        "cudaSetDevice_v3020", "cudaEventCreate", "cuDeviceGetAttribute", "cuCtxGetCurrent",
+        "cudaGetLastError_v3020", "cudaStreamCreateWithFlags"}) {
     EXPECT_FALSE(is_recorded_call(name)) << name;
   }
 }
@@ -214,13 +219,15 @@ TEST(RunOutputPath, APlainFileBelongsToTheCommandsOwnProcess) {
   auto no_dir = [](const std::string&) { return false; };
   EXPECT_EQ(run_output_path("/o/t.json", 50, std::nullopt, true, true, no_dir), "/o/t.json");
   EXPECT_EQ(run_output_path("/o/t.json", 51, std::nullopt, false, true, no_dir), "/o/t-51.json");
-  EXPECT_EQ(run_output_path("/o/t.json.gz", 52, std::string("1"), false, true, no_dir), "/o/t-rank1.json.gz");
+  EXPECT_EQ(run_output_path("/o/t.json.gz", 52, std::string("1"), false, true, no_dir),
+            "/o/t-rank1.json.gz");
   // Outside a run the path is taken as given.
   EXPECT_EQ(run_output_path("/o/t.json", 51, std::nullopt, false, false, no_dir), "/o/t.json");
   // Templates and directories already name each process.
   EXPECT_EQ(run_output_path("/o/t-%p.json", 51, std::nullopt, false, true, no_dir), "/o/t-51.json");
   EXPECT_EQ(run_output_path("/o/", 51, std::nullopt, false, true, no_dir), "/o/flopline-51.json");
-  EXPECT_EQ(run_output_path("/o/", 51, std::string("3"), false, true, no_dir), "/o/flopline-rank3.json");
+  EXPECT_EQ(run_output_path("/o/", 51, std::string("3"), false, true, no_dir),
+            "/o/flopline-rank3.json");
   auto dir = [](const std::string& p) { return p == "/o/d"; };
   EXPECT_EQ(run_output_path("/o/d", 51, std::nullopt, false, true, dir), "/o/d/flopline-51.json");
 }

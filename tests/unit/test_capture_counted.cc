@@ -28,7 +28,8 @@ CounterPlan small_plan() {
   return plan_counter_metrics(chip);
 }
 
-std::vector<double> values(const CounterPlan& plan, double tensor, double ffma, double read, double write) {
+std::vector<double> values(const CounterPlan& plan, double tensor, double ffma, double read,
+                           double write) {
   std::vector<double> v(plan.metrics.size(), 0);
   for (std::size_t i = 0; i < plan.metrics.size(); ++i) {
     const std::string& n = plan.metrics[i].name;
@@ -40,8 +41,8 @@ std::vector<double> values(const CounterPlan& plan, double tensor, double ffma, 
   return v;
 }
 
-void launch(RecordBatch& b, TimeNs t, std::uint32_t correlation, const std::string& name, int grid_x,
-            TimeNs dur = 1000) {
+void launch(RecordBatch& b, TimeNs t, std::uint32_t correlation, const std::string& name,
+            int grid_x, TimeNs dur = 1000) {
   ApiRecord a;
   a.name = "cudaLaunchKernel";
   a.cbid = 211;
@@ -80,12 +81,12 @@ MarkerRecord marker(std::uint32_t id, TimeNs ts, std::uint32_t flags, std::strin
 TEST(KernelCounts, MeasuredByCorrelationInferredBySignature) {
   RecordBatch b;
   b.counters.plan = small_plan();
-  launch(b, 1000, 1, "gemm", 4);    // measured
-  launch(b, 3000, 2, "gemm", 4);    // same signature: inferred from 1
-  launch(b, 5000, 3, "gemm", 8);    // another grid: its own signature, never measured
-  launch(b, 7000, 4, "gemm", 4);    // measured again
-  launch(b, 9000, 5, "gemm", 4);    // inferred from 4, the nearest before it
-  launch(b, 500, 6, "other", 4);    // nothing measured
+  launch(b, 1000, 1, "gemm", 4);  // measured
+  launch(b, 3000, 2, "gemm", 4);  // same signature: inferred from 1
+  launch(b, 5000, 3, "gemm", 8);  // another grid: its own signature, never measured
+  launch(b, 7000, 4, "gemm", 4);  // measured again
+  launch(b, 9000, 5, "gemm", 4);  // inferred from 4, the nearest before it
+  launch(b, 500, 6, "other", 4);  // nothing measured
   b.counter_records.push_back({1, 0, values(b.counters.plan, 100, 0, 0, 0)});
   b.counter_records.push_back({4, 0, values(b.counters.plan, 200, 0, 0, 0)});
   const std::vector<KernelCounts> c = assign_kernel_counts(b);
@@ -156,7 +157,8 @@ std::string args_of(const trace::Trace& t, const std::string& kernel_name, int n
   return {};
 }
 
-const trace::Slice* slice_named(const trace::Trace& t, std::string_view cat, std::string_view name) {
+const trace::Slice* slice_named(const trace::Trace& t, std::string_view cat,
+                                std::string_view name) {
   for (const trace::Track& track : t.tracks) {
     for (const auto& row : track.rows) {
       for (const trace::Slice& s : row) {
@@ -271,7 +273,8 @@ TEST(CountedTrace, MetadataNamesTheMetricsAndWhatWasMeasured) {
   off.counter_records.clear();
   const trace::Trace t2 = decode_to_trace(off);
   std::map<std::string, std::string> info2(t2.info.begin(), t2.info.end());
-  EXPECT_EQ(info2["counters"], "unavailable: cuptiRangeProfilerEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
+  EXPECT_EQ(info2["counters"],
+            "unavailable: cuptiRangeProfilerEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
   // The trace is whole without them.
   EXPECT_NE(slice_named(t2, "kernel", "gemm"), nullptr);
   EXPECT_FALSE(trace::json_member(args_of(t2, "gemm"), "flops").has_value());
@@ -300,7 +303,8 @@ TEST(CountedTrace, GpuMetricsBecomeCounterTracksOfTheirDevice) {
   b.process_id = kPid;
   launch(b, 1000, 1, "k", 1);
   b.gpu_metrics.requested = true;
-  b.gpu_metrics.names = {"sm__cycles_active.avg.pct_of_peak_sustained_elapsed", "dram__bytes_read.sum.per_second"};
+  b.gpu_metrics.names = {"sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
+                         "dram__bytes_read.sum.per_second"};
   b.gpu_metrics.labels = {"SM active %", "DRAM read GB/s"};
   b.gpu_metrics.interval_ns = 20000;
   b.gpu_metric_samples.push_back({0, 1000, 21000, {50.0, 1200.0}});
@@ -380,7 +384,8 @@ namespace {
 
 TEST(KernelCounts, MeasuredLaunchesWithoutTimesArePlacedAtTheirCall) {
   RecordBatch b;
-  const std::vector<std::string> chip = {"sm__sass_thread_inst_executed_op_ffma_pred_on", "gpu__time_duration"};
+  const std::vector<std::string> chip = {"sm__sass_thread_inst_executed_op_ffma_pred_on",
+                                         "gpu__time_duration"};
   b.counters.plan = plan_counter_metrics(chip);
   ASSERT_EQ(b.counters.plan.metrics.size(), 2u);
   ApiRecord call;

@@ -92,11 +92,13 @@ TEST(CounterPlan, BlackwellCountsItsNewPathsAndSharedFp8Path) {
   const CounterMetric* utc = find(plan, "sm__ops_path_tensor_op_utchmma_src_bf16_dst_fp32.sum");
   ASSERT_NE(utc, nullptr);
   EXPECT_EQ(utc->precision, "bf16");
-  const CounterMetric* fp8 = find(plan, "sm__ops_path_tensor_op_utcqmma_src_fp4_fp6_fp8_dst_fp32.sum");
+  const CounterMetric* fp8 =
+      find(plan, "sm__ops_path_tensor_op_utcqmma_src_fp4_fp6_fp8_dst_fp32.sum");
   ASSERT_NE(fp8, nullptr);
   EXPECT_EQ(fp8->precision, "fp8");
   // "_realtime" twins count the same operations: never taken.
-  for (const std::string& name : plan.names()) EXPECT_EQ(name.find("_realtime"), std::string::npos) << name;
+  for (const std::string& name : plan.names())
+    EXPECT_EQ(name.find("_realtime"), std::string::npos) << name;
 }
 
 TEST(CounterPlan, NamesWhatTheChipCannotCount) {
@@ -176,10 +178,10 @@ TEST(CountedWork, TensorMatmulCountsTwoMnk) {
 
 TEST(CountedWork, FmaIsTwoFlopsAndIntegerOpsStayApart) {
   const CounterPlan plan = plan_counter_metrics(chip_metrics("GH100"));
-  const CountedWork w =
-      evaluate_counters(plan, values_for(plan, {{"sm__sass_thread_inst_executed_op_dfma_pred_on.sum", 1000.0},
-                                                {"sm__sass_thread_inst_executed_op_dadd_pred_on.sum", 10.0},
-                                                {"sm__ops_path_tensor_op_igmma_src_int8.sum", 5e6}}));
+  const CountedWork w = evaluate_counters(
+      plan, values_for(plan, {{"sm__sass_thread_inst_executed_op_dfma_pred_on.sum", 1000.0},
+                              {"sm__sass_thread_inst_executed_op_dadd_pred_on.sum", 10.0},
+                              {"sm__ops_path_tensor_op_igmma_src_int8.sum", 5e6}}));
   EXPECT_DOUBLE_EQ(w.flops, 2010.0);
   EXPECT_EQ(w.precision, "fp64");
   EXPECT_DOUBLE_EQ(w.int_ops, 5e6);

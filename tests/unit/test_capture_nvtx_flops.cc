@@ -138,7 +138,8 @@ TEST(CaptureNvtxSuffix, ArbitraryBytesNeverCrash) {
 
 TEST(CaptureNvtxSuffix, FormatterRoundTripsThroughTheParser) {
   EXPECT_EQ(format_range_message("matmul", {}), "matmul");
-  EXPECT_EQ(format_range_message("matmul", {1.37e11, 1e8, ""}), "matmul [flops=1.37e+11 bytes=1e+08]");
+  EXPECT_EQ(format_range_message("matmul", {1.37e11, 1e8, ""}),
+            "matmul [flops=1.37e+11 bytes=1e+08]");
   EXPECT_EQ(format_range_message("m", {std::nullopt, 0.5, ""}), "m [bytes=0.5]");
   EXPECT_EQ(format_range_message("m", {-1.0, std::numeric_limits<double>::infinity(), ""}), "m");
   for (const double v : {0.0, 1.0, 3.0000000000000004, 1.2345678901234567e19, 6.02e23, 5e-7}) {

@@ -169,7 +169,8 @@ bool has_driver() {
 
 std::string temp_dir(const char* what) {
   namespace fs = std::filesystem;
-  const fs::path d = fs::temp_directory_path() / (std::string("flopline-") + what + "-" + std::to_string(getpid()));
+  const fs::path d = fs::temp_directory_path() /
+                     (std::string("flopline-") + what + "-" + std::to_string(getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d.string();
@@ -180,7 +181,8 @@ TEST(RunCommand, WithoutADriverTheCommandStillRunsAndItsCodeIsReturned) {
   const std::string dir = temp_dir("nodriver");
   const std::string marker = dir + "/ran";
   std::ostringstream out, err;
-  const Args args = {"run", "-o", dir + "/t.json", "--", "sh", "-c", "touch " + marker + "; exit 3"};
+  const Args args = {
+      "run", "-o", dir + "/t.json", "--", "sh", "-c", "touch " + marker + "; exit 3"};
   EXPECT_EQ(run_cli(args, out, err), 3);
   EXPECT_TRUE(std::filesystem::exists(marker));
   EXPECT_NE(err.str().find("no CUDA driver"), std::string::npos) << err.str();
@@ -206,7 +208,8 @@ TEST(RunCommand, OutputIntoAMissingDirectoryFailsBeforeTheCommandRuns) {
     std::filesystem::create_directories(dir + "/ro");
     chmod((dir + "/ro").c_str(), 0555);
     std::ostringstream out3, err3;
-    EXPECT_EQ(run_cli(Args{"run", "-o", dir + "/ro/t.json", "--", "true"}, out3, err3), kExitFailure);
+    EXPECT_EQ(run_cli(Args{"run", "-o", dir + "/ro/t.json", "--", "true"}, out3, err3),
+              kExitFailure);
     EXPECT_NE(err3.str().find("Permission denied"), std::string::npos) << err3.str();
   }
   std::filesystem::remove_all(dir);
@@ -248,7 +251,9 @@ TEST(RunEnvironment, RunIdAndPidAndCounters) {
   run.counters = "3";
   run.gpu_metrics = "off";
   const Args env = build_run_environment({}, run);
-  auto has = [&](const std::string& kv) { return std::find(env.begin(), env.end(), kv) != env.end(); };
+  auto has = [&](const std::string& kv) {
+    return std::find(env.begin(), env.end(), kv) != env.end();
+  };
   EXPECT_TRUE(has("FLOPLINE_RUN_ID=id-1"));
   EXPECT_TRUE(has("FLOPLINE_RUN_PID=99"));
   EXPECT_TRUE(has("FLOPLINE_COUNTERS=3"));

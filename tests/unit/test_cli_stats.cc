@@ -225,8 +225,9 @@ TEST(StatsOutput, NonFiniteValuesAreUnknownInEveryOutput) {
   write_stats_csv(r, csv);
   write_stats_json(r, json);
   write_stats_table(r, table);
-  EXPECT_NE(csv.str().find("\"gemm, \"\"tf32\"\"\",2,3000,1500,1500,1000,2000,500,75,,,,,,,,,,,,\n"),
-            std::string::npos)
+  EXPECT_NE(
+      csv.str().find("\"gemm, \"\"tf32\"\"\",2,3000,1500,1500,1000,2000,500,75,,,,,,,,,,,,\n"),
+      std::string::npos)
       << csv.str();
   EXPECT_NE(json.str().find(
                 "\"flops\":null,\"bytes\":null,\"tflops\":null,\"gbps\":null,\"pct_peak\":null"),

@@ -17,7 +17,8 @@ namespace {
 
 // a + b in fp32, rounded toward zero (what a truncating accumulator does).
 float add_toward_zero(float a, float b) {
-  const double exact = static_cast<double>(a) + static_cast<double>(b);  // exact: both are floats near each other
+  const double exact =
+      static_cast<double>(a) + static_cast<double>(b);  // exact: both are floats near each other
   float r = static_cast<float>(exact);
   if (std::fabs(static_cast<double>(r)) > std::fabs(exact)) r = std::nextafter(r, 0.0f);
   return r;
@@ -28,10 +29,12 @@ struct Problem {
   std::vector<double> a, b;  // bf16 values
 };
 
-Problem random_problem(std::int64_t m, std::int64_t n, std::int64_t k, double range, unsigned seed) {
+Problem random_problem(std::int64_t m, std::int64_t n, std::int64_t k, double range,
+                       unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(static_cast<float>(-range), static_cast<float>(range));
-  Problem p{m, n, k, std::vector<double>(static_cast<std::size_t>(m * k)), std::vector<double>(static_cast<std::size_t>(k * n))};
+  Problem p{m, n, k, std::vector<double>(static_cast<std::size_t>(m * k)),
+            std::vector<double>(static_cast<std::size_t>(k * n))};
   for (double& v : p.a) v = round_to_bf16(dist(rng));
   for (double& v : p.b) v = round_to_bf16(dist(rng));
   return p;
@@ -45,8 +48,9 @@ std::vector<double> fp32_matmul(const Problem& p, std::int64_t terms) {
     for (std::int64_t j = 0; j < p.n; ++j) {
       float acc = 0.0f;
       for (std::int64_t l = 0; l < terms; ++l) {
-        const float product = static_cast<float>(p.a[static_cast<std::size_t>(i * p.k + l)] *
-                                                 p.b[static_cast<std::size_t>(l * p.n + j)]);  // exact
+        const float product =
+            static_cast<float>(p.a[static_cast<std::size_t>(i * p.k + l)] *
+                               p.b[static_cast<std::size_t>(l * p.n + j)]);  // exact
         acc = add_toward_zero(acc, product);
       }
       c[static_cast<std::size_t>(i * p.n + j)] = acc;
@@ -80,11 +84,13 @@ MatmulReference* MatmulBounds::ref_ = nullptr;
 std::vector<double>* MatmulBounds::kernel_ = nullptr;
 
 TEST_F(MatmulBounds, FaithfulFp32AndBf16ResultsPass) {
-  const BoundReport fp32 = check_bounds(*kernel_, ref_->c, matmul_bounds(*ref_, 4097, DType::f32, true), kSize);
+  const BoundReport fp32 =
+      check_bounds(*kernel_, ref_->c, matmul_bounds(*ref_, 4097, DType::f32, true), kSize);
   EXPECT_TRUE(fp32.ok()) << fp32.detail;
   std::vector<double> bf16(*kernel_);
   for (double& v : bf16) v = round_to_bf16(static_cast<float>(v));
-  const BoundReport r = check_bounds(bf16, ref_->c, matmul_bounds(*ref_, 4097, DType::bf16, true), kSize);
+  const BoundReport r =
+      check_bounds(bf16, ref_->c, matmul_bounds(*ref_, 4097, DType::bf16, true), kSize);
   EXPECT_TRUE(r.ok()) << r.detail;
 }
 
@@ -93,25 +99,31 @@ TEST_F(MatmulBounds, ZeroedTileFails) {
   for (std::int64_t i = 4; i < 68; ++i) {
     for (std::int64_t j = 8; j < 72; ++j) c[static_cast<std::size_t>(i * kSize + j)] = 0.0;
   }
-  const BoundReport r = check_bounds(c, ref_->c, matmul_bounds(*ref_, 4097, DType::f32, true), kSize);
-  EXPECT_GT(r.outside, 4096u * 9 / 10) << "a zeroed 64x64 tile: " << r.outside << " elements flagged";
+  const BoundReport r =
+      check_bounds(c, ref_->c, matmul_bounds(*ref_, 4097, DType::f32, true), kSize);
+  EXPECT_GT(r.outside, 4096u * 9 / 10)
+      << "a zeroed 64x64 tile: " << r.outside << " elements flagged";
   EXPECT_NE(r.detail.find("outside their error bounds"), std::string::npos) << r.detail;
 }
 
 TEST_F(MatmulBounds, DroppedKTailFails) {
-  const std::vector<double> c = fp32_matmul(*problem_, 4096);  // the last k tile (one term) left out
-  const BoundReport f32 = check_bounds(c, ref_->c, matmul_bounds(*ref_, 4097, DType::f32, true), kSize);
+  const std::vector<double> c =
+      fp32_matmul(*problem_, 4096);  // the last k tile (one term) left out
+  const BoundReport f32 =
+      check_bounds(c, ref_->c, matmul_bounds(*ref_, 4097, DType::f32, true), kSize);
   EXPECT_GT(f32.outside, 20u) << "fp32 output";
   std::vector<double> bf16(c);
   for (double& v : bf16) v = round_to_bf16(static_cast<float>(v));
-  const BoundReport b = check_bounds(bf16, ref_->c, matmul_bounds(*ref_, 4097, DType::bf16, true), kSize);
+  const BoundReport b =
+      check_bounds(bf16, ref_->c, matmul_bounds(*ref_, 4097, DType::bf16, true), kSize);
   EXPECT_GT(b.outside, 20u) << "bf16 output";
 }
 
 TEST_F(MatmulBounds, NaNFails) {
   std::vector<double> c(*kernel_);
   c[77] = std::nan("");
-  const BoundReport r = check_bounds(c, ref_->c, matmul_bounds(*ref_, 4097, DType::f32, true), kSize);
+  const BoundReport r =
+      check_bounds(c, ref_->c, matmul_bounds(*ref_, 4097, DType::f32, true), kSize);
   EXPECT_EQ(r.outside, 1u);
   EXPECT_NE(r.detail.find("(1, 5) = nan"), std::string::npos) << r.detail;
 }
@@ -125,7 +137,8 @@ TEST(ErrorBounds, WrongOutputRoundingFails) {
   EXPECT_TRUE(check_bounds(c, ref.c, matmul_bounds(ref, 64, DType::f32, true), 64).ok());
   for (double& v : c) v = round_to_bf16(static_cast<float>(v));
   EXPECT_TRUE(check_bounds(c, ref.c, matmul_bounds(ref, 64, DType::bf16, true), 64).ok());
-  EXPECT_GT(check_bounds(c, ref.c, matmul_bounds(ref, 64, DType::f32, true), 64).outside, 64u * 64 / 2);
+  EXPECT_GT(check_bounds(c, ref.c, matmul_bounds(ref, 64, DType::f32, true), 64).outside,
+            64u * 64 / 2);
 }
 
 // tf32 from full fp32 values: the bound allows the inputs' rounding only when asked to.
@@ -135,13 +148,16 @@ TEST(ErrorBounds, Tf32RoundingNeedsTheInputTerm) {
   const std::int64_t m = 40, n = 40, k = 300;
   std::vector<double> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n));
   std::vector<double> at(a.size()), bt(b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) at[i] = round_to_tf32(static_cast<float>(a[i] = dist(rng)));
-  for (std::size_t i = 0; i < b.size(); ++i) bt[i] = round_to_tf32(static_cast<float>(b[i] = dist(rng)));
+  for (std::size_t i = 0; i < a.size(); ++i)
+    at[i] = round_to_tf32(static_cast<float>(a[i] = dist(rng)));
+  for (std::size_t i = 0; i < b.size(); ++i)
+    bt[i] = round_to_tf32(static_cast<float>(b[i] = dist(rng)));
   const MatmulReference ref = reference_matmul_host(a, b, m, n, k);
   const MatmulReference rounded = reference_matmul_host(at, bt, m, n, k);  // what tf32 multiplies
   EXPECT_TRUE(check_bounds(rounded.c, ref.c, matmul_bounds(ref, k, DType::f32, false), n).ok());
   EXPECT_FALSE(check_bounds(rounded.c, ref.c, matmul_bounds(ref, k, DType::f32, true), n).ok());
-  EXPECT_EQ(round_to_tf32(1.0f + std::ldexp(1.0f, -11)), 1.0f + std::ldexp(1.0f, -10)) << "ties away from zero";
+  EXPECT_EQ(round_to_tf32(1.0f + std::ldexp(1.0f, -11)), 1.0f + std::ldexp(1.0f, -10))
+      << "ties away from zero";
   EXPECT_EQ(round_to_bf16(1.0f + std::ldexp(1.0f, -8)), 1.0f) << "ties to even";
 }
 
@@ -159,7 +175,8 @@ TEST(ErrorBounds, SoftmaxRowsReplacedByUniformFail) {
     float mx = -INFINITY, sum = 0.0f;
     for (std::int64_t j = 0; j < n; ++j) mx = std::fmax(mx, static_cast<float>(scores[at(i, j)]));
     for (std::int64_t j = 0; j < n; ++j) sum += std::exp(static_cast<float>(scores[at(i, j)]) - mx);
-    for (std::int64_t j = 0; j < n; ++j) got[at(i, j)] = std::exp(static_cast<float>(scores[at(i, j)]) - mx) / sum;
+    for (std::int64_t j = 0; j < n; ++j)
+      got[at(i, j)] = std::exp(static_cast<float>(scores[at(i, j)]) - mx) / sum;
   }
   for (DType out : {DType::f32, DType::bf16}) {
     std::vector<double> stored(got);
@@ -177,7 +194,8 @@ TEST(ErrorBounds, SoftmaxRowsReplacedByUniformFail) {
     }
     EXPECT_EQ(check_line_sums(uniform, bounds, m, n, true), "") << "uniform rows still sum to 1";
     const BoundReport r = check_bounds(uniform, p_ref, bounds, n);
-    EXPECT_GT(r.outside, 5u * 72 / 2) << dtype_name(out) << ": five uniform rows, " << r.outside << " flagged";
+    EXPECT_GT(r.outside, 5u * 72 / 2)
+        << dtype_name(out) << ": five uniform rows, " << r.outside << " flagged";
   }
 }
 

@@ -28,11 +28,12 @@ Trace sample() {
   b.add_slice(th, Slice{base + 10, 10, t.strings.intern("first"), cat, kNoArgs, kNone});
   b.add_slice(th, Slice{base + 30, 10, t.strings.intern("second"), cat, kNoArgs, kNone});
   b.add_slice(th, Slice{base + 50, 10, t.strings.intern("third"), cat, kNoArgs, kNone});
-  b.add_slice(th, Slice{base, 100, t.strings.intern("open range"), t.strings.intern("user_annotation"),
-                        kNoArgs, kNone});
-  b.add_counter_point(b.counter_series(p, t.strings.intern("GPU metrics"), t.strings.intern("SM active %"),
-                                       t.strings.intern("gpu_metrics")),
-                      base + 35, 50.0);
+  b.add_slice(th, Slice{base, 100, t.strings.intern("open range"),
+                        t.strings.intern("user_annotation"), kNoArgs, kNone});
+  b.add_counter_point(
+      b.counter_series(p, t.strings.intern("GPU metrics"), t.strings.intern("SM active %"),
+                       t.strings.intern("gpu_metrics")),
+      base + 35, 50.0);
   Flow f;
   f.id = 9;
   f.name = f.cat = t.strings.intern("ac2g");
@@ -54,7 +55,8 @@ std::size_t slices_named(const Trace& t, std::string_view name) {
 }
 
 std::string fresh_path(const std::string& name) {
-  const auto p = std::filesystem::temp_directory_path() / ("flopline-incr-" + std::to_string(getpid()) + "-" + name);
+  const auto p = std::filesystem::temp_directory_path() /
+                 ("flopline-incr-" + std::to_string(getpid()) + "-" + name);
   std::filesystem::remove(p);
   return p.string();
 }
@@ -68,7 +70,9 @@ Trace read_now(const std::string& path) {
 
 void check_appends(const std::string& path) {
   const Trace t = sample();
-  const std::function<bool(const Slice&)> closed = [&t](const Slice& s) { return t.str(s.name) != "open range"; };
+  const std::function<bool(const Slice&)> closed = [&t](const Slice& s) {
+    return t.str(s.name) != "open range";
+  };
   IncrementalTraceFile file(path);
   std::string error;
   ASSERT_TRUE(file.append(t, 2000000 + 5, closed, &error)) << error;  // nothing has ended yet

@@ -66,7 +66,8 @@ TEST(JsonString, QuotesAndBackslashes) {
   for (std::size_t pos = 0; pos < 20; ++pos) {
     std::string in(20, 'x');
     in[pos] = '"';
-    const std::string want = cat("\"", std::string(pos, 'x'), "\\\"", std::string(19 - pos, 'x'), "\"");
+    const std::string want =
+        cat("\"", std::string(pos, 'x'), "\\\"", std::string(19 - pos, 'x'), "\"");
     EXPECT_EQ(esc(in), want) << pos;
   }
 }
@@ -75,11 +76,21 @@ TEST(JsonString, EveryControlCharacter) {
   for (int c = 0; c < 0x20; ++c) {
     std::string want;
     switch (c) {
-      case '\b': want = "\\b"; break;
-      case '\f': want = "\\f"; break;
-      case '\n': want = "\\n"; break;
-      case '\r': want = "\\r"; break;
-      case '\t': want = "\\t"; break;
+      case '\b':
+        want = "\\b";
+        break;
+      case '\f':
+        want = "\\f";
+        break;
+      case '\n':
+        want = "\\n";
+        break;
+      case '\r':
+        want = "\\r";
+        break;
+      case '\t':
+        want = "\\t";
+        break;
       default: {
         static const char* hex = "0123456789abcdef";
         want = "\\u00";
@@ -98,7 +109,8 @@ TEST(JsonString, EveryControlCharacter) {
 }
 
 TEST(JsonString, ValidUtf8PassesThrough) {
-  const std::string s = "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xED\x9F\xBF \xEE\x80\x80 \xF4\x8F\xBF\xBF";
+  const std::string s =
+      "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xED\x9F\xBF \xEE\x80\x80 \xF4\x8F\xBF\xBF";
   EXPECT_TRUE(is_valid_utf8(s));
   EXPECT_EQ(esc(s), cat("\"", s, "\""));
   // Boundaries: U+0080, U+07FF, U+0800, U+FFFF, U+10000, U+10FFFF.
@@ -116,8 +128,10 @@ struct Invalid {
 
 TEST(JsonString, InvalidUtf8BecomesReplacementPerMaximalSubpart) {
   const Invalid cases[] = {
-      {"\x80", kFffd},                                      // lone continuation
-      {"a\xBF" "b", cat("a", kFffd, "b")},                     //
+      {"\x80", kFffd},  // lone continuation
+      {"a\xBF"
+       "b",
+       cat("a", kFffd, "b")},                               //
       {"\x80\x80", kFffd + kFffd},                          // each continuation alone
       {"\xC3", kFffd},                                      // truncated 2-byte at end
       {"\xC3x", kFffd + "x"},                               // truncated, then ASCII
@@ -135,7 +149,7 @@ TEST(JsonString, InvalidUtf8BecomesReplacementPerMaximalSubpart) {
       {"\xF5\x80\x80\x80", kFffd + kFffd + kFffd + kFffd},  // lead byte above F4
       {"\xFF", kFffd},                                      //
       {"\xFE\xFF", kFffd + kFffd},                          //
-      {"\xE2\x82\xAC\x80", cat("\xE2\x82\xAC", kFffd)},         // valid then stray
+      {"\xE2\x82\xAC\x80", cat("\xE2\x82\xAC", kFffd)},     // valid then stray
       {"\xC3\"", kFffd + "\\\""},                           // truncated before a quote
       {"\xE2\x82\n", kFffd + "\\n"},                        // truncated before a control
   };
@@ -185,7 +199,8 @@ TEST(JsonString, RandomBytesGiveValidJsonStrings) {
       }
     }
     // Valid input: output minus escapes is the input.
-    if (is_valid_utf8(in) && in.find_first_of("\"\\"s + std::string(1, '\0')) == std::string::npos) {
+    if (is_valid_utf8(in) &&
+        in.find_first_of("\"\\"s + std::string(1, '\0')) == std::string::npos) {
       bool has_control = false;
       for (char c : in) has_control |= static_cast<unsigned char>(c) < 0x20;
       if (!has_control) {
@@ -248,9 +263,9 @@ TEST(Integers, AllDigitCountsAndExtremes) {
     }
     if (digits < 20) v *= 10;
   }
-  for (std::int64_t x : {std::int64_t{0}, std::int64_t{-1}, std::int64_t{9}, std::int64_t{-10},
-                         std::numeric_limits<std::int64_t>::max(),
-                         std::numeric_limits<std::int64_t>::min()}) {
+  for (std::int64_t x :
+       {std::int64_t{0}, std::int64_t{-1}, std::int64_t{9}, std::int64_t{-10},
+        std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()}) {
     std::string out;
     append_int(out, x);
     EXPECT_EQ(out, std::to_string(x));
@@ -272,7 +287,8 @@ TEST(Doubles, ShortestRoundTripAndNull) {
   EXPECT_EQ(dbl(-std::numeric_limits<double>::infinity()), "null");
   std::mt19937_64 rng(7);
   for (int i = 0; i < 1000; ++i) {
-    const double x = std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 200) - 100);
+    const double x =
+        std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 200) - 100);
     const std::string s = dbl(i % 2 ? -x : x);
     EXPECT_EQ(std::stod(s), i % 2 ? -x : x) << s;
     EXPECT_LE(s.size(), kMaxDoubleChars);
@@ -283,8 +299,9 @@ TEST(Compact, StrictJsonOnOneLine) {
   EXPECT_EQ(compact("{ \"a\" : 1 ,\n \"b\" : [ 1 , 2 ] }"), R"({"a":1,"b":[1,2]})");
   EXPECT_EQ(compact(R"({"s":"keep  spaces \" \\ \n \u00e9"})"),
             R"({"s":"keep  spaces \" \\ \n \u00e9"})");
-  EXPECT_EQ(compact("{\"x\":nan,\"y\":-inf,\"z\":Infinity,\"w\":NaN,\"t\":true,\"f\":false,\"n\":null}"),
-            R"({"x":null,"y":null,"z":null,"w":null,"t":true,"f":false,"n":null})");
+  EXPECT_EQ(
+      compact("{\"x\":nan,\"y\":-inf,\"z\":Infinity,\"w\":NaN,\"t\":true,\"f\":false,\"n\":null}"),
+      R"({"x":null,"y":null,"z":null,"w":null,"t":true,"f":false,"n":null})");
   EXPECT_EQ(compact("{\"n\":-1.5e+10,\"m\":2E-3}"), R"({"n":-1.5e+10,"m":2E-3})");
   EXPECT_EQ(compact("{\"raw\":\"tab\there\nnl\"}"), R"({"raw":"tab\there\nnl"})");
   EXPECT_EQ(compact("{\"bad\":\"\xC0\x80\"}"), cat("{\"bad\":\"", kFffd, kFffd, "\"}"));

@@ -52,7 +52,8 @@ TEST(JsonValue, Integers) {
 
 TEST(JsonValue, Strings) {
   EXPECT_EQ(json_string(R"("plain")"), "plain");
-  EXPECT_EQ(json_string(R"( "a\u0000b\n\u00e9\ud83d\ude00" )"), std::string("a\0b\n\xc3\xa9\xf0\x9f\x98\x80", 10));
+  EXPECT_EQ(json_string(R"( "a\u0000b\n\u00e9\ud83d\ude00" )"),
+            std::string("a\0b\n\xc3\xa9\xf0\x9f\x98\x80", 10));
   EXPECT_EQ(json_string(R"("lone \ud800 surrogate")"), "lone \xef\xbf\xbd surrogate");
   EXPECT_EQ(json_string("\"bytes \xff\xfe kept\""), "bytes \xff\xfe kept");
   EXPECT_FALSE(json_string("12"));

@@ -15,8 +15,12 @@ namespace flopline::kernels {
 namespace {
 
 // Fake device addresses: the checks look at them, never through them.
-const void* at(std::uintptr_t address) { return reinterpret_cast<const void*>(address); }
-void* at_mut(std::uintptr_t address) { return reinterpret_cast<void*>(address); }
+const void* at(std::uintptr_t address) {
+  return reinterpret_cast<const void*>(address);
+}
+void* at_mut(std::uintptr_t address) {
+  return reinterpret_cast<void*>(address);
+}
 constexpr std::uintptr_t kA = 0x100000, kB = 0x200000, kC = 0x300000;
 
 // --- cost model -------------------------------------------------------------------
@@ -46,7 +50,8 @@ TEST(KernelCost, MatmulSoftmaxAddsFiveFlopsPerScoreAndNoScoreTraffic) {
   EXPECT_EQ(c.name, "matmul_softmax_rows tf32 4096x4096x4096");
   EXPECT_EQ(c.precision, "tf32");
 
-  const OpCost cols = matmul_softmax_cost(16384, 2048, 128, SoftmaxDim::cols, DType::bf16, DType::bf16);
+  const OpCost cols =
+      matmul_softmax_cost(16384, 2048, 128, SoftmaxDim::cols, DType::bf16, DType::bf16);
   EXPECT_DOUBLE_EQ(cols.flops, 2.0 * 16384 * 2048 * 128 + 5.0 * 16384 * 2048);
   EXPECT_DOUBLE_EQ(cols.bytes, (16384.0 * 128 + 128.0 * 2048) * 2 + 16384.0 * 2048 * 2);
   EXPECT_EQ(cols.name, "matmul_softmax_cols bf16 16384x2048x128");
@@ -54,7 +59,7 @@ TEST(KernelCost, MatmulSoftmaxAddsFiveFlopsPerScoreAndNoScoreTraffic) {
 
 TEST(KernelCost, SoftmaxIsFiveFlopsAndOneReadOneWritePerElement) {
   const OpCost c = softmax_cost(4096, 2048, SoftmaxDim::cols, DType::bf16, DType::f32);
-  EXPECT_DOUBLE_EQ(c.flops, 41943040.0);         // 5 * 2^23
+  EXPECT_DOUBLE_EQ(c.flops, 41943040.0);           // 5 * 2^23
   EXPECT_DOUBLE_EQ(c.bytes, 8388608.0 * (2 + 4));  // read bf16, write fp32
   EXPECT_EQ(c.name, "softmax_cols bf16 4096x2048");
   EXPECT_EQ(c.precision, "fp32");
@@ -80,8 +85,8 @@ TEST(KernelCost, ElementwiseFlopsAndBytesPerOp) {
       {ElementwiseOp::relu, DType::f32, 5, 5, 40, "relu fp32 n=5", "fp32"},
       {ElementwiseOp::gelu, DType::bf16, 3, 24, 12, "gelu bf16 n=3", "fp32"},
       {ElementwiseOp::add, DType::f32, 0, 0, 0, "add fp32 n=0", "fp32"},
-      {ElementwiseOp::add, DType::f32, std::int64_t{1} << 28, 268435456.0, 3221225472.0, "add fp32 n=268435456",
-       "fp32"},
+      {ElementwiseOp::add, DType::f32, std::int64_t{1} << 28, 268435456.0, 3221225472.0,
+       "add fp32 n=268435456", "fp32"},
   };
   for (const Want& w : wants) {
     const OpCost c = elementwise_cost(w.op, w.n, w.t);
@@ -132,9 +137,10 @@ TEST(KernelDType, NamesAndSizes) {
 
 TEST(KernelDType, ParsesEverySpellingAndRoundTripsNames) {
   const std::pair<const char*, DType> spellings[] = {
-      {"fp32", DType::f32},    {"f32", DType::f32},   {"float32", DType::f32},   {"float", DType::f32},
-      {"FP32", DType::f32},    {"tf32", DType::tf32}, {"TF32", DType::tf32},     {"bf16", DType::bf16},
-      {"bfloat16", DType::bf16}, {"BF16", DType::bf16}, {"fp16", DType::f16},    {"f16", DType::f16},
+      {"fp32", DType::f32},    {"f32", DType::f32},   {"float32", DType::f32},
+      {"float", DType::f32},   {"FP32", DType::f32},  {"tf32", DType::tf32},
+      {"TF32", DType::tf32},   {"bf16", DType::bf16}, {"bfloat16", DType::bf16},
+      {"BF16", DType::bf16},   {"fp16", DType::f16},  {"f16", DType::f16},
       {"float16", DType::f16}, {"half", DType::f16},  {"Float16", DType::f16},
   };
   for (const auto& [text, want] : spellings) {
@@ -187,20 +193,21 @@ MatmulProblem matmul_problem(std::int64_t m, std::int64_t n, std::int64_t k, DTy
 }
 
 TEST(KernelChecks, MatmulAcceptsEverySupportedDtypePair) {
-  const std::pair<DType, DType> pairs[] = {{DType::f32, DType::f32}, {DType::tf32, DType::f32},
-                                          {DType::bf16, DType::bf16}, {DType::bf16, DType::f32},
-                                          {DType::f16, DType::f16},   {DType::f16, DType::f32}};
+  const std::pair<DType, DType> pairs[] = {{DType::f32, DType::f32},   {DType::tf32, DType::f32},
+                                           {DType::bf16, DType::bf16}, {DType::bf16, DType::f32},
+                                           {DType::f16, DType::f16},   {DType::f16, DType::f32}};
   for (const auto& in_out : pairs) {
     const DType in = in_out.first, out = in_out.second;
-    EXPECT_NO_THROW(check_matmul(matmul_problem(1, 1, 1, in, out), 80)) << dtype_name(in) << "->" << dtype_name(out);
+    EXPECT_NO_THROW(check_matmul(matmul_problem(1, 1, 1, in, out), 80))
+        << dtype_name(in) << "->" << dtype_name(out);
     EXPECT_NO_THROW(check_matmul(matmul_problem(4097, 17, 1000, in, out), 90));
   }
 }
 
 TEST(KernelChecks, MatmulRefusesUnsupportedDtypePairs) {
-  const std::pair<DType, DType> pairs[] = {{DType::f32, DType::bf16}, {DType::f32, DType::tf32},
-                                          {DType::tf32, DType::bf16}, {DType::tf32, DType::tf32},
-                                          {DType::bf16, DType::f16},  {DType::f16, DType::bf16}};
+  const std::pair<DType, DType> pairs[] = {{DType::f32, DType::bf16},  {DType::f32, DType::tf32},
+                                           {DType::tf32, DType::bf16}, {DType::tf32, DType::tf32},
+                                           {DType::bf16, DType::f16},  {DType::f16, DType::bf16}};
   for (const auto& in_out : pairs) {
     const DType in = in_out.first, out = in_out.second;
     const std::string pair = std::string(dtype_name(in)) + " -> " + dtype_name(out);
@@ -210,12 +217,17 @@ TEST(KernelChecks, MatmulRefusesUnsupportedDtypePairs) {
 }
 
 TEST(KernelChecks, MatmulNamesTheBadSize) {
-  expect_error([] { check_matmul(matmul_problem(0, 8, 8, DType::f32, DType::f32), 90); }, {"m = 0", ">= 1"});
-  expect_error([] { check_matmul(matmul_problem(8, -1, 8, DType::f32, DType::f32), 90); }, {"n = -1"});
-  expect_error([] { check_matmul(matmul_problem(8, 8, 0, DType::f32, DType::f32), 90); }, {"k = 0"});
-  expect_error([] { check_matmul(matmul_problem(8, 8, std::int64_t{1} << 31, DType::f32, DType::f32), 90); },
-               {"k = 2147483648", "2^31-1"});
-  EXPECT_NO_THROW(check_matmul(matmul_problem((std::int64_t{1} << 31) - 1, 1, 1, DType::f32, DType::f32), 90));
+  expect_error([] { check_matmul(matmul_problem(0, 8, 8, DType::f32, DType::f32), 90); },
+               {"m = 0", ">= 1"});
+  expect_error([] { check_matmul(matmul_problem(8, -1, 8, DType::f32, DType::f32), 90); },
+               {"n = -1"});
+  expect_error([] { check_matmul(matmul_problem(8, 8, 0, DType::f32, DType::f32), 90); },
+               {"k = 0"});
+  expect_error(
+      [] { check_matmul(matmul_problem(8, 8, std::int64_t{1} << 31, DType::f32, DType::f32), 90); },
+      {"k = 2147483648", "2^31-1"});
+  EXPECT_NO_THROW(
+      check_matmul(matmul_problem((std::int64_t{1} << 31) - 1, 1, 1, DType::f32, DType::f32), 90));
 }
 
 TEST(KernelChecks, MatmulNamesTheNullPointer) {
@@ -244,27 +256,43 @@ TEST(KernelChecks, MatmulPathLimits) {
   EXPECT_NO_THROW(check_matmul_path(f32, MatmulPath::simt, 80));
   EXPECT_NO_THROW(check_matmul_path(bf16, MatmulPath::sm80, 90));
   EXPECT_NO_THROW(check_matmul_path(bf16, MatmulPath::sm90, 90));
-  expect_error([&] { check_matmul_path(bf16, MatmulPath::simt, 90); }, {"simt", "fp32 only", "bf16"});
+  expect_error([&] { check_matmul_path(bf16, MatmulPath::simt, 90); },
+               {"simt", "fp32 only", "bf16"});
   expect_error([&] { check_matmul_path(f32, MatmulPath::sm80, 90); }, {"sm80", "not fp32"});
   expect_error([&] { check_matmul_path(f32, MatmulPath::sm90, 90); }, {"sm90", "not fp32"});
-  expect_error([&] { check_matmul_path(bf16, MatmulPath::sm90, 80); }, {"sm90", "sm_90 device", "sm_80"});
+  expect_error([&] { check_matmul_path(bf16, MatmulPath::sm90, 80); },
+               {"sm90", "sm_90 device", "sm_80"});
   // wgmma is sm_90a only: a newer GPU does not run the sm90 path.
   expect_error([&] { check_matmul_path(bf16, MatmulPath::sm90, 100); }, {"sm_90 device", "sm_100"});
   // The problem checks come first, whatever the path.
-  expect_error([&] { check_matmul_path(matmul_problem(0, 8, 8, DType::bf16, DType::bf16), MatmulPath::sm80, 90); },
-               {"m = 0"});
+  expect_error(
+      [&] {
+        check_matmul_path(matmul_problem(0, 8, 8, DType::bf16, DType::bf16), MatmulPath::sm80, 90);
+      },
+      {"m = 0"});
 }
 
 TEST(KernelChecks, MatmulSm90NeedsSixteenByteStridesAndBases) {
   // k * 2 bytes = 8194: not a multiple of 16.
-  expect_error([] { check_matmul_path(matmul_problem(64, 64, 4097, DType::bf16, DType::bf16), MatmulPath::sm90, 90); },
-               {"k*2 bytes", "k = 4097"});
-  expect_error([] { check_matmul_path(matmul_problem(64, 4, 64, DType::f16, DType::f16), MatmulPath::sm90, 90); },
-               {"n*2 bytes", "n = 4"});
+  expect_error(
+      [] {
+        check_matmul_path(matmul_problem(64, 64, 4097, DType::bf16, DType::bf16), MatmulPath::sm90,
+                          90);
+      },
+      {"k*2 bytes", "k = 4097"});
+  expect_error(
+      [] {
+        check_matmul_path(matmul_problem(64, 4, 64, DType::f16, DType::f16), MatmulPath::sm90, 90);
+      },
+      {"n*2 bytes", "n = 4"});
   // tf32: 4-byte elements, so k = 4 is enough (16 bytes).
-  EXPECT_NO_THROW(check_matmul_path(matmul_problem(64, 4, 4, DType::tf32, DType::f32), MatmulPath::sm90, 90));
-  expect_error([] { check_matmul_path(matmul_problem(64, 6, 64, DType::tf32, DType::f32), MatmulPath::sm90, 90); },
-               {"n*4 bytes", "n = 6"});
+  EXPECT_NO_THROW(
+      check_matmul_path(matmul_problem(64, 4, 4, DType::tf32, DType::f32), MatmulPath::sm90, 90));
+  expect_error(
+      [] {
+        check_matmul_path(matmul_problem(64, 6, 64, DType::tf32, DType::f32), MatmulPath::sm90, 90);
+      },
+      {"n*4 bytes", "n = 6"});
   MatmulProblem p = matmul_problem(64, 64, 64, DType::bf16, DType::bf16);
   p.a = at(kA + 8);
   expect_error([&] { check_matmul_path(p, MatmulPath::sm90, 90); }, {"16-byte aligned"});
@@ -274,16 +302,25 @@ TEST(KernelChecks, MatmulSm90NeedsSixteenByteStridesAndBases) {
 }
 
 TEST(KernelChecks, ChooseMatmulPath) {
-  EXPECT_EQ(choose_matmul_path(matmul_problem(4096, 4096, 4096, DType::f32, DType::f32), 90), MatmulPath::simt);
-  EXPECT_EQ(choose_matmul_path(matmul_problem(4096, 4096, 4096, DType::f32, DType::f32), 80), MatmulPath::simt);
-  EXPECT_EQ(choose_matmul_path(matmul_problem(4096, 4096, 4096, DType::bf16, DType::bf16), 90), MatmulPath::sm90);
-  EXPECT_EQ(choose_matmul_path(matmul_problem(4096, 4096, 4096, DType::tf32, DType::f32), 90), MatmulPath::sm90);
-  EXPECT_EQ(choose_matmul_path(matmul_problem(4096, 4096, 4096, DType::bf16, DType::bf16), 80), MatmulPath::sm80);
-  EXPECT_EQ(choose_matmul_path(matmul_problem(4096, 4096, 4096, DType::bf16, DType::bf16), 89), MatmulPath::sm80);
-  EXPECT_EQ(choose_matmul_path(matmul_problem(4096, 4096, 4096, DType::bf16, DType::bf16), 100), MatmulPath::sm80);
+  EXPECT_EQ(choose_matmul_path(matmul_problem(4096, 4096, 4096, DType::f32, DType::f32), 90),
+            MatmulPath::simt);
+  EXPECT_EQ(choose_matmul_path(matmul_problem(4096, 4096, 4096, DType::f32, DType::f32), 80),
+            MatmulPath::simt);
+  EXPECT_EQ(choose_matmul_path(matmul_problem(4096, 4096, 4096, DType::bf16, DType::bf16), 90),
+            MatmulPath::sm90);
+  EXPECT_EQ(choose_matmul_path(matmul_problem(4096, 4096, 4096, DType::tf32, DType::f32), 90),
+            MatmulPath::sm90);
+  EXPECT_EQ(choose_matmul_path(matmul_problem(4096, 4096, 4096, DType::bf16, DType::bf16), 80),
+            MatmulPath::sm80);
+  EXPECT_EQ(choose_matmul_path(matmul_problem(4096, 4096, 4096, DType::bf16, DType::bf16), 89),
+            MatmulPath::sm80);
+  EXPECT_EQ(choose_matmul_path(matmul_problem(4096, 4096, 4096, DType::bf16, DType::bf16), 100),
+            MatmulPath::sm80);
   // On sm_90, shapes TMA cannot describe fall back to the portable tensor-core path.
-  EXPECT_EQ(choose_matmul_path(matmul_problem(4096, 4096, 4097, DType::bf16, DType::bf16), 90), MatmulPath::sm80);
-  EXPECT_EQ(choose_matmul_path(matmul_problem(1, 1, 1, DType::f16, DType::f32), 90), MatmulPath::sm80);
+  EXPECT_EQ(choose_matmul_path(matmul_problem(4096, 4096, 4097, DType::bf16, DType::bf16), 90),
+            MatmulPath::sm80);
+  EXPECT_EQ(choose_matmul_path(matmul_problem(1, 1, 1, DType::f16, DType::f32), 90),
+            MatmulPath::sm80);
   MatmulProblem p = matmul_problem(4096, 4096, 4096, DType::bf16, DType::bf16);
   p.a = at(kA + 2);
   EXPECT_EQ(choose_matmul_path(p, 90), MatmulPath::sm80);
@@ -307,8 +344,10 @@ TEST(KernelChecks, ElementwiseAcceptsValidCalls) {
     for (ElementwiseOp op : {ElementwiseOp::relu, ElementwiseOp::gelu}) {
       EXPECT_NO_THROW(check_elementwise(elementwise_problem(false, 1000, t), op, 80));
     }
-    EXPECT_NO_THROW(check_elementwise(elementwise_problem(false, 7, t), ElementwiseOp::custom, 90, 1));
-    EXPECT_NO_THROW(check_elementwise(elementwise_problem(true, 7, t), ElementwiseOp::custom, 90, 2));
+    EXPECT_NO_THROW(
+        check_elementwise(elementwise_problem(false, 7, t), ElementwiseOp::custom, 90, 1));
+    EXPECT_NO_THROW(
+        check_elementwise(elementwise_problem(true, 7, t), ElementwiseOp::custom, 90, 2));
   }
   // Odd element offsets are fine: only byte misalignment within an element is refused.
   ElementwiseProblem p = elementwise_problem(true, 5, DType::bf16);
@@ -327,39 +366,56 @@ TEST(KernelChecks, ElementwiseZeroLengthChecksNoPointers) {
 }
 
 TEST(KernelChecks, ElementwiseNamesTheArgument) {
-  expect_error([] { check_elementwise(elementwise_problem(true, -1, DType::f32), ElementwiseOp::add, 90); },
-               {"add: n = -1 is negative"});
-  expect_error([] { check_elementwise(elementwise_problem(false, 8, DType::tf32), ElementwiseOp::relu, 90); },
-               {"relu: tf32"});
-  expect_error([] { check_elementwise(elementwise_problem(true, 8, DType::f32), ElementwiseOp::mul, 75); },
-               {"mul: needs compute capability 8.0", "sm_75"});
+  expect_error(
+      [] { check_elementwise(elementwise_problem(true, -1, DType::f32), ElementwiseOp::add, 90); },
+      {"add: n = -1 is negative"});
+  expect_error(
+      [] {
+        check_elementwise(elementwise_problem(false, 8, DType::tf32), ElementwiseOp::relu, 90);
+      },
+      {"relu: tf32"});
+  expect_error(
+      [] { check_elementwise(elementwise_problem(true, 8, DType::f32), ElementwiseOp::mul, 75); },
+      {"mul: needs compute capability 8.0", "sm_75"});
   ElementwiseProblem p = elementwise_problem(true, 8, DType::f32);
   p.x = nullptr;
-  expect_error([&] { check_elementwise(p, ElementwiseOp::axpy, 90); }, {"axpy: x is a null pointer"});
+  expect_error([&] { check_elementwise(p, ElementwiseOp::axpy, 90); },
+               {"axpy: x is a null pointer"});
   p = elementwise_problem(true, 8, DType::f32);
   p.y = nullptr;
   expect_error([&] { check_elementwise(p, ElementwiseOp::add, 90); }, {"add: y is a null pointer"});
   p = elementwise_problem(false, 8, DType::f32);
   p.out = nullptr;
-  expect_error([&] { check_elementwise(p, ElementwiseOp::gelu, 90); }, {"gelu: out is a null pointer"});
-  expect_error([] { check_elementwise(elementwise_problem(true, 8, DType::f32), ElementwiseOp::relu, 90); },
-               {"relu: y must be null"});
-  expect_error([] { check_elementwise(elementwise_problem(false, 8, DType::f32), ElementwiseOp::custom, 90, 2); },
-               {"custom: y is a null pointer"});
-  expect_error([] { check_elementwise(elementwise_problem(true, 8, DType::f32), ElementwiseOp::custom, 90, 3); },
-               {"custom_inputs = 3"});
+  expect_error([&] { check_elementwise(p, ElementwiseOp::gelu, 90); },
+               {"gelu: out is a null pointer"});
+  expect_error(
+      [] { check_elementwise(elementwise_problem(true, 8, DType::f32), ElementwiseOp::relu, 90); },
+      {"relu: y must be null"});
+  expect_error(
+      [] {
+        check_elementwise(elementwise_problem(false, 8, DType::f32), ElementwiseOp::custom, 90, 2);
+      },
+      {"custom: y is a null pointer"});
+  expect_error(
+      [] {
+        check_elementwise(elementwise_problem(true, 8, DType::f32), ElementwiseOp::custom, 90, 3);
+      },
+      {"custom_inputs = 3"});
 }
 
 TEST(KernelChecks, ElementwisePointersMustBeElementAligned) {
   ElementwiseProblem p = elementwise_problem(true, 8, DType::f32);
   p.x = at(kA + 2);
-  expect_error([&] { check_elementwise(p, ElementwiseOp::add, 90); }, {"add: x is not aligned to its 4-byte fp32 element"});
+  expect_error([&] { check_elementwise(p, ElementwiseOp::add, 90); },
+               {"add: x is not aligned to its 4-byte fp32 element"});
   p = elementwise_problem(true, 8, DType::bf16);
   p.y = at(kB + 1);
-  expect_error([&] { check_elementwise(p, ElementwiseOp::mul, 90); }, {"mul: y is not aligned to its 2-byte bf16"});
+  expect_error([&] { check_elementwise(p, ElementwiseOp::mul, 90); },
+               {"mul: y is not aligned to its 2-byte bf16"});
   p = elementwise_problem(false, 8, DType::f16);
   p.out = at_mut(kC + 3);
-  expect_error([&] { check_elementwise(p, ElementwiseOp::gelu, 90); }, {"gelu: out is not aligned"});
+  expect_error([&] { check_elementwise(p, ElementwiseOp::gelu, 90); },
+               {"gelu: out is not aligned"});
 }
 
 SoftmaxProblem softmax_problem(std::int64_t m, std::int64_t n, DType in, DType out) {
@@ -374,12 +430,15 @@ SoftmaxProblem softmax_problem(std::int64_t m, std::int64_t n, DType in, DType o
 }
 
 TEST(KernelChecks, SoftmaxAcceptsEverySupportedTypePair) {
-  const std::pair<DType, DType> pairs[] = {{DType::f32, DType::f32}, {DType::bf16, DType::bf16},
-                                          {DType::bf16, DType::f32}, {DType::f16, DType::f16},
-                                          {DType::f16, DType::f32}};
+  const std::pair<DType, DType> pairs[] = {{DType::f32, DType::f32},
+                                           {DType::bf16, DType::bf16},
+                                           {DType::bf16, DType::f32},
+                                           {DType::f16, DType::f16},
+                                           {DType::f16, DType::f32}};
   for (const auto& in_out : pairs) {
     const DType in = in_out.first, out = in_out.second;
-    EXPECT_NO_THROW(check_softmax(softmax_problem(4096, 4097, in, out), 90)) << dtype_name(in) << "->" << dtype_name(out);
+    EXPECT_NO_THROW(check_softmax(softmax_problem(4096, 4097, in, out), 90))
+        << dtype_name(in) << "->" << dtype_name(out);
   }
   // In place, and an empty matrix with no pointers.
   SoftmaxProblem p = softmax_problem(7, 17, DType::f32, DType::f32);
@@ -392,18 +451,26 @@ TEST(KernelChecks, SoftmaxAcceptsEverySupportedTypePair) {
 }
 
 TEST(KernelChecks, SoftmaxNamesTheArgument) {
-  const std::pair<DType, DType> bad[] = {{DType::f32, DType::tf32}, {DType::bf16, DType::f16}, {DType::f16, DType::bf16}};
+  const std::pair<DType, DType> bad[] = {
+      {DType::f32, DType::tf32}, {DType::bf16, DType::f16}, {DType::f16, DType::bf16}};
   for (const auto& in_out : bad) {
     const DType in = in_out.first, out = in_out.second;
-    const std::string text = std::string("unsupported output type ") + dtype_name(out) + " for " + dtype_name(in);
-    expect_error([&] { check_softmax(softmax_problem(8, 8, in, out), 90); }, {"softmax:", text.c_str()});
+    const std::string text =
+        std::string("unsupported output type ") + dtype_name(out) + " for " + dtype_name(in);
+    expect_error([&] { check_softmax(softmax_problem(8, 8, in, out), 90); },
+                 {"softmax:", text.c_str()});
   }
-  expect_error([] { check_softmax(softmax_problem(8, 8, DType::tf32, DType::f32), 90); }, {"softmax: tf32"});
-  expect_error([] { check_softmax(softmax_problem(-1, 8, DType::f32, DType::f32), 90); }, {"softmax: m = -1 is negative"});
-  expect_error([] { check_softmax(softmax_problem(8, -2, DType::f32, DType::f32), 90); }, {"softmax: n = -2 is negative"});
-  expect_error([] { check_softmax(softmax_problem(std::int64_t{1} << 31, 1, DType::f32, DType::f32), 90); },
-               {"m = 2147483648", "2^31-1"});
-  expect_error([] { check_softmax(softmax_problem(8, 8, DType::f32, DType::f32), 70); }, {"softmax", "sm_70"});
+  expect_error([] { check_softmax(softmax_problem(8, 8, DType::tf32, DType::f32), 90); },
+               {"softmax: tf32"});
+  expect_error([] { check_softmax(softmax_problem(-1, 8, DType::f32, DType::f32), 90); },
+               {"softmax: m = -1 is negative"});
+  expect_error([] { check_softmax(softmax_problem(8, -2, DType::f32, DType::f32), 90); },
+               {"softmax: n = -2 is negative"});
+  expect_error(
+      [] { check_softmax(softmax_problem(std::int64_t{1} << 31, 1, DType::f32, DType::f32), 90); },
+      {"m = 2147483648", "2^31-1"});
+  expect_error([] { check_softmax(softmax_problem(8, 8, DType::f32, DType::f32), 70); },
+               {"softmax", "sm_70"});
   SoftmaxProblem p = softmax_problem(8, 8, DType::f32, DType::f32);
   p.x = nullptr;
   expect_error([&] { check_softmax(p, 90); }, {"softmax: x is a null pointer"});
@@ -412,15 +479,18 @@ TEST(KernelChecks, SoftmaxNamesTheArgument) {
   expect_error([&] { check_softmax(p, 90); }, {"softmax: out is a null pointer"});
   p = softmax_problem(8, 8, DType::bf16, DType::f32);
   p.out = at_mut(kC + 2);  // fine for bf16, not for the fp32 output
-  expect_error([&] { check_softmax(p, 90); }, {"softmax: out is not aligned to its 4-byte fp32 element"});
+  expect_error([&] { check_softmax(p, 90); },
+               {"softmax: out is not aligned to its 4-byte fp32 element"});
   p = softmax_problem(8, 8, DType::bf16, DType::f32);
   p.x = at(kA + 1);
-  expect_error([&] { check_softmax(p, 90); }, {"softmax: x is not aligned to its 2-byte bf16 element"});
+  expect_error([&] { check_softmax(p, 90); },
+               {"softmax: x is not aligned to its 2-byte bf16 element"});
 }
 
 // --- elementwise vector/scalar split ---------------------------------------------------
 
-detail::ElementwisePlan plan3(std::uintptr_t x, std::uintptr_t y, std::uintptr_t out, std::int64_t n, std::size_t es) {
+detail::ElementwisePlan plan3(std::uintptr_t x, std::uintptr_t y, std::uintptr_t out,
+                              std::int64_t n, std::size_t es) {
   const void* pointers[3] = {at(x), at(out), at(y)};
   return detail::plan_elementwise(pointers, 3, n, es);
 }
@@ -479,7 +549,8 @@ TEST(KernelElementwisePlan, PartsCoverTheRangeAndVectorsAreAligned) {
           for (std::int64_t n = 0; n < 40; ++n) {
             const std::uintptr_t x = kA + ox * es, y = kB + oy * es, out = kC + oo * es;
             const detail::ElementwisePlan p = plan3(x, y, out, n, es);
-            ASSERT_EQ(p.head + p.vectors * p.width + p.tail, n) << ox << " " << oy << " " << oo << " n=" << n;
+            ASSERT_EQ(p.head + p.vectors * p.width + p.tail, n)
+                << ox << " " << oy << " " << oo << " n=" << n;
             ASSERT_GE(p.head, 0);
             ASSERT_GE(p.tail, 0);
             if (p.width == 1) {

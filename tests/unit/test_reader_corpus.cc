@@ -16,7 +16,9 @@
 namespace flopline::trace {
 namespace {
 
-std::string corpus(const std::string& name) { return std::string(FLOPLINE_CORPUS_DIR) + "/" + name; }
+std::string corpus(const std::string& name) {
+  return std::string(FLOPLINE_CORPUS_DIR) + "/" + name;
+}
 
 struct CorpusFile {
   const char* name;
@@ -66,7 +68,8 @@ bool has_warning(const Trace& t, std::string_view text) {
 }
 
 std::size_t joined_flows(const Trace& t) {
-  return static_cast<std::size_t>(std::count_if(t.flows.begin(), t.flows.end(), [](const Flow& f) { return f.joined(); }));
+  return static_cast<std::size_t>(
+      std::count_if(t.flows.begin(), t.flows.end(), [](const Flow& f) { return f.joined(); }));
 }
 
 // The first slice named `name` (any track), or nullptr.
@@ -207,7 +210,8 @@ TEST(ReaderCorpus, BaseTimeIsAddedToEveryTime) {
 }
 
 TEST(ReaderCorpus, HermesStringTsAndTid) {
-  ReadResult r = read_chrome_trace_file(corpus("speedscope__hermes-multi-thread-with-samples.json"));
+  ReadResult r =
+      read_chrome_trace_file(corpus("speedscope__hermes-multi-thread-with-samples.json"));
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r.trace.slice_count(), 2u);
   const Slice* s = find_slice(r.trace, "mqt_js");
@@ -329,11 +333,13 @@ TEST(ReaderCorpus, HugeStringsAndBigIntegersKept) {
   }
   EXPECT_GT(longest, 140000u);
 
-  ReadResult devtools = read_chrome_trace_file(corpus("speedscope__chrome116_devtools_export.json"));
+  ReadResult devtools =
+      read_chrome_trace_file(corpus("speedscope__chrome116_devtools_export.json"));
   ASSERT_TRUE(devtools.ok());
   bool big = false;
   for (std::size_t id = 0; id < devtools.trace.args.size(); ++id) {
-    big |= devtools.trace.args.json(static_cast<ArgsId>(id)).find("18446744064077150000") != std::string_view::npos;
+    big |= devtools.trace.args.json(static_cast<ArgsId>(id)).find("18446744064077150000") !=
+           std::string_view::npos;
   }
   EXPECT_TRUE(big);
 }
@@ -352,7 +358,8 @@ TEST(ReaderCorpus, MtiaRepeatedMetadataAppliedOnce) {
 }
 
 TEST(ReaderCorpus, PartialFilesWarnAboutTheMissingBracket) {
-  for (const char* name : {"speedscope__simple-partial.json", "speedscope__simple-partial-trailing-comma.json"}) {
+  for (const char* name :
+       {"speedscope__simple-partial.json", "speedscope__simple-partial-trailing-comma.json"}) {
     ReadResult r = read_chrome_trace_file(corpus(name));
     ASSERT_TRUE(r.ok()) << name;
     EXPECT_TRUE(has_warning(r.trace, "no closing ']'")) << name;

@@ -13,7 +13,9 @@
 namespace flopline::trace {
 namespace {
 
-ReadResult read(std::string_view text) { return read_chrome_trace_text(text, "t.json"); }
+ReadResult read(std::string_view text) {
+  return read_chrome_trace_text(text, "t.json");
+}
 
 using test::has_warning;
 using test::skipped_for;
@@ -46,7 +48,8 @@ TEST(ReaderErrors, NotJsonAtTopLevel) {
   ReadResult zip = read("\n\n  PK\x03\x04");
   ASSERT_FALSE(zip.ok());
   EXPECT_EQ(zip.error->reason, "expected a JSON object or array at top level, found 'P'");
-  EXPECT_EQ(zip.error->message(), "t.json:3:3 (byte 4): expected a JSON object or array at top level, found 'P'");
+  EXPECT_EQ(zip.error->message(),
+            "t.json:3:3 (byte 4): expected a JSON object or array at top level, found 'P'");
 
   ReadResult number = read("42");
   ASSERT_FALSE(number.ok());
@@ -58,7 +61,8 @@ TEST(ReaderErrors, WrongTypes) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error->reason, "traceEvents is a number, expected an array");
   EXPECT_EQ(r.error->offset, 15u);
-  EXPECT_EQ(r.error->message(), "t.json:1:16 (byte 15): traceEvents is a number, expected an array");
+  EXPECT_EQ(r.error->message(),
+            "t.json:1:16 (byte 15): traceEvents is a number, expected an array");
 
   ReadResult s = read("{\"traceEvents\":\"x\"}");
   ASSERT_FALSE(s.ok());
@@ -72,7 +76,8 @@ TEST(ReaderErrors, WrongTypes) {
 TEST(ReaderErrors, EntriesThatAreNotObjects) {
   ReadResult r = read("[1, \"x\", [2]]");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error->reason.find("no trace events could be read: 3 entries"), std::string::npos) << r.error->reason;
+  EXPECT_NE(r.error->reason.find("no trace events could be read: 3 entries"), std::string::npos)
+      << r.error->reason;
   EXPECT_NE(r.error->reason.find("not a JSON object"), std::string::npos);
   EXPECT_EQ(r.trace.report.events_total, 3u);
 
@@ -93,7 +98,8 @@ TEST(ReaderErrors, TruncatedInsideAStringBeforeAnyEventIsFatal) {
 
 TEST(ReaderErrors, TruncatedAfterEventsKeepsThem) {
   const std::string text =
-      "[\n{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"name\":\"a\"},\n{\"ph\":\"X\",\"ts\":2,\"dur\":1,\"name\":\"b\"},\n"
+      "[\n{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"name\":\"a\"},\n{\"ph\":\"X\",\"ts\":2,\"dur\":1,"
+      "\"name\":\"b\"},\n"
       "{\"ph\":\"X\",\"name\":\"cut";
   ReadResult r = read(text);
   ASSERT_TRUE(r.ok());
@@ -101,14 +107,16 @@ TEST(ReaderErrors, TruncatedAfterEventsKeepsThem) {
   EXPECT_EQ(r.trace.report.events_loaded, 2u);
   EXPECT_EQ(skipped_for(r, "cut off by a syntax error or the end of the file"), 1u);
   const std::size_t quote = text.rfind('"');
-  EXPECT_TRUE(has_warning(r, "truncated at byte " + std::to_string(quote) + " (line 4:" +
-                                 std::to_string(quote - text.rfind('\n')) + "): unterminated string"))
+  EXPECT_TRUE(has_warning(r, "truncated at byte " + std::to_string(quote) +
+                                 " (line 4:" + std::to_string(quote - text.rfind('\n')) +
+                                 "): unterminated string"))
       << r.trace.report.warnings.front();
   EXPECT_EQ(r.trace.slice_count(), 2u);
 }
 
 TEST(ReaderErrors, TruncatedMidNumberOrAfterKey) {
-  for (const char* tail : {"{\"ph\":\"X\",\"ts\":", "{\"ph\":\"X\",\"ts\"", "{\"ph\":\"X\",\"ts\":1", "{", "{\"ph\":\"X\",\"args\":{\"a\":[1,"}) {
+  for (const char* tail : {"{\"ph\":\"X\",\"ts\":", "{\"ph\":\"X\",\"ts\"",
+                           "{\"ph\":\"X\",\"ts\":1", "{", "{\"ph\":\"X\",\"args\":{\"a\":[1,"}) {
     const std::string text = std::string("[{\"ph\":\"X\",\"ts\":1,\"name\":\"a\"},") + tail;
     ReadResult r = read(text);
     ASSERT_TRUE(r.ok()) << tail;
@@ -159,9 +167,10 @@ TEST(ReaderErrors, DeepNestingDoesNotCrash) {
 }
 
 TEST(ReaderErrors, GarbageInsideValues) {
-  for (const char* text : {R"([{"ph":"X","ts":tru}])", R"([{"ph":"X","ts":1.}])", R"([{"ph":"X","ts":-}])",
-                           R"([{"ph":"X","ts":1e}])", R"([{"ph":"X" "ts":1}])", R"([{"ph":"X",,}])",
-                           R"([{"ph":"X","ts":1]])", "[\x01]"}) {
+  for (const char* text :
+       {R"([{"ph":"X","ts":tru}])", R"([{"ph":"X","ts":1.}])", R"([{"ph":"X","ts":-}])",
+        R"([{"ph":"X","ts":1e}])", R"([{"ph":"X" "ts":1}])", R"([{"ph":"X",,}])",
+        R"([{"ph":"X","ts":1]])", "[\x01]"}) {
     ReadResult r = read(text);
     ASSERT_FALSE(r.ok()) << text;
     EXPECT_GT(r.error->line, 0u) << text;
@@ -213,13 +222,15 @@ TEST(ReaderErrors, ThreadedAndSequentialReadsAgree) {
   std::string text = R"({"traceEvents":[)";
   for (int i = 0; i < 20000; ++i) {
     const std::string n = std::to_string(i);
-    text += R"({"ph":"X","cat":"cpu_op","name":"op)" + std::to_string(i % 7) + R"(","pid":1,"tid":")" +
-            std::to_string(i % 3) + R"(","ts":)" + n + R"(.5,"dur":0.25,"args":{"i":)" + n + "}},";
-    text += R"({"ph":"s","id":)" + n + R"(,"pid":1,"tid":)" + std::to_string(i % 3) + R"(,"ts":)" + n +
-            R"(.6,"cat":"ac2g","name":"ac2g"},)";
-    text += R"({"ph":"f","id":)" + n + R"(,"pid":0,"tid":7,"ts":)" + n + R"(.7,"cat":"ac2g","name":"\u0061c2g","bp":"e"},)";
-    text += R"({"ph":"X","cat":"kernel","name":"k\n)" + std::to_string(i % 5) + R"(","pid":0,"tid":7,"ts":)" + n +
-            R"(.7,"dur":0.1},)";
+    text += R"({"ph":"X","cat":"cpu_op","name":"op)" + std::to_string(i % 7) +
+            R"(","pid":1,"tid":")" + std::to_string(i % 3) + R"(","ts":)" + n +
+            R"(.5,"dur":0.25,"args":{"i":)" + n + "}},";
+    text += R"({"ph":"s","id":)" + n + R"(,"pid":1,"tid":)" + std::to_string(i % 3) + R"(,"ts":)" +
+            n + R"(.6,"cat":"ac2g","name":"ac2g"},)";
+    text += R"({"ph":"f","id":)" + n + R"(,"pid":0,"tid":7,"ts":)" + n +
+            R"(.7,"cat":"ac2g","name":"\u0061c2g","bp":"e"},)";
+    text += R"({"ph":"X","cat":"kernel","name":"k\n)" + std::to_string(i % 5) +
+            R"(","pid":0,"tid":7,"ts":)" + n + R"(.7,"dur":0.1},)";
   }
   text += R"(7,{"ph":"X","ts":1,"name":"cut)";
   for (const auto& input : {text, text + "\"}]}"}) {
@@ -246,7 +257,8 @@ TEST(ReaderErrors, ThreadedAndSequentialReadsAgree) {
     }
     ASSERT_EQ(a.trace.flows.size(), 20000u);
     ASSERT_EQ(b.trace.flows.size(), 20000u);
-    EXPECT_EQ(std::count_if(b.trace.flows.begin(), b.trace.flows.end(), [](const Flow& f) { return f.joined(); }),
+    EXPECT_EQ(std::count_if(b.trace.flows.begin(), b.trace.flows.end(),
+                            [](const Flow& f) { return f.joined(); }),
               20000);
   }
 }

@@ -24,14 +24,15 @@ TEST(ReaderNumbers, MicrosecondsToNanoseconds) {
   EXPECT_EQ(us("0"), 0);
   EXPECT_EQ(us("1"), 1000);
   EXPECT_EQ(us("1623142623460016"), 1623142623460016000);
-  EXPECT_EQ(us("1712195495519695.8"), 1712195495519695800);  // a double gives ...695808 or ...695744
+  EXPECT_EQ(us("1712195495519695.8"),
+            1712195495519695800);  // a double gives ...695808 or ...695744
   EXPECT_EQ(us("1712195495519695.812"), 1712195495519695812);
   EXPECT_EQ(us("4203669603018.756"), 4203669603018756);
   EXPECT_EQ(us("1124609194129.6716"), 1124609194129672);  // .6 rounds up
   EXPECT_EQ(us("1.1"), 1100);
   EXPECT_EQ(us("-3.25"), -3250);
   EXPECT_EQ(us("0.0004"), 0);
-  EXPECT_EQ(us("0.0005"), 1);     // half away from zero
+  EXPECT_EQ(us("0.0005"), 1);  // half away from zero
   EXPECT_EQ(us("-0.0005"), -1);
   EXPECT_EQ(us("2.4995"), 2500);  // only the first dropped digit decides
   EXPECT_EQ(us("2.49949999"), 2499);

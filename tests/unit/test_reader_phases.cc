@@ -14,7 +14,9 @@ namespace {
 
 using test::has_warning;
 using test::skipped_for;
-ReadResult read(std::string_view text) { return test::read_ok(text); }
+ReadResult read(std::string_view text) {
+  return test::read_ok(text);
+}
 
 struct Seen {
   std::string name;
@@ -53,10 +55,11 @@ TEST(ReaderPhases, BeginEndStacksPerThread) {
   // Thread 1: A[1,10] holds B[2,4]; the E at 4 is named "x" (mismatch, closes B).
   // Thread 2: C opens at 3 and never closes: closed at the last timestamp, 12.
   // The E on thread 3 has no B.
-  ReadResult r = read(R"([{"ph":"B","ts":1,"name":"A","tid":1},{"ph":"B","ts":2,"name":"B","tid":1},)"
-                      R"({"ph":"B","ts":3,"name":"C","tid":2},{"ph":"E","ts":4,"name":"x","tid":1},)"
-                      R"({"ph":"E","ts":10,"tid":1,"args":{"r":1}},{"ph":"E","ts":11,"tid":3},)"
-                      R"({"ph":"i","ts":12,"name":"last","tid":1}])");
+  ReadResult r =
+      read(R"([{"ph":"B","ts":1,"name":"A","tid":1},{"ph":"B","ts":2,"name":"B","tid":1},)"
+           R"({"ph":"B","ts":3,"name":"C","tid":2},{"ph":"E","ts":4,"name":"x","tid":1},)"
+           R"({"ph":"E","ts":10,"tid":1,"args":{"r":1}},{"ph":"E","ts":11,"tid":3},)"
+           R"({"ph":"i","ts":12,"name":"last","tid":1}])");
   const auto s = slices(r.trace);
   ASSERT_EQ(s.size(), 3u);
   EXPECT_EQ(s[0].name, "A");
@@ -101,10 +104,11 @@ TEST(ReaderPhases, InstantScopes) {
 }
 
 TEST(ReaderPhases, Counters) {
-  ReadResult r = read(R"([{"ph":"C","ts":1,"name":"mem","id":7,"args":{"used":10,"free":"20","tag":"x"}},)"
-                      R"({"ph":"C","ts":2,"name":"mem","id":7,"args":{"used":11}},)"
-                      R"({"ph":"C","ts":3,"name":"cpu","args":{"load":0.5}},)"
-                      R"({"ph":"C","ts":4,"name":"none","args":{"tag":"x"}}])");
+  ReadResult r =
+      read(R"([{"ph":"C","ts":1,"name":"mem","id":7,"args":{"used":10,"free":"20","tag":"x"}},)"
+           R"({"ph":"C","ts":2,"name":"mem","id":7,"args":{"used":11}},)"
+           R"({"ph":"C","ts":3,"name":"cpu","args":{"load":0.5}},)"
+           R"({"ph":"C","ts":4,"name":"none","args":{"tag":"x"}}])");
   ASSERT_EQ(r.trace.counters.size(), 3u);
   std::vector<std::string> keys;
   for (const CounterSeries& c : r.trace.counters) {
@@ -117,14 +121,15 @@ TEST(ReaderPhases, Counters) {
 }
 
 TEST(ReaderPhases, MetadataAppliedAndCounted) {
-  ReadResult r = read(R"([{"ph":"M","name":"process_name","pid":3,"args":{"name":"trainer"}},)"
-                      R"({"ph":"M","name":"process_labels","pid":3,"args":{"labels":"CPU"}},)"
-                      R"({"ph":"M","name":"process_sort_index","pid":3,"args":{"sort_index":-5}},)"
-                      R"({"ph":"M","name":"thread_name","pid":3,"tid":"9","args":{"name":"main"}},)"
-                      R"({"ph":"M","name":"thread_sort_index","pid":3,"tid":9,"args":{"sort_index":2}},)"
-                      R"({"ph":"M","name":"num_cpus","pid":3,"args":{"number":8}},)"
-                      R"({"ph":"M","name":"process_name","pid":3,"args":{"name":"trainer"}},)"
-                      R"({"ph":"X","ts":1,"name":"a","pid":3,"tid":9}])");
+  ReadResult r =
+      read(R"([{"ph":"M","name":"process_name","pid":3,"args":{"name":"trainer"}},)"
+           R"({"ph":"M","name":"process_labels","pid":3,"args":{"labels":"CPU"}},)"
+           R"({"ph":"M","name":"process_sort_index","pid":3,"args":{"sort_index":-5}},)"
+           R"({"ph":"M","name":"thread_name","pid":3,"tid":"9","args":{"name":"main"}},)"
+           R"({"ph":"M","name":"thread_sort_index","pid":3,"tid":9,"args":{"sort_index":2}},)"
+           R"({"ph":"M","name":"num_cpus","pid":3,"args":{"number":8}},)"
+           R"({"ph":"M","name":"process_name","pid":3,"args":{"name":"trainer"}},)"
+           R"({"ph":"X","ts":1,"name":"a","pid":3,"tid":9}])");
   EXPECT_EQ(r.trace.report.events_metadata, 7u);
   ASSERT_EQ(r.trace.processes.size(), 1u);
   const Process& p = r.trace.processes[0];
@@ -138,10 +143,11 @@ TEST(ReaderPhases, MetadataAppliedAndCounted) {
 }
 
 TEST(ReaderPhases, GpuCategoriesMarkStreams) {
-  ReadResult r = read(R"([{"ph":"X","ts":1,"dur":1,"name":"k","cat":"kernel","pid":0,"tid":7},)"
-                      R"({"ph":"X","ts":1,"dur":1,"name":"c","cat":"gpu_memcpy","pid":0,"tid":8},)"
-                      R"({"ph":"X","ts":1,"dur":1,"name":"op","cat":"cpu_op","pid":10,"tid":10},)"
-                      R"({"ph":"f","ts":1,"id":1,"name":"ac2g","cat":"ac2g","pid":0,"tid":7,"bp":"e"}])");
+  ReadResult r =
+      read(R"([{"ph":"X","ts":1,"dur":1,"name":"k","cat":"kernel","pid":0,"tid":7},)"
+           R"({"ph":"X","ts":1,"dur":1,"name":"c","cat":"gpu_memcpy","pid":0,"tid":8},)"
+           R"({"ph":"X","ts":1,"dur":1,"name":"op","cat":"cpu_op","pid":10,"tid":10},)"
+           R"({"ph":"f","ts":1,"id":1,"name":"ac2g","cat":"ac2g","pid":0,"tid":7,"bp":"e"}])");
   for (const Track& t : r.trace.tracks) {
     const bool gpu = r.trace.processes[t.process].pid == 0;
     EXPECT_EQ(t.kind == TrackKind::kGpuStream, gpu) << t.tid;
@@ -153,23 +159,25 @@ TEST(ReaderPhases, GpuCategoriesMarkStreams) {
 TEST(ReaderPhases, FlowsV1ChainsAndBinding) {
   // s(1) -> t(5) -> f(9): two arrows. The f has no bp: it binds to the next slice.
   // Kineto-style: f before s in the file, bp e: one arrow to the enclosing kernel.
-  ReadResult r = read(R"([{"ph":"X","ts":0,"dur":3,"name":"post","tid":1},{"ph":"X","ts":4,"dur":3,"name":"mid","tid":2},)"
-                      R"({"ph":"X","ts":10,"dur":1,"name":"run","tid":3},)"
-                      R"({"ph":"s","ts":1,"id":"0x10","cat":"task","name":"f","tid":1},)"
-                      R"({"ph":"t","ts":5,"id":"0x10","cat":"task","name":"f","tid":2},)"
-                      R"({"ph":"f","ts":9,"id":"0x10","cat":"task","name":"f","tid":3},)"
-                      R"({"ph":"X","ts":20,"dur":5,"name":"kernel","cat":"kernel","pid":0,"tid":7},)"
-                      R"({"ph":"f","ts":21,"id":16,"cat":"ac2g","name":"ac2g","pid":0,"tid":7,"bp":"e"},)"
-                      R"({"ph":"X","ts":15,"dur":2,"name":"launch","pid":1,"tid":1},)"
-                      R"({"ph":"s","ts":16,"id":16,"cat":"ac2g","name":"ac2g","pid":1,"tid":1},)"
-                      R"({"ph":"f","ts":30,"id":99,"cat":"ac2g","name":"ac2g","pid":0,"tid":7,"bp":"e"}])");
+  ReadResult r = read(
+      R"([{"ph":"X","ts":0,"dur":3,"name":"post","tid":1},{"ph":"X","ts":4,"dur":3,"name":"mid","tid":2},)"
+      R"({"ph":"X","ts":10,"dur":1,"name":"run","tid":3},)"
+      R"({"ph":"s","ts":1,"id":"0x10","cat":"task","name":"f","tid":1},)"
+      R"({"ph":"t","ts":5,"id":"0x10","cat":"task","name":"f","tid":2},)"
+      R"({"ph":"f","ts":9,"id":"0x10","cat":"task","name":"f","tid":3},)"
+      R"({"ph":"X","ts":20,"dur":5,"name":"kernel","cat":"kernel","pid":0,"tid":7},)"
+      R"({"ph":"f","ts":21,"id":16,"cat":"ac2g","name":"ac2g","pid":0,"tid":7,"bp":"e"},)"
+      R"({"ph":"X","ts":15,"dur":2,"name":"launch","pid":1,"tid":1},)"
+      R"({"ph":"s","ts":16,"id":16,"cat":"ac2g","name":"ac2g","pid":1,"tid":1},)"
+      R"({"ph":"f","ts":30,"id":99,"cat":"ac2g","name":"ac2g","pid":0,"tid":7,"bp":"e"}])");
   ASSERT_EQ(r.trace.flows.size(), 3u);
   std::vector<std::string> arrows;
   for (const Flow& f : r.trace.flows) {
     ASSERT_TRUE(f.joined());
-    arrows.push_back(std::string(r.trace.str(r.trace.tracks[f.from.slice.track].at(f.from.slice).name)) + "->" +
-                     std::string(r.trace.str(r.trace.tracks[f.to.slice.track].at(f.to.slice).name)) +
-                     (f.to.enclosing ? "" : " (next)"));
+    arrows.push_back(
+        std::string(r.trace.str(r.trace.tracks[f.from.slice.track].at(f.from.slice).name)) + "->" +
+        std::string(r.trace.str(r.trace.tracks[f.to.slice.track].at(f.to.slice).name)) +
+        (f.to.enclosing ? "" : " (next)"));
   }
   std::sort(arrows.begin(), arrows.end());
   EXPECT_EQ(arrows, (std::vector<std::string>{"launch->kernel", "mid->run (next)", "post->mid"}));
@@ -179,24 +187,27 @@ TEST(ReaderPhases, FlowsV1ChainsAndBinding) {
 }
 
 TEST(ReaderPhases, FlowIdsReusedWhilePendingAreFirstInFirstOut) {
-  ReadResult r = read(R"([{"ph":"X","ts":0,"dur":10,"name":"a","tid":1},{"ph":"X","ts":20,"dur":10,"name":"b","tid":2},)"
-                      R"({"ph":"s","ts":1,"id":5,"cat":"c","tid":1},{"ph":"s","ts":2,"id":5,"cat":"c","tid":1},)"
-                      R"({"ph":"f","ts":21,"id":5,"cat":"c","tid":2,"bp":"e"},{"ph":"f","ts":22,"id":5,"cat":"c","tid":2,"bp":"e"},)"
-                      R"({"ph":"s","ts":3,"id":5,"cat":"other","tid":1}])");
+  ReadResult r = read(
+      R"([{"ph":"X","ts":0,"dur":10,"name":"a","tid":1},{"ph":"X","ts":20,"dur":10,"name":"b","tid":2},)"
+      R"({"ph":"s","ts":1,"id":5,"cat":"c","tid":1},{"ph":"s","ts":2,"id":5,"cat":"c","tid":1},)"
+      R"({"ph":"f","ts":21,"id":5,"cat":"c","tid":2,"bp":"e"},{"ph":"f","ts":22,"id":5,"cat":"c","tid":2,"bp":"e"},)"
+      R"({"ph":"s","ts":3,"id":5,"cat":"other","tid":1}])");
   ASSERT_EQ(r.trace.flows.size(), 2u);
   std::vector<TimeNs> from;
   for (const Flow& f : r.trace.flows) from.push_back(f.from.ts);
   std::sort(from.begin(), from.end());
   EXPECT_EQ(from, (std::vector<TimeNs>{1000, 2000}));
-  EXPECT_EQ(skipped_for(r, "flow start (s) with no step or end"), 1u);  // different cat, different flow
+  EXPECT_EQ(skipped_for(r, "flow start (s) with no step or end"),
+            1u);  // different cat, different flow
 }
 
 TEST(ReaderPhases, FlowsWithId2) {
-  ReadResult r = read(R"([{"ph":"X","ts":0,"dur":10,"name":"a","pid":1},{"ph":"X","ts":0,"dur":10,"name":"b","pid":2},)"
-                      R"({"ph":"s","ts":1,"id2":{"local":"0x1"},"cat":"c","pid":1},)"
-                      R"({"ph":"f","ts":2,"id2":{"local":"0x1"},"cat":"c","pid":2,"bp":"e"},)"
-                      R"({"ph":"s","ts":3,"id2":{"global":"0x1"},"cat":"c","pid":1},)"
-                      R"({"ph":"f","ts":4,"id2":{"global":"0x1"},"cat":"c","pid":2,"bp":"e"}])");
+  ReadResult r = read(
+      R"([{"ph":"X","ts":0,"dur":10,"name":"a","pid":1},{"ph":"X","ts":0,"dur":10,"name":"b","pid":2},)"
+      R"({"ph":"s","ts":1,"id2":{"local":"0x1"},"cat":"c","pid":1},)"
+      R"({"ph":"f","ts":2,"id2":{"local":"0x1"},"cat":"c","pid":2,"bp":"e"},)"
+      R"({"ph":"s","ts":3,"id2":{"global":"0x1"},"cat":"c","pid":1},)"
+      R"({"ph":"f","ts":4,"id2":{"global":"0x1"},"cat":"c","pid":2,"bp":"e"}])");
   // Local ids are per process: only the global pair crosses from pid 1 to pid 2.
   ASSERT_EQ(r.trace.flows.size(), 1u);
   EXPECT_EQ(r.trace.flows[0].from.ts, 3000);
@@ -205,9 +216,10 @@ TEST(ReaderPhases, FlowsWithId2) {
 }
 
 TEST(ReaderPhases, FlowsV2OnSlices) {
-  ReadResult r = read(R"([{"ph":"X","ts":0,"dur":5,"name":"out","tid":1,"bind_id":"0xff","flow_out":true},)"
-                      R"({"ph":"B","ts":10,"name":"in","tid":2,"bind_id":"0xff","flow_in":true},)"
-                      R"({"ph":"E","ts":12,"tid":2}])");
+  ReadResult r =
+      read(R"([{"ph":"X","ts":0,"dur":5,"name":"out","tid":1,"bind_id":"0xff","flow_out":true},)"
+           R"({"ph":"B","ts":10,"name":"in","tid":2,"bind_id":"0xff","flow_in":true},)"
+           R"({"ph":"E","ts":12,"tid":2}])");
   ASSERT_EQ(r.trace.flows.size(), 1u);
   const Flow& f = r.trace.flows[0];
   ASSERT_TRUE(f.joined());
@@ -242,9 +254,10 @@ TEST(ReaderPhases, NestableAsync) {
 }
 
 TEST(ReaderPhases, LegacyAsyncAcrossProcesses) {
-  ReadResult r = read(R"([{"ph":"F","ts":7,"id":"a","cat":"r","name":"job","pid":3},)"
-                      R"({"ph":"S","ts":1,"id":"a","cat":"r","name":"job","pid":2},)"
-                      R"({"ph":"T","ts":4,"id":"a","cat":"r","name":"job","pid":2,"args":{"step":"s1"}}])");
+  ReadResult r =
+      read(R"([{"ph":"F","ts":7,"id":"a","cat":"r","name":"job","pid":3},)"
+           R"({"ph":"S","ts":1,"id":"a","cat":"r","name":"job","pid":2},)"
+           R"({"ph":"T","ts":4,"id":"a","cat":"r","name":"job","pid":2,"args":{"step":"s1"}}])");
   const auto s = slices(r.trace);
   ASSERT_EQ(s.size(), 1u);
   EXPECT_EQ(s[0].start, 1000);
@@ -254,13 +267,14 @@ TEST(ReaderPhases, LegacyAsyncAcrossProcesses) {
 }
 
 TEST(ReaderPhases, ObjectsSamplesMarksAndUnknown) {
-  ReadResult r = read(R"([{"ph":"N","ts":1,"id":"0x1","name":"obj","pid":1,"tid":4},)"
-                      R"({"ph":"O","ts":2,"id":"0x1","name":"obj","pid":1,"tid":4,"args":{"snapshot":[1,2]}},)"
-                      R"({"ph":"D","ts":3,"id":"0x1","name":"obj","pid":1,"tid":4},)"
-                      R"({"ph":"P","ts":4,"name":"sample","pid":1,"tid":4},)"
-                      R"({"ph":"R","ts":5,"name":"mark","pid":1,"tid":4},)"
-                      R"({"ph":"c","ts":6,"name":"sync","pid":1,"tid":4},)"
-                      R"({"ph":"Z","ts":7,"pid":1},{"ph":"XX","ts":7,"pid":1},{"ts":8}])");
+  ReadResult r =
+      read(R"([{"ph":"N","ts":1,"id":"0x1","name":"obj","pid":1,"tid":4},)"
+           R"({"ph":"O","ts":2,"id":"0x1","name":"obj","pid":1,"tid":4,"args":{"snapshot":[1,2]}},)"
+           R"({"ph":"D","ts":3,"id":"0x1","name":"obj","pid":1,"tid":4},)"
+           R"({"ph":"P","ts":4,"name":"sample","pid":1,"tid":4},)"
+           R"({"ph":"R","ts":5,"name":"mark","pid":1,"tid":4},)"
+           R"({"ph":"c","ts":6,"name":"sync","pid":1,"tid":4},)"
+           R"({"ph":"Z","ts":7,"pid":1},{"ph":"XX","ts":7,"pid":1},{"ts":8}])");
   std::string phases;
   for (const Track& t : r.trace.tracks) {
     for (const Instant& i : t.instants) {
@@ -279,7 +293,8 @@ TEST(ReaderPhases, ObjectsSamplesMarksAndUnknown) {
 }
 
 TEST(ReaderPhases, MissingTimestamp) {
-  ReadResult r = read(R"([{"ph":"X","name":"a"},{"ph":"X","ts":"soon","name":"b"},{"ph":"X","ts":1,"name":"c"}])");
+  ReadResult r = read(
+      R"([{"ph":"X","name":"a"},{"ph":"X","ts":"soon","name":"b"},{"ph":"X","ts":1,"name":"c"}])");
   EXPECT_EQ(skipped_for(r, "\"ts\" missing or not a number"), 2u);
   EXPECT_EQ(r.trace.slice_count(), 1u);
 }

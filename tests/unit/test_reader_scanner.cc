@@ -47,7 +47,8 @@ TEST(ReaderScanner, Rejects) {
   EXPECT_EQ(skip("1."), "malformed number");
   EXPECT_EQ(skip("-"), "expected a value, found the end of the text");
   EXPECT_EQ(skip("[1]]"), "trailing text");
-  EXPECT_EQ(skip(std::string(1001, '[') + std::string(1001, ']')), "nesting deeper than 1000 levels");
+  EXPECT_EQ(skip(std::string(1001, '[') + std::string(1001, ']')),
+            "nesting deeper than 1000 levels");
   EXPECT_EQ(skip(std::string(1000, '[') + std::string(1000, ']')), "");
 }
 

@@ -6,15 +6,17 @@
 #include <string>
 
 #include "flopline/trace/chrome_reader.h"
-#include "reader_test_util.h"
 #include "flopline/trace/json_value.h"
+#include "reader_test_util.h"
 
 namespace flopline::trace {
 namespace {
 
 using test::has_warning;
 using test::skipped_for;
-ReadResult read(std::string_view text) { return test::read_ok(text); }
+ReadResult read(std::string_view text) {
+  return test::read_ok(text);
+}
 
 // The only slice of the trace (tests below write one X event).
 const Slice& only_slice(const ReadResult& r) {
@@ -63,8 +65,9 @@ TEST(ReaderTolerance, TrailingCommasAndMissingBrackets) {
 
 TEST(ReaderTolerance, SystemTraceEventsIgnoredInAnyForm) {
   for (const char* value : {R"("# tracer: nop\n")", "[]", R"({"type":"fuchsia","events":[1,2]})"}) {
-    ReadResult r = read(std::string(R"({"traceEvents":[{"ph":"i","ts":1,"name":"a"}],"systemTraceEvents":)") +
-                        value + "}");
+    ReadResult r =
+        read(std::string(R"({"traceEvents":[{"ph":"i","ts":1,"name":"a"}],"systemTraceEvents":)") +
+             value + "}");
     EXPECT_TRUE(has_warning(r, "systemTraceEvents (")) << value;
     EXPECT_TRUE(r.trace.extra_top_level.empty()) << value;
   }
@@ -72,8 +75,10 @@ TEST(ReaderTolerance, SystemTraceEventsIgnoredInAnyForm) {
 
 TEST(ReaderTolerance, UnknownTopLevelMembersKeptUnlessHuge) {
   const std::string big(2u << 20, 'x');
-  ReadResult r = read(R"({"schemaVersion":1,"traceEvents":[{"ph":"i","ts":1}],"metadata":{"a":[1,NaN,]},)"
-                      R"("big":")" + big + R"(","traceName":"n"})");
+  ReadResult r =
+      read(R"({"schemaVersion":1,"traceEvents":[{"ph":"i","ts":1}],"metadata":{"a":[1,NaN,]},)"
+           R"("big":")" +
+           big + R"(","traceName":"n"})");
   std::vector<std::string> keys;
   for (const auto& kv : r.trace.extra_top_level) keys.push_back(kv.first);
   EXPECT_EQ(keys, (std::vector<std::string>{"schemaVersion", "metadata", "traceName"}));
@@ -83,11 +88,12 @@ TEST(ReaderTolerance, UnknownTopLevelMembersKeptUnlessHuge) {
 }
 
 TEST(ReaderTolerance, DeviceProperties) {
-  ReadResult r = read(R"({"deviceProperties":[{"id":1,"name":"NVIDIA H200","numSms":132,"computeMajor":9,)"
-                      R"("computeMinor":0,"totalGlobalMem":150110011392,"clockRateKHz":1980000,)"
-                      R"("memoryClockRateKHz":2619000,"memoryBusWidth":6144,"warpSize":32,)"
-                      R"("peakFlops":{"fp32":6.7e13,"bf16":9.89e14},"peakBandwidthBytesPerSec":4.8e12,)"
-                      R"("peakSource":"table"}, 5],"traceEvents":[{"ph":"i","ts":1}]})");
+  ReadResult r =
+      read(R"({"deviceProperties":[{"id":1,"name":"NVIDIA H200","numSms":132,"computeMajor":9,)"
+           R"("computeMinor":0,"totalGlobalMem":150110011392,"clockRateKHz":1980000,)"
+           R"("memoryClockRateKHz":2619000,"memoryBusWidth":6144,"warpSize":32,)"
+           R"("peakFlops":{"fp32":6.7e13,"bf16":9.89e14},"peakBandwidthBytesPerSec":4.8e12,)"
+           R"("peakSource":"table"}, 5],"traceEvents":[{"ph":"i","ts":1}]})");
   ASSERT_EQ(r.trace.devices.size(), 1u);
   const DeviceProperties& d = r.trace.devices[0];
   EXPECT_EQ(d.id, 1);
@@ -116,8 +122,9 @@ TEST(ReaderTolerance, FloplineInfoAndDroppedRecords) {
 }
 
 TEST(ReaderTolerance, BaseTimeMayComeAfterTheEvents) {
-  ReadResult r = read(R"({"traceEvents":[{"ph":"X","ts":1.5,"dur":1,"name":"a"},{"ph":"i","ts":3,"name":"b"},)"
-                      R"({"ph":"C","ts":4,"name":"c","args":{"v":1}}],"baseTimeNanoseconds":1700000000000000000})");
+  ReadResult r = read(
+      R"({"traceEvents":[{"ph":"X","ts":1.5,"dur":1,"name":"a"},{"ph":"i","ts":3,"name":"b"},)"
+      R"({"ph":"C","ts":4,"name":"c","args":{"v":1}}],"baseTimeNanoseconds":1700000000000000000})");
   EXPECT_EQ(r.trace.base_time_ns, 1700000000000000000);
   EXPECT_EQ(only_slice(r).start, 1700000000000001500);
   const auto bounds = r.trace.time_bounds();
@@ -189,8 +196,8 @@ TEST(ReaderTolerance, NonFiniteNumbers) {
 }
 
 TEST(ReaderTolerance, StringsWithNulInvalidUtf8AndEscapes) {
-  const std::string text = std::string(R"([{"ph":"X","ts":1,"name":"a\u0000b\ud83d\ude00\u00e9)") + "\xff\xfe" +
-                           R"(\/\"\q","args":{"raw":")" + "\x01\x80" + R"("}}])";
+  const std::string text = std::string(R"([{"ph":"X","ts":1,"name":"a\u0000b\ud83d\ude00\u00e9)") +
+                           "\xff\xfe" + R"(\/\"\q","args":{"raw":")" + "\x01\x80" + R"("}}])";
   ReadResult r = read(text);
   const Slice& s = only_slice(r);
   EXPECT_EQ(r.trace.str(s.name), std::string("a\0b\xf0\x9f\x98\x80\xc3\xa9\xff\xfe/\"\\q", 15));
@@ -202,7 +209,8 @@ TEST(ReaderTolerance, HugeNamesAndDeepArgs) {
   const std::string name(140 * 1024, 'n');
   std::string deep = "1";
   for (int i = 0; i < 23; ++i) deep = "{\"d\":[" + deep + "]}";
-  ReadResult r = read(R"([{"ph":"X","ts":1,"name":")" + name + R"(","args":{"deep":)" + deep + "}}]");
+  ReadResult r =
+      read(R"([{"ph":"X","ts":1,"name":")" + name + R"(","args":{"deep":)" + deep + "}}]");
   const Slice& s = only_slice(r);
   EXPECT_EQ(r.trace.str(s.name).size(), name.size());
   EXPECT_EQ(*json_member(args_of(r, s), "deep"), deep);
@@ -229,7 +237,8 @@ TEST(ReaderTolerance, FlopsAndBytesBecomeMetrics) {
 }
 
 TEST(ReaderTolerance, EmptyArgsStoreNothing) {
-  ReadResult r = read(R"([{"ph":"X","ts":1,"name":"a","args":{}}, {"ph":"X","ts":2,"name":"b","args":5}])");
+  ReadResult r =
+      read(R"([{"ph":"X","ts":1,"name":"a","args":{}}, {"ph":"X","ts":2,"name":"b","args":5}])");
   for (const Track& t : r.trace.tracks) {
     for (const auto& row : t.rows) {
       for (const Slice& s : row) EXPECT_EQ(s.args, kNoArgs);

@@ -39,7 +39,8 @@ std::string cat(const T&... parts) {  // appends: see test_json_text.cc on -Wres
 
 std::string huge_name() {
   std::string s;
-  for (int i = 0; s.size() < 100 * 1024; ++i) s += cat("void k<", std::to_string(i), ", \"x\\y\">\n");
+  for (int i = 0; s.size() < 100 * 1024; ++i)
+    s += cat("void k<", std::to_string(i), ", \"x\\y\">\n");
   return s;
 }
 
@@ -136,22 +137,27 @@ struct Original {
           args(a.add("cbid", 51).add("correlation", 101)));
     a.clear();
     slice(stream7, kT1 + 20'000, 123'457, "ampere_sgemm_128x64_nn", "kernel",
-          args(a.add("device", 0).add("stream", 7).add("correlation", 100)
-                   .add_ints("grid", {128, 1, 1}).add_ints("block", {256, 1, 1})
-                   .add("registers per thread", 64).add("shared memory", 16384)),
+          args(a.add("device", 0)
+                   .add("stream", 7)
+                   .add("correlation", 100)
+                   .add_ints("grid", {128, 1, 1})
+                   .add_ints("block", {256, 1, 1})
+                   .add("registers per thread", 64)
+                   .add("shared memory", 16384)),
           {1.5e12, 3e9});
     a.clear();
     slice(stream7, kT1 + 150'000, 1'001, "bytes only", "kernel", kNoArgs, {-1, 4096});
     slice(stream7, kT1 + 160'000, 0, "zero-length kernel", "kernel", kNoArgs, {1e3, 2e3});
     slice(stream13, kT1 + 30'000, 10'000, "Memcpy HtoD (Pageable -> Device)", "gpu_memcpy",
-          args(a.add("device", 0).add("stream", 13).add("correlation", 101)
+          args(a.add("device", 0)
+                   .add("stream", 13)
+                   .add("correlation", 101)
                    .add("memory bandwidth (GB/s)", 12.5)));
     a.clear();
     // Hostile names (and a hostile category) on a thread of their own.
     TimeNs ts = kT1 + 1'000'000;
     for (const auto& [name, unused] : hostile()) {
-      slice(label_thread, ts, 10, name, "cat \"q\"",
-            args(a.add(name, name).add("n", 1)));
+      slice(label_thread, ts, 10, name, "cat \"q\"", args(a.add(name, name).add("n", 1)));
       a.clear();
       ts += 100;
     }
@@ -223,7 +229,9 @@ struct Original {
 struct TrackKey {
   std::string process;  // pid number or label text
   std::string tid;
-  bool operator<(const TrackKey& o) const { return std::tie(process, tid) < std::tie(o.process, o.tid); }
+  bool operator<(const TrackKey& o) const {
+    return std::tie(process, tid) < std::tie(o.process, o.tid);
+  }
 };
 
 std::string process_key(const Trace& t, std::uint32_t p) {
@@ -489,10 +497,11 @@ TEST(CorpusRoundTrip, EveryFileSurvivesWriteAndRead) {
     if (!first.ok()) continue;  // files that are not traces are the reader tests' business
     const WriteResult w = write_chrome_trace(first.trace, scratch.string());
     ASSERT_TRUE(w.ok) << w.error;
-    const std::string check = cat("python3 -c \"import json,sys\n"
-                                  "def bad(c): raise ValueError(c)\n"
-                                  "json.load(open(sys.argv[1], encoding='utf-8'), parse_constant=bad)\" '",
-                                  scratch.string(), "'");
+    const std::string check =
+        cat("python3 -c \"import json,sys\n"
+            "def bad(c): raise ValueError(c)\n"
+            "json.load(open(sys.argv[1], encoding='utf-8'), parse_constant=bad)\" '",
+            scratch.string(), "'");
     EXPECT_EQ(std::system(check.c_str()), 0);
     const ReadResult second = read_chrome_trace_file(scratch.string());
     ASSERT_TRUE(second.ok()) << second.error->message();

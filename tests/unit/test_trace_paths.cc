@@ -18,7 +18,8 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path fresh_dir(const char* what) {
-  const fs::path d = fs::temp_directory_path() / (std::string("flopline-paths-") + what + "-" + std::to_string(getpid()));
+  const fs::path d = fs::temp_directory_path() /
+                     (std::string("flopline-paths-") + what + "-" + std::to_string(getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;

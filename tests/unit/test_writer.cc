@@ -81,11 +81,11 @@ fs::path temp_dir() {
 // Python's json module accepts the file (it rejects NaN only on request, so also check
 // that no bare NaN/Infinity tokens were written: parse_constant raises).
 bool python_accepts(const fs::path& file) {
-  const std::string cmd = cat(
-      "python3 -c \"import json,sys\n"
-      "def bad(c): raise ValueError('non-JSON constant ' + c)\n"
-      "json.load(open(sys.argv[1], encoding='utf-8'), parse_constant=bad)\" '",
-      file.string(), "'");
+  const std::string cmd =
+      cat("python3 -c \"import json,sys\n"
+          "def bad(c): raise ValueError('non-JSON constant ' + c)\n"
+          "json.load(open(sys.argv[1], encoding='utf-8'), parse_constant=bad)\" '",
+          file.string(), "'");
   return std::system(cmd.c_str()) == 0;
 }
 
@@ -144,8 +144,9 @@ TEST(Writer, EnvelopeKeysInOrderAndOneEventPerLine) {
 
   EXPECT_EQ(text.rfind("{\"schemaVersion\":1,\"deviceProperties\":[]", 0), 0u) << text;
   std::size_t last = 0;
-  for (const char* key : {"\"schemaVersion\":", "\"deviceProperties\":", "\"displayTimeUnit\":\"ms\"",
-                          "\"baseTimeNanoseconds\":", "\"traceEvents\":[\n", "\"flopline\":{"}) {
+  for (const char* key :
+       {"\"schemaVersion\":", "\"deviceProperties\":", "\"displayTimeUnit\":\"ms\"",
+        "\"baseTimeNanoseconds\":", "\"traceEvents\":[\n", "\"flopline\":{"}) {
     const std::size_t at = text.find(key);
     ASSERT_NE(at, std::string::npos) << key;
     EXPECT_GT(at, last) << key;
@@ -165,9 +166,14 @@ TEST(Writer, EnvelopeKeysInOrderAndOneEventPerLine) {
         << lines[i];
   }
   // Metadata first: process 4242's three... then the slices.
-  EXPECT_EQ(lines[1], R"({"ph":"M","name":"process_name","pid":4242,"tid":0,"ts":0.000,"cat":"__metadata","args":{"name":"python"}},)");
-  EXPECT_TRUE(has_line(text, R"({"ph":"X","cat":"cuda_runtime","name":"launch","pid":4242,"tid":4243,"ts":0.000,"dur":2.500})"));
-  EXPECT_TRUE(has_line(text, R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1233.567,"dur":1.500})"));
+  EXPECT_EQ(
+      lines[1],
+      R"({"ph":"M","name":"process_name","pid":4242,"tid":0,"ts":0.000,"cat":"__metadata","args":{"name":"python"}},)");
+  EXPECT_TRUE(has_line(
+      text,
+      R"({"ph":"X","cat":"cuda_runtime","name":"launch","pid":4242,"tid":4243,"ts":0.000,"dur":2.500})"));
+  EXPECT_TRUE(has_line(
+      text, R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1233.567,"dur":1.500})"));
   EXPECT_TRUE(python_accepts_text(text));
 }
 
@@ -197,7 +203,8 @@ TEST(Writer, EveryTimeHasExactlyThreeDecimals) {
       while (std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
       EXPECT_GT(i, digits) << text.substr(at, 30);
       ASSERT_EQ(text[i], '.') << text.substr(at, 30);
-      for (int k = 1; k <= 3; ++k) EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(text[i + k])));
+      for (int k = 1; k <= 3; ++k)
+        EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(text[i + k])));
       EXPECT_TRUE(text[i + 4] == ',' || text[i + 4] == '}') << text.substr(at, 30);
     }
   }
@@ -208,8 +215,10 @@ TEST(Writer, EveryTimeHasExactlyThreeDecimals) {
     ++meta;
   EXPECT_GT(meta, 0u);
   EXPECT_EQ(count, 7 * 2 + 7 + 1 + static_cast<int>(meta));
-  EXPECT_TRUE(has_line(text, R"({"ph":"X","cat":"c","name":"s","pid":4242,"tid":4243,"ts":0.025,"dur":0.100})"));
-  EXPECT_TRUE(has_line(text, R"({"ph":"C","name":"mem","cat":"","pid":4242,"ts":0.017,"args":{"bytes":1.5}})"));
+  EXPECT_TRUE(has_line(
+      text, R"({"ph":"X","cat":"c","name":"s","pid":4242,"tid":4243,"ts":0.025,"dur":0.100})"));
+  EXPECT_TRUE(has_line(
+      text, R"({"ph":"C","name":"mem","cat":"","pid":4242,"ts":0.017,"args":{"bytes":1.5}})"));
 }
 
 TEST(Writer, EmptyTrace) {
@@ -217,8 +226,11 @@ TEST(Writer, EmptyTrace) {
   const std::string text = render(t);
   const std::string_view head =
       R"({"schemaVersion":1,"deviceProperties":[],"displayTimeUnit":"ms",)"
-      R"("baseTimeNanoseconds":0,"traceEvents":[)" "\n" R"(],"flopline":{"version":")";
-  const std::string_view tail = R"(","droppedRecords":0}})" "\n";
+      R"("baseTimeNanoseconds":0,"traceEvents":[)"
+      "\n"
+      R"(],"flopline":{"version":")";
+  const std::string_view tail = R"(","droppedRecords":0}})"
+                                "\n";
   ASSERT_GT(text.size(), head.size() + tail.size());
   EXPECT_EQ(text.substr(0, head.size()), head);
   EXPECT_EQ(text.substr(text.size() - tail.size()), tail);
@@ -238,18 +250,19 @@ TEST(Writer, MetadataForProcessesAndTracks) {
   WriteOptions opt;
   opt.id_namespace = 1000;
   const std::string text = render(x.t, opt);
-  for (const char* line : {
-           R"({"ph":"M","name":"process_name","pid":4242,"tid":0,"ts":0.000,"cat":"__metadata","args":{"name":"python"}})",
-           R"({"ph":"M","name":"process_sort_index","pid":4242,"tid":0,"ts":0.000,"cat":"__metadata","args":{"sort_index":5}})",
-           R"({"ph":"M","name":"process_labels","pid":1000,"tid":0,"ts":0.000,"cat":"__metadata","args":{"labels":"GPU 0"}})",
-           R"({"ph":"M","name":"process_sort_index","pid":1000,"tid":0,"ts":0.000,"cat":"__metadata","args":{"sort_index":0}})",
-           R"({"ph":"M","name":"thread_name","pid":4242,"tid":4243,"ts":0.000,"cat":"__metadata","args":{"name":"MainThread"}})",
-           R"({"ph":"M","name":"thread_sort_index","pid":4242,"tid":4243,"ts":0.000,"cat":"__metadata","args":{"sort_index":4243}})",
-           R"({"ph":"M","name":"thread_name","pid":1000,"tid":7,"ts":0.000,"cat":"__metadata","args":{"name":"stream 7"}})",
-           R"({"ph":"M","name":"thread_name","pid":1000,"tid":9,"ts":0.000,"cat":"__metadata","args":{"name":"copy stream"}})",
-           R"({"ph":"M","name":"thread_sort_index","pid":1000,"tid":9,"ts":0.000,"cat":"__metadata","args":{"sort_index":-3}})",
-           R"({"ph":"M","name":"process_sort_index","pid":"Spans","tid":0,"ts":0.000,"cat":"__metadata","args":{"sort_index":-1000000000}})",
-       }) {
+  for (
+      const char* line : {
+          R"({"ph":"M","name":"process_name","pid":4242,"tid":0,"ts":0.000,"cat":"__metadata","args":{"name":"python"}})",
+          R"({"ph":"M","name":"process_sort_index","pid":4242,"tid":0,"ts":0.000,"cat":"__metadata","args":{"sort_index":5}})",
+          R"({"ph":"M","name":"process_labels","pid":1000,"tid":0,"ts":0.000,"cat":"__metadata","args":{"labels":"GPU 0"}})",
+          R"({"ph":"M","name":"process_sort_index","pid":1000,"tid":0,"ts":0.000,"cat":"__metadata","args":{"sort_index":0}})",
+          R"({"ph":"M","name":"thread_name","pid":4242,"tid":4243,"ts":0.000,"cat":"__metadata","args":{"name":"MainThread"}})",
+          R"({"ph":"M","name":"thread_sort_index","pid":4242,"tid":4243,"ts":0.000,"cat":"__metadata","args":{"sort_index":4243}})",
+          R"({"ph":"M","name":"thread_name","pid":1000,"tid":7,"ts":0.000,"cat":"__metadata","args":{"name":"stream 7"}})",
+          R"({"ph":"M","name":"thread_name","pid":1000,"tid":9,"ts":0.000,"cat":"__metadata","args":{"name":"copy stream"}})",
+          R"({"ph":"M","name":"thread_sort_index","pid":1000,"tid":9,"ts":0.000,"cat":"__metadata","args":{"sort_index":-3}})",
+          R"({"ph":"M","name":"process_sort_index","pid":"Spans","tid":0,"ts":0.000,"cat":"__metadata","args":{"sort_index":-1000000000}})",
+      }) {
     EXPECT_TRUE(has_line(text, line)) << line << "\n" << text;
   }
   // A string tid keeps its text; a process without a name gets no process_name.
@@ -284,8 +297,8 @@ TEST(Writer, SliceArgsAndMetrics) {
   copy.metrics = x.b.add_metrics({-1, 64});
   x.b.add_slice(x.stream, copy);
   // "bytes" as a string value is not the key.
-  Slice unit = x.slice("unit", "kernel", Small::kBase + 8000, 500,
-                       x.t.args.add_json(R"({"unit":"bytes"})"));
+  Slice unit =
+      x.slice("unit", "kernel", Small::kBase + 8000, 500, x.t.args.add_json(R"({"unit":"bytes"})"));
   unit.metrics = x.b.add_metrics({-1, 500});
   x.b.add_slice(x.stream, unit);
   Slice empty_args = x.slice("e", "kernel", Small::kBase + 9000, 1000, x.t.args.add_json("{ }"));
@@ -293,15 +306,16 @@ TEST(Writer, SliceArgsAndMetrics) {
   x.b.add_slice(x.stream, empty_args);
   x.b.finalize();
   const std::string text = render(x.t);
-  for (const char* line : {
-           R"({"ph":"X","cat":"kernel","name":"mm","pid":0,"tid":7,"ts":0.000,"dur":2.000,"args":{"device":0,"grid":[4,1,1],"flops":4000000000,"bytes":3000000,"TFLOP/s":2000,"GB/s":1500}})",
-           R"({"ph":"X","cat":"user_annotation","name":"op","pid":4242,"tid":4243,"ts":0.000,"dur":4.000,"args":{"flops":8000000000,"TFLOP/s":2000}})",
-           R"({"ph":"X","cat":"kernel","name":"z","pid":0,"tid":7,"ts":5.000,"dur":0.000,"args":{"flops":100,"bytes":200}})",
-           R"({"ph":"X","cat":"kernel","name":"u","pid":0,"tid":7,"ts":6.000,"dur":0.010})",
-           R"({"ph":"X","cat":"gpu_memcpy","name":"memcpy","pid":0,"tid":7,"ts":7.000,"dur":1.000,"args":{"bytes":64,"GB/s":0.064}})",
-           R"({"ph":"X","cat":"kernel","name":"unit","pid":0,"tid":7,"ts":8.000,"dur":0.500,"args":{"unit":"bytes","bytes":500,"GB/s":1}})",
-           R"({"ph":"X","cat":"kernel","name":"e","pid":0,"tid":7,"ts":9.000,"dur":1.000,"args":{"flops":1000,"TFLOP/s":0.001}})",
-       }) {
+  for (
+      const char* line : {
+          R"({"ph":"X","cat":"kernel","name":"mm","pid":0,"tid":7,"ts":0.000,"dur":2.000,"args":{"device":0,"grid":[4,1,1],"flops":4000000000,"bytes":3000000,"TFLOP/s":2000,"GB/s":1500}})",
+          R"({"ph":"X","cat":"user_annotation","name":"op","pid":4242,"tid":4243,"ts":0.000,"dur":4.000,"args":{"flops":8000000000,"TFLOP/s":2000}})",
+          R"({"ph":"X","cat":"kernel","name":"z","pid":0,"tid":7,"ts":5.000,"dur":0.000,"args":{"flops":100,"bytes":200}})",
+          R"({"ph":"X","cat":"kernel","name":"u","pid":0,"tid":7,"ts":6.000,"dur":0.010})",
+          R"({"ph":"X","cat":"gpu_memcpy","name":"memcpy","pid":0,"tid":7,"ts":7.000,"dur":1.000,"args":{"bytes":64,"GB/s":0.064}})",
+          R"({"ph":"X","cat":"kernel","name":"unit","pid":0,"tid":7,"ts":8.000,"dur":0.500,"args":{"unit":"bytes","bytes":500,"GB/s":1}})",
+          R"({"ph":"X","cat":"kernel","name":"e","pid":0,"tid":7,"ts":9.000,"dur":1.000,"args":{"flops":1000,"TFLOP/s":0.001}})",
+      }) {
     EXPECT_TRUE(has_line(text, line)) << line << "\n" << text;
   }
   EXPECT_TRUE(python_accepts_text(text));
@@ -310,8 +324,8 @@ TEST(Writer, SliceArgsAndMetrics) {
 TEST(Writer, AsyncInstantsCountersFlows) {
   Small x;
   const std::uint32_t async = x.b.track(x.cpu_proc, 1, TrackKind::kAsync);
-  x.b.add_slice(async, x.slice("req", "async", Small::kBase + 100, 900,
-                               x.t.args.add_json(R"({"id":"r1"})")));
+  x.b.add_slice(
+      async, x.slice("req", "async", Small::kBase + 100, 900, x.t.args.add_json(R"({"id":"r1"})")));
   const char phases[] = {'i', 'I', 'R', 'P', 'O', 'N', 'D'};
   TimeNs ts = Small::kBase;
   for (char ph : phases) {
@@ -341,19 +355,20 @@ TEST(Writer, AsyncInstantsCountersFlows) {
   WriteOptions opt;
   opt.id_namespace = 1'000'000;
   const std::string text = render(x.t, opt);
-  for (const char* line : {
-           R"({"ph":"b","cat":"async","name":"req","pid":4242,"id":1000001,"ts":0.100,"args":{"id":"r1"}})",
-           R"({"ph":"e","cat":"async","name":"req","pid":4242,"id":1000001,"ts":1.000})",
-           R"({"ph":"i","cat":"","name":"i","pid":4242,"tid":4243,"ts":0.000,"s":"t"})",
-           R"({"ph":"I","cat":"","name":"I","pid":4242,"tid":4243,"ts":0.001,"s":"g"})",
-           R"({"ph":"R","cat":"","name":"R","pid":4242,"tid":4243,"ts":0.002})",
-           R"({"ph":"P","cat":"","name":"P","pid":4242,"tid":4243,"ts":0.003})",
-           R"({"ph":"C","name":"util","cat":"gpu","pid":1000000,"ts":0.050,"args":{"pct":null}})",
-           R"({"ph":"C","name":"util","cat":"gpu","pid":1000000,"ts":0.060,"args":{"pct":99.5}})",
-           R"({"ph":"s","id":1000077,"cat":"ac2g","name":"ac2g","pid":4242,"tid":4243,"ts":0.010})",
-           R"({"ph":"f","id":1000077,"cat":"ac2g","name":"ac2g","pid":1000000,"tid":7,"ts":0.100,"bp":"e"})",
-           R"({"ph":"f","id":1000078,"cat":"ac2g","name":"ac2g","pid":1000000,"tid":7,"ts":0.100})",
-       }) {
+  for (
+      const char* line : {
+          R"({"ph":"b","cat":"async","name":"req","pid":4242,"id":1000001,"ts":0.100,"args":{"id":"r1"}})",
+          R"({"ph":"e","cat":"async","name":"req","pid":4242,"id":1000001,"ts":1.000})",
+          R"({"ph":"i","cat":"","name":"i","pid":4242,"tid":4243,"ts":0.000,"s":"t"})",
+          R"({"ph":"I","cat":"","name":"I","pid":4242,"tid":4243,"ts":0.001,"s":"g"})",
+          R"({"ph":"R","cat":"","name":"R","pid":4242,"tid":4243,"ts":0.002})",
+          R"({"ph":"P","cat":"","name":"P","pid":4242,"tid":4243,"ts":0.003})",
+          R"({"ph":"C","name":"util","cat":"gpu","pid":1000000,"ts":0.050,"args":{"pct":null}})",
+          R"({"ph":"C","name":"util","cat":"gpu","pid":1000000,"ts":0.060,"args":{"pct":99.5}})",
+          R"({"ph":"s","id":1000077,"cat":"ac2g","name":"ac2g","pid":4242,"tid":4243,"ts":0.010})",
+          R"({"ph":"f","id":1000077,"cat":"ac2g","name":"ac2g","pid":1000000,"tid":7,"ts":0.100,"bp":"e"})",
+          R"({"ph":"f","id":1000078,"cat":"ac2g","name":"ac2g","pid":1000000,"tid":7,"ts":0.100})",
+      }) {
     EXPECT_TRUE(has_line(text, line)) << line << "\n" << text;
   }
   // Object events carry an id (chrome://tracing needs one).
@@ -392,11 +407,15 @@ TEST(Writer, DevicePropertiesInfoAndExtraMembers) {
                        {"schemaVersion", "2"},
                        {"deviceProperties", "[]"}};
   const std::string text = render(t);
-  EXPECT_NE(text.find(R"("deviceProperties":[{"id":0,"name":"NVIDIA H200","totalGlobalMem":150000000000,"computeMajor":9,"computeMinor":0,"numSms":132,"clockRateKHz":1980000,"memoryClockRateKHz":2619000,"memoryBusWidth":6144,"peakFlops":{"fp32":67000000000000,"bf16":989000000000000},"peakBandwidthBytesPerSec":4800000000000,"peakSource":"table","warpSize":32,"regsPerBlock":65536}])"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          R"("deviceProperties":[{"id":0,"name":"NVIDIA H200","totalGlobalMem":150000000000,"computeMajor":9,"computeMinor":0,"numSms":132,"clockRateKHz":1980000,"memoryClockRateKHz":2619000,"memoryBusWidth":6144,"peakFlops":{"fp32":67000000000000,"bf16":989000000000000},"peakBandwidthBytesPerSec":4800000000000,"peakSource":"table","warpSize":32,"regsPerBlock":65536}])"),
+      std::string::npos)
       << text;
-  EXPECT_NE(text.find(R"(],"flopline":{"version":"0.0.9","command":"python train.py --x \"y\"","droppedRecords":12},"distributedInfo":{"rank":0,"world_size":2}})"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          R"(],"flopline":{"version":"0.0.9","command":"python train.py --x \"y\"","droppedRecords":12},"distributedInfo":{"rank":0,"world_size":2}})"),
+      std::string::npos)
       << text;
   EXPECT_EQ(text.find("\"schemaVersion\":2"), std::string::npos);
   EXPECT_TRUE(python_accepts_text(text));
@@ -406,14 +425,17 @@ TEST(Writer, DevicePropertiesInfoAndExtraMembers) {
 // strict JSON on the event's line.
 TEST(Writer, ReadArgsAreMadeStrict) {
   Small x;
-  const ArgsId messy = x.t.args.add_json("{\n  \"a\": nan,\n  \"b\": \"\xC0 x\",\n  \"c\": [1, 2]\n}");
+  const ArgsId messy =
+      x.t.args.add_json("{\n  \"a\": nan,\n  \"b\": \"\xC0 x\",\n  \"c\": [1, 2]\n}");
   Slice s = x.slice("k", "kernel", Small::kBase, 10, messy);
   s.metrics = x.b.add_metrics({10, -1});
   x.b.add_slice(x.stream, s);
   x.b.finalize();
   const std::string text = render(x.t);
-  EXPECT_TRUE(has_line(text, cat(R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0.000,"dur":0.010,"args":{"a":null,"b":")",
-                                 "\xEF\xBF\xBD", R"( x","c":[1,2],"flops":10,"TFLOP/s":0.001}})")))
+  EXPECT_TRUE(has_line(
+      text,
+      cat(R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0.000,"dur":0.010,"args":{"a":null,"b":")",
+          "\xEF\xBF\xBD", R"( x","c":[1,2],"flops":10,"TFLOP/s":0.001}})")))
       << text;
   EXPECT_TRUE(python_accepts_text(text));
 }
@@ -422,12 +444,18 @@ TEST(Writer, HostileNamesGiveValidJson) {
   Small x;
   std::string huge;
   while (huge.size() < 100 * 1024) huge += "template<\"q\"\\n\n\t>";
-  const std::string names[] = {
-      "\"quoted\"", "back\\slash", "new\nline", std::string("nul\0byte", 8), huge,
-      "bad \xC0\x80 \xED\xA0\x80 \xF4\x90\x80\x80 \xFF", "trunc \xE2\x82", "\x01\x02\x1f"};
+  const std::string names[] = {"\"quoted\"",
+                               "back\\slash",
+                               "new\nline",
+                               std::string("nul\0byte", 8),
+                               huge,
+                               "bad \xC0\x80 \xED\xA0\x80 \xF4\x90\x80\x80 \xFF",
+                               "trunc \xE2\x82",
+                               "\x01\x02\x1f"};
   TimeNs ts = Small::kBase;
   for (const std::string& n : names) {
-    x.b.add_slice(x.thread, x.slice(n, n, ts, 5, x.t.args.add_json(ArgsBuilder().add(n, n).finish())));
+    x.b.add_slice(x.thread,
+                  x.slice(n, n, ts, 5, x.t.args.add_json(ArgsBuilder().add(n, n).finish())));
     ts += 10;
   }
   const std::uint32_t p = x.b.process(names[5]);
@@ -541,10 +569,12 @@ TEST(WriterFile, InflatingReportsProgressAndCanBeCancelled) {
   const std::uint64_t size = fs::file_size(path);
   std::vector<std::pair<std::uint64_t, std::uint64_t>> calls;
   std::string back;
-  ASSERT_TRUE(read_file_maybe_gzip(path.string(), back, error, [&](std::uint64_t done, std::uint64_t total) {
-    calls.emplace_back(done, total);
-    return true;
-  })) << error;
+  ASSERT_TRUE(read_file_maybe_gzip(path.string(), back, error,
+                                   [&](std::uint64_t done, std::uint64_t total) {
+                                     calls.emplace_back(done, total);
+                                     return true;
+                                   }))
+      << error;
   EXPECT_EQ(back, text);
   ASSERT_GE(calls.size(), 2u);
   for (std::size_t i = 0; i < calls.size(); ++i) {
@@ -554,7 +584,8 @@ TEST(WriterFile, InflatingReportsProgressAndCanBeCancelled) {
   EXPECT_EQ(calls.back().first, size);
   // Cancelled at the second call: no output, the reason says so.
   int n = 0;
-  EXPECT_FALSE(read_file_maybe_gzip(path.string(), back, error, [&](std::uint64_t, std::uint64_t) { return ++n < 2; }));
+  EXPECT_FALSE(read_file_maybe_gzip(path.string(), back, error,
+                                    [&](std::uint64_t, std::uint64_t) { return ++n < 2; }));
   EXPECT_EQ(error, "cancelled");
   EXPECT_EQ(n, 2);
 }

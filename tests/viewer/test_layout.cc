@@ -131,7 +131,7 @@ TEST(Layout, TextTidsThatAreNamesAreNotPrefixedAgain) {
   std::vector<std::string> names;
   for (const LayoutTrack& k : L.tracks()) names.push_back(k.name);
   EXPECT_NE(std::find(names.begin(), names.end(), "stream 7"), names.end());  // the text tid
-  EXPECT_EQ(std::count(names.begin(), names.end(), "stream 7"), 2);          // and the numeric one
+  EXPECT_EQ(std::count(names.begin(), names.end(), "stream 7"), 2);           // and the numeric one
   EXPECT_NE(std::find(names.begin(), names.end(), "thread 42"), names.end());
   for (const std::string& n : names) EXPECT_EQ(n.find("stream stream"), std::string::npos);
 }

@@ -5,8 +5,7 @@
 
 namespace flopline {
 
-Range::Range(const std::string& name, double flops, double bytes,
-             const std::string& precision) {
+Range::Range(const std::string& name, double flops, double bytes, const std::string& precision) {
   capture::RangeCounts counts;
   if (flops >= 0) counts.flops = flops;
   if (bytes >= 0) counts.bytes = bytes;

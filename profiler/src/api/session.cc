@@ -83,7 +83,8 @@ bool Session::start() {
     return false;
   }
   if (counters->on && gpu_metrics->on) {
-    s.error = "counters and gpu_metrics cannot be on together (both use the GPU's performance monitors)";
+    s.error =
+        "counters and gpu_metrics cannot be on together (both use the GPU's performance monitors)";
     return false;
   }
   if (counters->on) o.counters = counters->per_signature;

@@ -126,8 +126,8 @@ std::string_view trim(std::string_view s) {
 
 // Substrings of the base names kKindCalls records (runtime cuda*, driver cu*).
 constexpr std::string_view kRecordedCallParts[] = {
-    "Launch", "Memcpy", "Memset", "Malloc", "MemAlloc", "Free", "Synchronize", "EventRecord",
-    "StreamWaitEvent", "DeviceReset", "MemPrefetch",
+    "Launch",      "Memcpy",      "Memset",          "Malloc",      "MemAlloc",    "Free",
+    "Synchronize", "EventRecord", "StreamWaitEvent", "DeviceReset", "MemPrefetch",
 };
 
 std::optional<std::uint32_t> kind_bits(std::string_view name) {
@@ -309,7 +309,8 @@ std::optional<CountersSetting> parse_counters(std::string_view text, std::string
   if (error) {
     // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "literal" + string.
     error->assign(1, '\'');
-    error->append(text).append("' is not on, off, all or a number of launches to measure per kernel signature");
+    error->append(text).append(
+        "' is not on, off, all or a number of launches to measure per kernel signature");
   }
   return std::nullopt;
 }
@@ -334,7 +335,8 @@ std::optional<GpuMetricsSetting> parse_gpu_metrics(std::string_view text, std::s
       ns < kMinGpuMetricsIntervalNs || ns > kMaxGpuMetricsIntervalNs) {
     if (error) {
       error->assign(1, '\'');
-      error->append(text).append("' is not on, off or a sampling interval from 10us to 10ms (e.g. 50us)");
+      error->append(text).append(
+          "' is not on, off or a sampling interval from 10us to 10ms (e.g. 50us)");
     }
     return std::nullopt;
   }
@@ -354,8 +356,8 @@ std::optional<std::int64_t> parse_flush_interval(std::string_view text, std::str
   double value = 0;
   const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
   const double ns = value * scale;
-  if (number.empty() || ec != std::errc() || end != number.data() + number.size() || scale == 0 || ns < 1e8 ||
-      ns > 3600e9) {
+  if (number.empty() || ec != std::errc() || end != number.data() + number.size() || scale == 0 ||
+      ns < 1e8 || ns > 3600e9) {
     if (error) {
       error->assign(1, '\'');
       error->append(text).append("' is not off or an interval from 100ms to 1h (e.g. 5s)");
@@ -422,8 +424,9 @@ CaptureEnv read_capture_env(const GetEnv& getenv) {
   }
   if (env.counters.on && env.gpu_metrics.on) {
     // Both read the GPU's performance monitors, which one client holds at a time.
-    env.warnings.push_back("FLOPLINE_GPU_METRICS: not with FLOPLINE_COUNTERS (both use the GPU's "
-                           "performance monitors); GPU metrics are off");
+    env.warnings.push_back(
+        "FLOPLINE_GPU_METRICS: not with FLOPLINE_COUNTERS (both use the GPU's "
+        "performance monitors); GPU metrics are off");
     env.gpu_metrics.on = false;
   }
   env.rank = process_rank(getenv);

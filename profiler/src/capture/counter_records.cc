@@ -47,13 +47,14 @@ void emit_gpu_metrics(DecodeContext& ctx) {
   const trace::StringId cat = ctx.trace.strings.intern("gpu_metrics");
   std::vector<trace::StringId> keys;
   for (std::size_t i = 0; i < info.names.size(); ++i) {
-    keys.push_back(ctx.trace.strings.intern(i < info.labels.size() ? info.labels[i] : info.names[i]));
+    keys.push_back(
+        ctx.trace.strings.intern(i < info.labels.size() ? info.labels[i] : info.names[i]));
   }
   for (const GpuMetricSample& s : b.gpu_metric_samples) {
     const std::uint32_t process = ctx.gpu_process(s.device);  // where its kernels are
     for (std::size_t i = 0; i < keys.size() && i < s.values.size(); ++i) {
-      ctx.builder.add_counter_point(ctx.builder.counter_series(process, name, keys[i], cat), s.start,
-                                    s.values[i]);
+      ctx.builder.add_counter_point(ctx.builder.counter_series(process, name, keys[i], cat),
+                                    s.start, s.values[i]);
     }
   }
 }
@@ -71,19 +72,24 @@ void add_counter_info(DecodeContext& ctx) {
       what += ", " + std::to_string(c.plan.metrics.size()) + " metrics";
       if (c.plan.passes > 0) what += " in " + std::to_string(c.plan.passes) + " passes";
       what += c.per_signature == 0 ? ", every launch measured"
-                                   : ", first " + std::to_string(c.per_signature) + " launches of each signature measured";
+                                   : ", first " + std::to_string(c.per_signature) +
+                                         " launches of each signature measured";
       info.emplace_back("counters", what);
       info.emplace_back("counter metrics", join(c.plan.names(), ","));
-      if (!c.plan.missing.empty()) info.emplace_back("counters missing", join(c.plan.missing, ", "));
-      if (!c.plan.left_out.empty()) info.emplace_back("counters left out (extra pass)", join(c.plan.left_out, ","));
+      if (!c.plan.missing.empty())
+        info.emplace_back("counters missing", join(c.plan.missing, ", "));
+      if (!c.plan.left_out.empty())
+        info.emplace_back("counters left out (extra pass)", join(c.plan.left_out, ","));
       info.emplace_back("counters measured launches", std::to_string(c.measured));
       if (const auto lost = unmatched_counter_records(b); !lost.empty()) {
         std::string ids;
         for (std::size_t i = 0; i < lost.size() && i < 8; ++i) {
           const CounterRecord& r = b.counter_records[lost[i]];
-          ids += (i ? ", " : "") + std::to_string(r.device) + ":" + std::to_string(r.correlation_id);
+          ids +=
+              (i ? ", " : "") + std::to_string(r.device) + ":" + std::to_string(r.correlation_id);
         }
-        info.emplace_back("counters without their kernel", std::to_string(lost.size()) + " (device:correlation " + ids + ")");
+        info.emplace_back("counters without their kernel",
+                          std::to_string(lost.size()) + " (device:correlation " + ids + ")");
       }
       if (c.failed > 0) info.emplace_back("counters failed launches", std::to_string(c.failed));
     }
@@ -93,11 +99,13 @@ void add_counter_info(DecodeContext& ctx) {
     if (!g.unavailable.empty()) {
       info.emplace_back("gpu metrics", "unavailable: " + g.unavailable);
     } else {
-      info.emplace_back("gpu metrics", "PM sampling every " + std::to_string(g.interval_ns) + " ns: " +
-                                           join(g.names, ","));
+      info.emplace_back("gpu metrics", "PM sampling every " + std::to_string(g.interval_ns) +
+                                           " ns: " + join(g.names, ","));
       if (g.overflows > 0) info.emplace_back("gpu metrics overflows", std::to_string(g.overflows));
       if (g.unfinished) {
-        info.emplace_back("gpu metrics unfinished", "the last samples were not decoded in time (a shorter run or a longer interval keeps them)");
+        info.emplace_back("gpu metrics unfinished",
+                          "the last samples were not decoded in time (a shorter run or a longer "
+                          "interval keeps them)");
       }
     }
   }

@@ -116,9 +116,10 @@ void add_tensor_metrics(const std::set<std::string>& listed, const std::vector<T
     }
   }
   for (const char* expected : {"fp64", "tf32", "bf16", "fp16"}) {
-    const bool found = std::any_of(plan.metrics.begin(), plan.metrics.end(), [&](const CounterMetric& m) {
-      return m.use == CounterUse::kTensorOps && m.precision == expected;
-    });
+    const bool found =
+        std::any_of(plan.metrics.begin(), plan.metrics.end(), [&](const CounterMetric& m) {
+          return m.use == CounterUse::kTensorOps && m.precision == expected;
+        });
     if (!found) plan.missing.push_back(std::string("tensor ") + expected + " ops");
   }
 }
@@ -130,7 +131,8 @@ void add_simt_metrics(const std::set<std::string>& listed, CounterPlan& plan) {
   };
   for (const Type type : {Type{"d", "fp64"}, Type{"f", "fp32"}, Type{"h", "fp16"}}) {
     for (const char* op : {"add", "mul", "fma"}) {
-      const std::string tail = std::string("sass_thread_inst_executed_op_") + type.letter + op + "_pred_on";
+      const std::string tail =
+          std::string("sass_thread_inst_executed_op_") + type.letter + op + "_pred_on";
       std::string name;
       for (const char* unit : {"sm__", "smsp__"}) {
         if (listed.count(unit + tail) != 0) {
@@ -183,7 +185,8 @@ void add_to(std::vector<std::pair<std::string, double>>& v, const std::string& k
 }
 
 void sort_largest_first(std::vector<std::pair<std::string, double>>& v) {
-  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::stable_sort(v.begin(), v.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
 }
 
 }  // namespace
@@ -207,7 +210,8 @@ std::vector<std::string> CounterPlan::names() const {
   return out;
 }
 
-CounterPlan plan_counter_metrics(std::span<const std::string> chip_metrics, const PassCounter& passes) {
+CounterPlan plan_counter_metrics(std::span<const std::string> chip_metrics,
+                                 const PassCounter& passes) {
   const std::set<std::string> listed(chip_metrics.begin(), chip_metrics.end());
   std::vector<TensorName> tensors;
   for (const std::string& name : listed) {
@@ -260,7 +264,8 @@ std::vector<GpuMetric> plan_gpu_metrics(std::span<const std::string> chip_metric
   };
   static constexpr Candidate kCandidates[] = {
       {"sm__cycles_active", ".avg.pct_of_peak_sustained_elapsed", "SM active %", 1},
-      {"sm__pipe_tensor_cycles_active", ".avg.pct_of_peak_sustained_elapsed", "tensor pipe active %", 1},
+      {"sm__pipe_tensor_cycles_active", ".avg.pct_of_peak_sustained_elapsed",
+       "tensor pipe active %", 1},
       {"dram__bytes_read", ".sum.per_second", "DRAM read GB/s", 1e-9},
       {"dram__bytes_write", ".sum.per_second", "DRAM write GB/s", 1e-9},
   };

@@ -26,11 +26,11 @@ struct DecodeContext {
   std::uint32_t cpu_process = 0;
   std::unordered_map<std::uint32_t, const DeviceInfo*> devices;  // by ordinal
   std::unordered_map<std::uint32_t, std::uint32_t> device_of_context;
-  const Attribution* attribution = nullptr;            // null without NVTX
-  std::vector<std::uint32_t> range_metrics;            // per range: metrics index or kNone
-  std::vector<KernelCounts> kernel_counts;             // per batch kernel
-  std::vector<CountedWork> counted;                    // per batch counter record
-  std::vector<std::string> attribution_precisions;     // per range: its declared precision
+  const Attribution* attribution = nullptr;         // null without NVTX
+  std::vector<std::uint32_t> range_metrics;         // per range: metrics index or kNone
+  std::vector<KernelCounts> kernel_counts;          // per batch kernel
+  std::vector<CountedWork> counted;                 // per batch counter record
+  std::vector<std::string> attribution_precisions;  // per range: its declared precision
 
   const CountedWork* counted_of_kernel(std::size_t kernel) const {
     if (kernel >= kernel_counts.size() || kernel_counts[kernel].record == kNoId) return nullptr;

@@ -29,7 +29,8 @@ void add_graph(ArgsBuilder& a, std::uint32_t graph_id, std::uint64_t graph_node_
   a.add_uint("graph node id", graph_node_id);
 }
 
-void add_pairs(ArgsBuilder& a, std::string_view key, const std::vector<std::pair<std::string, double>>& v) {
+void add_pairs(ArgsBuilder& a, std::string_view key,
+               const std::vector<std::pair<std::string, double>>& v) {
   ArgsBuilder inner;
   for (const auto& [k, x] : v) inner.add(k, x);
   a.add_raw(key, inner.finish());
@@ -55,7 +56,8 @@ void add_counter_args(ArgsBuilder& a, const CountedWork& w, bool measured) {
 
 // The precision a kernel's % of peak divides by: what its counters say, else what the
 // innermost operator owning it declared.
-std::string kernel_precision(const DecodeContext& ctx, std::size_t work_index, const CountedWork* counted) {
+std::string kernel_precision(const DecodeContext& ctx, std::size_t work_index,
+                             const CountedWork* counted) {
   if (counted != nullptr && !counted->precision.empty()) return counted->precision;
   if (ctx.attribution == nullptr) return {};
   const std::uint32_t r = ctx.attribution->precision_from[work_index];

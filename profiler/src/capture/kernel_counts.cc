@@ -14,8 +14,8 @@ using Signature = std::tuple<std::string, std::int32_t, std::int32_t, std::int32
                              std::int32_t, std::int32_t, std::int32_t>;
 
 Signature signature_of(const KernelRecord& k) {
-  return {k.name, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z,
-          k.dynamic_shared_memory};
+  return {k.name,    k.grid_x,  k.grid_y,  k.grid_z,
+          k.block_x, k.block_y, k.block_z, k.dynamic_shared_memory};
 }
 
 }  // namespace
@@ -27,11 +27,14 @@ namespace {
 // synchronizes the context first).
 class PriorWork {
  public:
-  void add(std::uint32_t device, TimeNs start, TimeNs end) { by_device_[device].emplace_back(start, end); }
+  void add(std::uint32_t device, TimeNs start, TimeNs end) {
+    by_device_[device].emplace_back(start, end);
+  }
   void finish() {
     for (auto& [device, v] : by_device_) {
       std::sort(v.begin(), v.end());
-      for (std::size_t i = 1; i < v.size(); ++i) v[i].second = std::max(v[i].second, v[i - 1].second);
+      for (std::size_t i = 1; i < v.size(); ++i)
+        v[i].second = std::max(v[i].second, v[i - 1].second);
     }
   }
   // The latest end among records of `device` that started before `t`; 0 when none.
@@ -50,11 +53,14 @@ class PriorWork {
 }  // namespace
 
 void place_replayed_kernels(RecordBatch& batch) {
-  const bool any_untimed = std::any_of(batch.kernels.begin(), batch.kernels.end(),
-                                       [](const KernelRecord& k) { return k.start == 0 && k.end == 0; });
+  const bool any_untimed =
+      std::any_of(batch.kernels.begin(), batch.kernels.end(),
+                  [](const KernelRecord& k) { return k.start == 0 && k.end == 0; });
   if (!any_untimed) return;
   std::unordered_map<std::uint64_t, std::uint32_t> record_of_id;
-  auto key = [](std::uint32_t device, std::uint32_t id) { return static_cast<std::uint64_t>(device) << 32 | id; };
+  auto key = [](std::uint32_t device, std::uint32_t id) {
+    return static_cast<std::uint64_t>(device) << 32 | id;
+  };
   for (std::uint32_t r = 0; r < batch.counter_records.size(); ++r) {
     record_of_id[key(batch.counter_records[r].device, batch.counter_records[r].correlation_id)] = r;
   }
@@ -79,7 +85,8 @@ void place_replayed_kernels(RecordBatch& batch) {
     const auto r = record_of_id.find(key(k.device, k.correlation_id));
     const auto c = call_of.find(k.correlation_id);
     if (r == record_of_id.end() || c == call_of.end()) continue;
-    const CountedWork w = evaluate_counters(batch.counters.plan, batch.counter_records[r->second].values);
+    const CountedWork w =
+        evaluate_counters(batch.counters.plan, batch.counter_records[r->second].values);
     const auto [call_start, call_end] = c->second;
     k.start = std::max(call_start, prior.end_before(k.device, call_end));
     k.end = k.start + static_cast<TimeNs>(w.duration_ns.value_or(0) + 0.5);
@@ -91,7 +98,9 @@ void place_replayed_kernels(RecordBatch& batch) {
 
 std::vector<std::uint32_t> unmatched_counter_records(const RecordBatch& batch) {
   std::unordered_map<std::uint64_t, std::uint32_t> kernels_of_id;
-  auto key = [](std::uint32_t device, std::uint32_t id) { return static_cast<std::uint64_t>(device) << 32 | id; };
+  auto key = [](std::uint32_t device, std::uint32_t id) {
+    return static_cast<std::uint64_t>(device) << 32 | id;
+  };
   for (const KernelRecord& k : batch.kernels) ++kernels_of_id[key(k.device, k.correlation_id)];
   std::vector<std::uint32_t> out;
   for (std::uint32_t r = 0; r < batch.counter_records.size(); ++r) {
@@ -142,7 +151,9 @@ std::vector<KernelCounts> assign_kernel_counts(const RecordBatch& batch) {
 
 std::size_t LaunchKeyHash::operator()(const LaunchKey& k) const {
   std::size_t h = std::hash<std::uint64_t>()(k.function);
-  auto mix = [&h](std::uint64_t v) { h ^= std::hash<std::uint64_t>()(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
+  auto mix = [&h](std::uint64_t v) {
+    h ^= std::hash<std::uint64_t>()(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  };
   for (int d = 0; d < 3; ++d) mix(static_cast<std::uint64_t>(k.grid[d]) << 32 | k.block[d]);
   mix(k.shared_memory);
   return h;

@@ -69,7 +69,8 @@ bool is_word_char(char c) {
 // does not fit its key.
 bool store_item(std::string_view key, std::string_view value, RangeCounts& out) {
   if (iequals(key, "precision")) {
-    if (!out.precision.empty() || value.empty() || !std::all_of(value.begin(), value.end(), is_word_char)) {
+    if (!out.precision.empty() || value.empty() ||
+        !std::all_of(value.begin(), value.end(), is_word_char)) {
       return false;
     }
     out.precision = std::string(value);
@@ -90,7 +91,9 @@ bool parse_items(std::string_view body, RangeCounts& out) {
   std::size_t i = 0;
   while (true) {
     std::size_t k = i;
-    while (k < body.size() && ((body[k] >= 'a' && body[k] <= 'z') || (body[k] >= 'A' && body[k] <= 'Z'))) ++k;
+    while (k < body.size() &&
+           ((body[k] >= 'a' && body[k] <= 'z') || (body[k] >= 'A' && body[k] <= 'Z')))
+      ++k;
     const std::string_view key = body.substr(i, k - i);
     i = k;
     while (i < body.size() && is_blank(body[i])) ++i;
@@ -167,8 +170,9 @@ std::string format_range_message(std::string_view name, const RangeCounts& count
   const bool flops = counts.flops && std::isfinite(*counts.flops) && *counts.flops >= 0;
   const bool bytes = counts.bytes && std::isfinite(*counts.bytes) && *counts.bytes >= 0;
   // A precision is written only when it is a word of the grammar, so it reads back.
-  const bool precision = !counts.precision.empty() &&
-                         std::all_of(counts.precision.begin(), counts.precision.end(), is_word_char);
+  const bool precision =
+      !counts.precision.empty() &&
+      std::all_of(counts.precision.begin(), counts.precision.end(), is_word_char);
   if (!flops && !bytes && !precision) return out;
   auto append = [&out](std::string_view key, double v) {
     out += key;

@@ -45,7 +45,8 @@ void add_counted(ArgsBuilder& a, const NvtxRange& r, const OperatorSummary* op) 
   if (op->counted_bytes) a.add("counted dram bytes", *op->counted_bytes);
 }
 
-trace::ArgsId range_args(trace::Trace& t, ArgsBuilder& a, const NvtxRange& r, const OperatorSummary* op) {
+trace::ArgsId range_args(trace::Trace& t, ArgsBuilder& a, const NvtxRange& r,
+                         const OperatorSummary* op) {
   a.clear();
   add_marker_data(a, r.data);
   if (r.count_source != CountSource::kNone) a.add("flops source", to_string(r.count_source));
@@ -77,7 +78,8 @@ std::vector<std::uint32_t> emit_operators(const PairedMarkers& markers,
   std::vector<std::uint32_t> metrics(markers.ranges.size(), trace::kNone);
   for (std::size_t i = 0; i < markers.ranges.size(); ++i) {
     const NvtxRange& r = markers.ranges[i];
-    const OperatorSummary* op = i < attribution.operators.size() ? &attribution.operators[i] : nullptr;
+    const OperatorSummary* op =
+        i < attribution.operators.size() ? &attribution.operators[i] : nullptr;
     if (r.metrics.has_flops() || r.metrics.has_bytes()) {
       metrics[i] = builder.add_metrics(r.metrics);
     } else if (op != nullptr && op->counted_flops) {

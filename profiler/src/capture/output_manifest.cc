@@ -86,7 +86,8 @@ bool with_manifest(const std::string& manifest, F f) {
   return true;
 }
 
-std::string line(ManifestState state, std::int64_t pid, const std::string& path, std::string_view detail) {
+std::string line(ManifestState state, std::int64_t pid, const std::string& path,
+                 std::string_view detail) {
   std::string s(1, static_cast<char>(state));
   s += '\t';
   s += std::to_string(pid);
@@ -98,8 +99,8 @@ std::string line(ManifestState state, std::int64_t pid, const std::string& path,
   return s;
 }
 
-void note(const std::string& manifest, ManifestState state, std::int64_t pid, const std::string& path,
-          std::string_view detail) {
+void note(const std::string& manifest, ManifestState state, std::int64_t pid,
+          const std::string& path, std::string_view detail) {
   with_manifest(manifest, [&](int fd, const std::vector<ManifestEntry>&) {
     write_all(fd, line(state, pid, path, detail));
   });
@@ -172,7 +173,8 @@ std::vector<ManifestEntry> run_files(const std::vector<ManifestEntry>& notes) {
   std::vector<ManifestEntry> out;
   for (const ManifestEntry& e : notes) {
     if (e.state == ManifestState::kClaimed) continue;
-    auto it = std::find_if(out.begin(), out.end(), [&](const ManifestEntry& o) { return o.path == e.path; });
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const ManifestEntry& o) { return o.path == e.path; });
     if (it == out.end()) {
       out.push_back(e);
     } else if (it->state != ManifestState::kWritten || e.state == ManifestState::kWritten) {

@@ -200,7 +200,8 @@ DecodeResult decode(const RecordBatch& batch, trace::TraceBuilder& builder,
     result.markers = pair_markers(batch, capture_end(batch), options.counts);
     result.attribution = attribute_operators(batch, launches, result.markers, counted);
     ctx.attribution = &result.attribution;
-    for (const NvtxRange& r : result.markers.ranges) ctx.attribution_precisions.push_back(r.precision);
+    for (const NvtxRange& r : result.markers.ranges)
+      ctx.attribution_precisions.push_back(r.precision);
     ctx.range_metrics = emit_operators(result.markers, result.attribution, ctx.pids, builder);
     // The GPU processes the extents created are recorded like the ones kernels create.
     for (const OperatorSummary& op : result.attribution.operators) {

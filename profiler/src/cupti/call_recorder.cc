@@ -79,7 +79,8 @@ ThreadCalls& this_thread_calls() {
   return *holder.calls;
 }
 
-int switch_domain(CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, std::uint32_t size, bool on) {
+int switch_domain(CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain,
+                  std::uint32_t size, bool on) {
   int switched = 0;
   for (std::uint32_t cbid = 1; cbid < size; ++cbid) {
     const char* name = nullptr;
@@ -99,8 +100,10 @@ void set_call_sink(CallSink sink) {
 
 int enable_call_callbacks(CUpti_SubscriberHandle subscriber, bool runtime, bool driver, bool on) {
   int n = 0;
-  if (runtime) n += switch_domain(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, on);
-  if (driver) n += switch_domain(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, on);
+  if (runtime)
+    n += switch_domain(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, on);
+  if (driver)
+    n += switch_domain(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, on);
   return n;
 }
 
@@ -109,7 +112,8 @@ void set_calls_recording(bool on) {
   g_recording.store(on, std::memory_order_release);
 }
 
-void on_call_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+void on_call_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                      const CUpti_CallbackData* data) {
   if (!g_recording.load(std::memory_order_acquire)) return;
   ThreadCalls& t = this_thread_calls();
   const std::uint64_t gen = g_generation.load(std::memory_order_relaxed);
@@ -125,8 +129,8 @@ void on_call_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const 
     }
     return;
   }
-  if (t.depth == 0) return;     // entered before recording started
-  if (--t.depth > 0) return;    // a driver call inside a recorded runtime call: same id
+  if (t.depth == 0) return;   // entered before recording started
+  if (--t.depth > 0) return;  // a driver call inside a recorded runtime call: same id
   cuptiGetTimestamp(&now);
   CallRecord r;
   r.start = t.open_start;
@@ -134,7 +138,9 @@ void on_call_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const 
   r.cbid = cbid;
   r.correlation_id = data->correlationId;
   r.thread_id = t.thread_id;
-  r.return_value = data->functionReturnValue != nullptr ? *static_cast<const std::int32_t*>(data->functionReturnValue) : 0;
+  r.return_value = data->functionReturnValue != nullptr
+                       ? *static_cast<const std::int32_t*>(data->functionReturnValue)
+                       : 0;
   r.driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
   CallChunk full;
   {

@@ -41,7 +41,8 @@ void set_calls_recording(bool on);
 // The subscriber's handler for the recorded functions. A driver call made inside a
 // recorded runtime call on the same thread (cudaLaunchKernel -> cuLaunchKernel) is not
 // recorded again: it carries the runtime call's correlation id.
-void on_call_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+void on_call_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                      const CUpti_CallbackData* data);
 
 // Hands every thread's buffered records to the sink (at flush and stop).
 void drain_calls();

@@ -118,14 +118,16 @@ const char* support_text(CUpti_Profiler_Support_Level level) {
 
 // Why the device cannot be profiled, or "" when it can.
 std::string device_support(std::uint32_t device) {
-  auto p = cupti_params<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
+  auto p = cupti_params<CUpti_Profiler_DeviceSupported_Params>(
+      CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
   p.cuDevice = static_cast<CUdevice>(device);
   p.api = CUPTI_PROFILER_RANGE_PROFILING;
   if (cuptiProfilerDeviceSupported(&p) != CUPTI_SUCCESS) return {};  // cannot tell: try
   if (p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return {};
   std::string why = "device " + std::to_string(device) + " cannot be profiled:";
   auto flag = [&why](const char* name, CUpti_Profiler_Support_Level l) {
-    if (l != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += std::string(" ") + name + " " + support_text(l) + ";";
+    if (l != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+      why += std::string(" ") + name + " " + support_text(l) + ";";
   };
   flag("architecture", p.architecture);
   flag("SLI", p.sli);
@@ -147,7 +149,8 @@ struct ContextProfiler {
   std::vector<std::uint8_t> counter_data;
 
   bool reset_counter_data(CUptiResult* r) {
-    auto p = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+    auto p = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
     p.pRangeProfilerObject = object;
     p.counterDataSize = counter_data.size();
     p.pCounterData = counter_data.data();
@@ -173,7 +176,8 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, std::string* why) {
     *why = s;
     return nullptr;
   }
-  auto chip = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+  auto chip =
+      cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
   chip.deviceIndex = cp->device;
   if ((r = cuptiDeviceGetChipName(&chip)) != CUPTI_SUCCESS) {
     *why = why_unavailable("cuptiDeviceGetChipName", r);
@@ -181,7 +185,8 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, std::string* why) {
   }
   cp->chip = chip.pChipName;
   std::vector<std::uint8_t> availability;
-  auto avail = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+  auto avail = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(
+      CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
   avail.ctx = ctx;
   if ((r = cuptiProfilerGetCounterAvailability(&avail)) != CUPTI_SUCCESS) {
     *why = why_unavailable("cuptiProfilerGetCounterAvailability", r);
@@ -197,14 +202,16 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, std::string* why) {
   if (!cp->host) return nullptr;
   const ProfilerHost& host = *cp->host;
   cp->plan = capture::plan_counter_metrics(
-      host.base_metrics(), [&host](const std::vector<std::string>& names) { return host.passes(names); });
+      host.base_metrics(),
+      [&host](const std::vector<std::string>& names) { return host.passes(names); });
   if (cp->plan.empty()) {
     *why = "chip " + cp->chip + " lists none of the counters flopline reads";
     return nullptr;
   }
   if (!cp->host->configure(cp->plan.names(), &cp->config, why)) return nullptr;
 
-  auto en = cupti_params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+  auto en = cupti_params<CUpti_RangeProfiler_Enable_Params>(
+      CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
   en.ctx = ctx;
   if ((r = cuptiRangeProfilerEnable(&en)) != CUPTI_SUCCESS) {
     *why = why_unavailable("cuptiRangeProfilerEnable", r);
@@ -214,7 +221,8 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, std::string* why) {
   const std::vector<std::string> names = cp->plan.names();
   std::vector<const char*> c;
   for (const std::string& n : names) c.push_back(n.c_str());
-  auto ds = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+  auto ds = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
   ds.pRangeProfilerObject = cp->object;
   ds.pMetricNames = c.data();
   ds.numMetrics = c.size();
@@ -229,7 +237,8 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, std::string* why) {
     *why = why_unavailable("cuptiRangeProfilerCounterDataImageInitialize", r);
     return nullptr;
   }
-  auto sc = cupti_params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+  auto sc = cupti_params<CUpti_RangeProfiler_SetConfig_Params>(
+      CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
   sc.pRangeProfilerObject = cp->object;
   sc.configSize = cp->config.size();
   sc.pConfig = cp->config.data();
@@ -251,12 +260,12 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, std::string* why) {
 
 // Per launching thread: where its launch stands.
 struct ThreadLaunch {
-  int depth = 0;               // open launch calls (runtime and driver)
-  bool in_driver = false;      // inside a driver launch call
-  bool measuring = false;      // this launch holds the range profiler
-  bool shared = false;         // this launch holds the shared launch lock
+  int depth = 0;           // open launch calls (runtime and driver)
+  bool in_driver = false;  // inside a driver launch call
+  bool measuring = false;  // this launch holds the range profiler
+  bool shared = false;     // this launch holds the shared launch lock
   ContextProfiler* profiler = nullptr;
-  bool have_values = false;    // a measured range awaiting the outermost exit's id
+  bool have_values = false;  // a measured range awaiting the outermost exit's id
   std::uint32_t device = 0;
   std::uint32_t driver_correlation = 0;  // the driver call's id, for FLOPLINE_COUNTERS_DEBUG
   std::vector<double> values;
@@ -285,7 +294,8 @@ struct CounterProfiler::Impl {
     off = true;
     enabled = false;
     info.unavailable = why;
-    std::fprintf(stderr, "flopline: counters unavailable: %s; the trace is written without them\n", why.c_str());
+    std::fprintf(stderr, "flopline: counters unavailable: %s; the trace is written without them\n",
+                 why.c_str());
   }
   void enter_driver(CUcontext ctx, CUpti_CallbackId cbid, const void* params);
   void exit_driver();
@@ -322,7 +332,8 @@ void CounterProfiler::Impl::enter_driver(CUcontext ctx, CUpti_CallbackId cbid, c
     return;
   }
   launch_lock.lock();
-  auto p = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+  auto p =
+      cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
   p.pRangeProfilerObject = cp->object;
   const CUptiResult r = cuptiRangeProfilerStart(&p);
   if (r != CUPTI_SUCCESS) {
@@ -347,17 +358,20 @@ void CounterProfiler::Impl::exit_driver() {
   t.measuring = false;
   ContextProfiler& cp = *t.profiler;
   std::string error;
-  auto stop = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+  auto stop =
+      cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
   stop.pRangeProfilerObject = cp.object;
   CUptiResult r = cuptiRangeProfilerStop(&stop);
   if (r == CUPTI_SUCCESS && !stop.isAllPassSubmitted) error = "not every replay pass ran";
   if (r == CUPTI_SUCCESS && error.empty()) {
-    auto d = cupti_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+    auto d = cupti_params<CUpti_RangeProfiler_DecodeData_Params>(
+        CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
     d.pRangeProfilerObject = cp.object;
     r = cuptiRangeProfilerDecodeData(&d);
   }
   if (r == CUPTI_SUCCESS && error.empty()) {
-    auto info_p = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+    auto info_p = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+        CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
     info_p.pCounterDataImage = cp.counter_data.data();
     info_p.counterDataImageSize = cp.counter_data.size();
     r = cuptiRangeProfilerGetCounterDataInfo(&info_p);
@@ -365,7 +379,8 @@ void CounterProfiler::Impl::exit_driver() {
       error = "the launch gave " + std::to_string(info_p.numTotalRanges) + " ranges, not one";
     }
   }
-  if (r == CUPTI_SUCCESS && error.empty() && cp.host->evaluate(cp.counter_data, 0, &t.values, &error)) {
+  if (r == CUPTI_SUCCESS && error.empty() &&
+      cp.host->evaluate(cp.counter_data, 0, &t.values, &error)) {
     t.have_values = true;
     t.device = cp.device;
   }
@@ -436,8 +451,11 @@ void CounterProfiler::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId 
   rec.values = std::move(t.values);
   static const bool debug = std::getenv("FLOPLINE_COUNTERS_DEBUG") != nullptr;
   if (debug) {
-    std::fprintf(stderr, "flopline: counters: launch %s correlation %u (driver call %u), device %u, %zu values\n",
-                 data->functionName, rec.correlation_id, t.driver_correlation, rec.device, rec.values.size());
+    std::fprintf(
+        stderr,
+        "flopline: counters: launch %s correlation %u (driver call %u), device %u, %zu values\n",
+        data->functionName, rec.correlation_id, t.driver_correlation, rec.device,
+        rec.values.size());
   }
   std::lock_guard<std::mutex> lock(impl_->mu);
   ++impl_->info.measured;
@@ -448,19 +466,22 @@ void CounterProfiler::enable_callbacks(CUpti_SubscriberHandle subscriber) {
   for (CUpti_CallbackId cbid :
        {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz}) {
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz}) {
     cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
   }
-  for (CUpti_CallbackId cbid :
-       {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000}) {
+  for (CUpti_CallbackId cbid : {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                                CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+                                CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+                                CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+                                CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+                                CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000}) {
     cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
   }
 }
 
-void CounterProfiler::snapshot(capture::CounterInfo* info, std::vector<capture::CounterRecord>* records) const {
+void CounterProfiler::snapshot(capture::CounterInfo* info,
+                               std::vector<capture::CounterRecord>* records) const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   *info = impl_->info;
   *records = impl_->records;

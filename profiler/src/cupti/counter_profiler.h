@@ -34,7 +34,8 @@ class CounterProfiler {
   bool start(std::uint32_t per_signature, std::string* why);
   bool active() const;
   // Every launch callback of the subscriber goes here (it returns at once for others).
-  void on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+  void on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                   const CUpti_CallbackData* data);
   // The callbacks counting needs, on `subscriber`.
   static void enable_callbacks(CUpti_SubscriberHandle subscriber);
   // A copy of what was counted so far.

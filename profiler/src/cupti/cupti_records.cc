@@ -171,7 +171,8 @@ std::size_t add_api(const CUpti_ActivityAPI& a, ApiDomain domain, RecordBatch& b
 
 }  // namespace
 
-std::size_t append_call(const CallRecord& call, std::uint32_t process_id, RecordBatch& batch, ApiNames& names) {
+std::size_t append_call(const CallRecord& call, std::uint32_t process_id, RecordBatch& batch,
+                        ApiNames& names) {
   ApiRecord& r = batch.api_calls.emplace_back();
   r.domain = call.driver ? ApiDomain::kDriver : ApiDomain::kRuntime;
   r.cbid = call.cbid;

@@ -35,7 +35,7 @@ std::size_t append_activity(const CUpti_Activity* record, capture::RecordBatch& 
 
 // Appends one call recorded through a callback (call_recorder.h) as an ApiRecord, like
 // the RUNTIME/DRIVER activity records it stands in for. Returns the bytes it added.
-std::size_t append_call(const CallRecord& call, std::uint32_t process_id, capture::RecordBatch& batch,
-                        ApiNames& api_names);
+std::size_t append_call(const CallRecord& call, std::uint32_t process_id,
+                        capture::RecordBatch& batch, ApiNames& api_names);
 
 }  // namespace flopline::cupti

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "counter_profiler.h"
-#include "flopline/capture/kernel_counts.h"
 #include "cupti_records.h"
 #include "device_info.h"
+#include "flopline/capture/kernel_counts.h"
 #include "gpu_metrics_sampler.h"
 #include "process_info.h"
 
@@ -161,7 +161,7 @@ void CUPTIAPI on_api_callback(void* user, CUpti_CallbackDomain domain, CUpti_Cal
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   on_call_callback(domain, cbid, cb);  // returns at once unless kKindCalls is recording
   // A measured launch's recorded call spans its replay; its kernel says it was replayed.
-  CounterProfiler::instance().on_callback(domain, cbid, cb);  // at once unless counting
+  CounterProfiler::instance().on_callback(domain, cbid, cb);    // at once unless counting
   GpuMetricsSampler::instance().on_callback(domain, cbid, cb);  // at once unless sampling
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API ||
       cbid != CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
@@ -459,7 +459,8 @@ void CuptiSource::stop() {
     set_calls_recording(false);
     enable_call_callbacks(s.subscriber, s.call_callbacks_runtime, s.call_callbacks_driver, false);
     // The reset hook's callback is one of the recorded calls: keep it.
-    cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+    cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
   }
   flush();
   std::lock_guard<std::mutex> lock(s.mu);

@@ -48,7 +48,8 @@ std::string failure(const std::string& what, CUptiResult r) {
 }
 
 bool reset_data(DeviceSampler& d, CUptiResult* r) {
-  auto p = cupti_params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+  auto p = cupti_params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
+      CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
   p.pPmSamplingObject = d.object;
   p.counterDataSize = d.counter_data.size();
   p.pCounterData = d.counter_data.data();
@@ -58,7 +59,8 @@ bool reset_data(DeviceSampler& d, CUptiResult* r) {
 
 void disable(DeviceSampler& d) {
   if (d.object == nullptr) return;
-  auto p = cupti_params<CUpti_PmSampling_Disable_Params>(CUpti_PmSampling_Disable_Params_STRUCT_SIZE);
+  auto p =
+      cupti_params<CUpti_PmSampling_Disable_Params>(CUpti_PmSampling_Disable_Params_STRUCT_SIZE);
   p.pPmSamplingObject = d.object;
   cuptiPmSamplingDisable(&p);
   d.object = nullptr;
@@ -73,14 +75,16 @@ std::unique_ptr<DeviceSampler> set_up(std::uint32_t device, std::int64_t interva
   }
   auto d = std::make_unique<DeviceSampler>();
   d->device = device;
-  auto chip = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+  auto chip =
+      cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
   chip.deviceIndex = device;
   CUptiResult r = cuptiDeviceGetChipName(&chip);
   if (r != CUPTI_SUCCESS) {
     *why = failure("cuptiDeviceGetChipName", r);
     return nullptr;
   }
-  auto en = cupti_params<CUpti_PmSampling_Enable_Params>(CUpti_PmSampling_Enable_Params_STRUCT_SIZE);
+  auto en =
+      cupti_params<CUpti_PmSampling_Enable_Params>(CUpti_PmSampling_Enable_Params_STRUCT_SIZE);
   en.deviceIndex = device;
   if ((r = cuptiPmSamplingEnable(&en)) != CUPTI_SUCCESS) {
     *why = failure("cuptiPmSamplingEnable", r);
@@ -88,14 +92,16 @@ std::unique_ptr<DeviceSampler> set_up(std::uint32_t device, std::int64_t interva
   }
   d->object = en.pPmSamplingObject;
   std::vector<std::uint8_t> availability;
-  auto ca = cupti_params<CUpti_PmSampling_GetCounterAvailability_Params>(CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE);
+  auto ca = cupti_params<CUpti_PmSampling_GetCounterAvailability_Params>(
+      CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE);
   ca.deviceIndex = device;
   if (cuptiPmSamplingGetCounterAvailability(&ca) == CUPTI_SUCCESS) {
     availability.resize(ca.counterAvailabilityImageSize);
     ca.pCounterAvailabilityImage = availability.data();
     if (cuptiPmSamplingGetCounterAvailability(&ca) != CUPTI_SUCCESS) availability.clear();
   }
-  d->host = ProfilerHost::create(CUPTI_PROFILER_TYPE_PM_SAMPLING, chip.pChipName, availability, why);
+  d->host =
+      ProfilerHost::create(CUPTI_PROFILER_TYPE_PM_SAMPLING, chip.pChipName, availability, why);
   if (!d->host) {
     disable(*d);
     return nullptr;
@@ -104,11 +110,13 @@ std::unique_ptr<DeviceSampler> set_up(std::uint32_t device, std::int64_t interva
   std::vector<std::string> names;
   for (const capture::GpuMetric& m : d->metrics) names.push_back(m.name);
   if (names.empty() || !d->host->configure(names, &d->config, why)) {
-    if (names.empty()) *why = std::string("chip ") + chip.pChipName + " lists none of the sampled metrics";
+    if (names.empty())
+      *why = std::string("chip ") + chip.pChipName + " lists none of the sampled metrics";
     disable(*d);
     return nullptr;
   }
-  auto sc = cupti_params<CUpti_PmSampling_SetConfig_Params>(CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE);
+  auto sc = cupti_params<CUpti_PmSampling_SetConfig_Params>(
+      CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE);
   sc.pPmSamplingObject = d->object;
   sc.configSize = d->config.size();
   sc.pConfig = d->config.data();
@@ -123,7 +131,8 @@ std::unique_ptr<DeviceSampler> set_up(std::uint32_t device, std::int64_t interva
   }
   std::vector<const char*> c;
   for (const std::string& n : names) c.push_back(n.c_str());
-  auto ds = cupti_params<CUpti_PmSampling_GetCounterDataSize_Params>(CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE);
+  auto ds = cupti_params<CUpti_PmSampling_GetCounterDataSize_Params>(
+      CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE);
   ds.pPmSamplingObject = d->object;
   ds.pMetricNames = c.data();
   ds.numMetrics = c.size();
@@ -154,7 +163,7 @@ std::unique_ptr<DeviceSampler> set_up(std::uint32_t device, std::int64_t interva
 
 struct GpuMetricsSampler::Impl {
   std::atomic<bool> enabled{false};
-  std::mutex mu;  // devices, info, samples
+  std::mutex mu;         // devices, info, samples
   std::mutex decode_mu;  // one decode at a time (the thread, stop, snapshot)
   std::condition_variable wake;
   bool stopping = false;
@@ -166,7 +175,8 @@ struct GpuMetricsSampler::Impl {
   std::vector<capture::GpuMetricSample> samples;
 
   // Decodes until the hardware buffers are empty or `deadline` passes.
-  void decode_all(std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
+  void decode_all(std::chrono::steady_clock::time_point deadline =
+                      std::chrono::steady_clock::time_point::max());
   bool decode(DeviceSampler& d, std::vector<capture::GpuMetricSample>& out,
               std::chrono::steady_clock::time_point deadline);
   void loop();
@@ -177,7 +187,8 @@ bool GpuMetricsSampler::Impl::decode(DeviceSampler& d, std::vector<capture::GpuM
                                      std::chrono::steady_clock::time_point deadline) {
   for (;;) {
     if (std::chrono::steady_clock::now() > deadline) return false;
-    auto p = cupti_params<CUpti_PmSampling_DecodeData_Params>(CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE);
+    auto p = cupti_params<CUpti_PmSampling_DecodeData_Params>(
+        CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE);
     p.pPmSamplingObject = d.object;
     p.pCounterDataImage = d.counter_data.data();
     p.counterDataImageSize = d.counter_data.size();
@@ -187,13 +198,15 @@ bool GpuMetricsSampler::Impl::decode(DeviceSampler& d, std::vector<capture::GpuM
       ++info.overflows;
     }
     if (r != CUPTI_SUCCESS) return true;
-    auto ci = cupti_params<CUpti_PmSampling_GetCounterDataInfo_Params>(CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
+    auto ci = cupti_params<CUpti_PmSampling_GetCounterDataInfo_Params>(
+        CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
     ci.pCounterDataImage = d.counter_data.data();
     ci.counterDataImageSize = d.counter_data.size();
     if (cuptiPmSamplingGetCounterDataInfo(&ci) != CUPTI_SUCCESS) return true;
     std::vector<double> raw;
     for (std::size_t i = 0; i < ci.numCompletedSamples; ++i) {
-      auto si = cupti_params<CUpti_PmSampling_CounterData_GetSampleInfo_Params>(CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE);
+      auto si = cupti_params<CUpti_PmSampling_CounterData_GetSampleInfo_Params>(
+          CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE);
       si.pPmSamplingObject = d.object;
       si.pCounterDataImage = d.counter_data.data();
       si.counterDataImageSize = d.counter_data.size();
@@ -230,7 +243,8 @@ void GpuMetricsSampler::Impl::decode_all(std::chrono::steady_clock::time_point d
   std::lock_guard<std::mutex> lock(mu);
   if (!complete) info.unfinished = true;
   if (out.empty()) return;
-  samples.insert(samples.end(), std::make_move_iterator(out.begin()), std::make_move_iterator(out.end()));
+  samples.insert(samples.end(), std::make_move_iterator(out.begin()),
+                 std::make_move_iterator(out.end()));
 }
 
 void GpuMetricsSampler::Impl::loop() {
@@ -295,7 +309,8 @@ void GpuMetricsSampler::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackI
     s.refused[device] = true;
     if (s.info.unavailable.empty()) {
       s.info.unavailable = why;
-      std::fprintf(stderr, "flopline: GPU metrics unavailable on device %u: %s\n", device, why.c_str());
+      std::fprintf(stderr, "flopline: GPU metrics unavailable on device %u: %s\n", device,
+                   why.c_str());
     }
     return;
   }
@@ -337,7 +352,8 @@ void GpuMetricsSampler::stop() {
   for (DeviceSampler* d : ds) disable(*d);
 }
 
-void GpuMetricsSampler::snapshot(capture::GpuMetricsInfo* info, std::vector<capture::GpuMetricSample>* samples) {
+void GpuMetricsSampler::snapshot(capture::GpuMetricsInfo* info,
+                                 std::vector<capture::GpuMetricSample>* samples) {
   Impl& s = *impl_;
   if (s.enabled.load()) s.decode_all(std::chrono::steady_clock::now() + kFinalDecodeLimit);
   std::lock_guard<std::mutex> lock(s.mu);

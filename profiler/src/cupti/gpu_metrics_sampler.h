@@ -24,7 +24,8 @@ class GpuMetricsSampler {
   void start(std::int64_t interval_ns);
   // Every launch callback of the subscriber goes here; after the first launch on a
   // device returns, sampling of that device starts.
-  void on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+  void on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                   const CUpti_CallbackData* data);
   // Stops every device and decodes what is left.
   void stop();
   // Decodes what the devices hold so far, then copies the samples out.

@@ -33,9 +33,9 @@
 #include <string>
 
 #include "cupti_source.h"
-#include "periodic_writer.h"
 #include "flopline/capture/capture_config.h"
 #include "flopline/capture/output_manifest.h"
+#include "periodic_writer.h"
 #include "trace_output.h"
 
 #define FLOPLINE_EXPORT extern "C" __attribute__((visibility("default")))
@@ -79,8 +79,8 @@ std::string output_path() {
   const std::int64_t pid = getpid();
   const bool in_run = s.env.run_pid > 0;
   const bool command_process = in_run && static_cast<std::int64_t>(getppid()) == s.env.run_pid;
-  const std::string path =
-      capture::run_output_path(s.env.output, pid, s.env.rank, command_process, in_run, is_directory);
+  const std::string path = capture::run_output_path(s.env.output, pid, s.env.rank, command_process,
+                                                    in_run, is_directory);
   return capture::claim_output_path(s.env.manifest, path, pid);
 }
 
@@ -113,8 +113,9 @@ void write_trace(bool stop, bool always = false) {
     say(r.error);
     return;
   }
-  capture::note_written(s.env.manifest, pid, r.path,
-                        std::to_string(r.events) + " events, " + std::to_string(r.kernels) + " kernels");
+  capture::note_written(
+      s.env.manifest, pid, r.path,
+      std::to_string(r.events) + " events, " + std::to_string(r.kernels) + " kernels");
   say("wrote " + r.path + " (" + std::to_string(r.kernels) + " kernels, " +
       std::to_string(r.events) + " events)");
   if (r.dropped_records > 0) {
@@ -221,8 +222,8 @@ bool start_capture() {
     w.path = output_path;
     w.appended = [](const std::string& path, std::uint64_t events, std::int64_t reach_ns) {
       char detail[96];
-      std::snprintf(detail, sizeof detail, "up to %.1f s after its first event (%llu events)", reach_ns / 1e9,
-                    static_cast<unsigned long long>(events));
+      std::snprintf(detail, sizeof detail, "up to %.1f s after its first event (%llu events)",
+                    reach_ns / 1e9, static_cast<unsigned long long>(events));
       capture::note_partial(state().env.manifest, getpid(), path, detail);
     };
     PeriodicWriter::instance().start(std::move(w));

@@ -57,7 +57,8 @@ void PeriodicWriter::Impl::append_now() {
   if (!file) file = std::make_unique<trace::IncrementalTraceFile>(options.path());
   // A range still open (its end not seen) and the GPU extent it has so far wait.
   const std::function<bool(const trace::Slice&)> closed = [&t](const trace::Slice& s) {
-    return s.args == trace::kNoArgs || t.args.json(s.args).find("\"unclosed\":true") == std::string_view::npos;
+    return s.args == trace::kNoArgs ||
+           t.args.json(s.args).find("\"unclosed\":true") == std::string_view::npos;
   };
   std::string error;
   const trace::TimeNs upto = static_cast<trace::TimeNs>(now) - kSettleNs;
@@ -77,7 +78,8 @@ void PeriodicWriter::Impl::loop() {
     wake.wait_for(lock, kPoll);
     if (stopped) break;
     const bool due = std::chrono::steady_clock::now() >= next;
-    const bool full = CuptiSource::instance().stats().records - records_at_last >= kRecordsPerAppend;
+    const bool full =
+        CuptiSource::instance().stats().records - records_at_last >= kRecordsPerAppend;
     if (!due && !full) continue;
     lock.unlock();
     append_now();

@@ -7,8 +7,10 @@ namespace flopline::cupti {
 namespace {
 
 CUpti_Profiler_Host_Object* new_object(CUpti_ProfilerType type, const std::string& chip,
-                                       const std::vector<std::uint8_t>& availability, CUptiResult* result) {
-  auto p = cupti_params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+                                       const std::vector<std::uint8_t>& availability,
+                                       CUptiResult* result) {
+  auto p = cupti_params<CUpti_Profiler_Host_Initialize_Params>(
+      CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
   p.profilerType = type;
   p.pChipName = chip.c_str();
   p.pCounterAvailabilityImage = availability.empty() ? nullptr : availability.data();
@@ -18,7 +20,8 @@ CUpti_Profiler_Host_Object* new_object(CUpti_ProfilerType type, const std::strin
 
 void delete_object(CUpti_Profiler_Host_Object* object) {
   if (object == nullptr) return;
-  auto p = cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+  auto p = cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(
+      CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
   p.pHostObject = object;
   cuptiProfilerHostDeinitialize(&p);
 }
@@ -27,7 +30,8 @@ CUptiResult add_metrics(CUpti_Profiler_Host_Object* object, const std::vector<st
   std::vector<const char*> c;
   c.reserve(names.size());
   for (const std::string& n : names) c.push_back(n.c_str());
-  auto p = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+  auto p = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+      CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
   p.pHostObject = object;
   p.ppMetricNames = c.data();
   p.numMetrics = c.size();
@@ -35,11 +39,13 @@ CUptiResult add_metrics(CUpti_Profiler_Host_Object* object, const std::vector<st
 }
 
 CUptiResult config_image(CUpti_Profiler_Host_Object* object, std::vector<std::uint8_t>* image) {
-  auto s = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+  auto s = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+      CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
   s.pHostObject = object;
   if (CUptiResult r = cuptiProfilerHostGetConfigImageSize(&s); r != CUPTI_SUCCESS) return r;
   image->assign(s.configImageSize, 0);
-  auto g = cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+  auto g = cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(
+      CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
   g.pHostObject = object;
   g.configImageSize = image->size();
   g.pConfigImage = image->data();
@@ -50,7 +56,8 @@ CUptiResult config_image(CUpti_Profiler_Host_Object* object, std::vector<std::ui
 
 int initialize_profiler() {
   static const CUptiResult result = [] {
-    auto p = cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+    auto p = cupti_params<CUpti_Profiler_Initialize_Params>(
+        CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
     return cuptiProfilerInitialize(&p);
   }();
   return result;
@@ -87,7 +94,8 @@ ProfilerHost::~ProfilerHost() {
 std::vector<std::string> ProfilerHost::base_metrics() const {
   std::vector<std::string> out;
   for (int type = 0; type < CUPTI_METRIC_TYPE__COUNT; ++type) {
-    auto p = cupti_params<CUpti_Profiler_Host_GetBaseMetrics_Params>(CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE);
+    auto p = cupti_params<CUpti_Profiler_Host_GetBaseMetrics_Params>(
+        CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE);
     p.pHostObject = object_;
     p.metricType = static_cast<CUpti_MetricType>(type);
     if (cuptiProfilerHostGetBaseMetrics(&p) != CUPTI_SUCCESS) continue;
@@ -103,8 +111,10 @@ std::optional<std::size_t> ProfilerHost::passes(const std::vector<std::string>& 
   if (scratch == nullptr) return std::nullopt;
   std::optional<std::size_t> out;
   std::vector<std::uint8_t> image;
-  if (add_metrics(scratch, names) == CUPTI_SUCCESS && config_image(scratch, &image) == CUPTI_SUCCESS) {
-    auto p = cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+  if (add_metrics(scratch, names) == CUPTI_SUCCESS &&
+      config_image(scratch, &image) == CUPTI_SUCCESS) {
+    auto p = cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(
+        CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
     p.configImageSize = image.size();
     p.pConfigImage = image.data();
     if (cuptiProfilerHostGetNumOfPasses(&p) == CUPTI_SUCCESS) out = p.numOfPasses;
@@ -113,8 +123,8 @@ std::optional<std::size_t> ProfilerHost::passes(const std::vector<std::string>& 
   return out;
 }
 
-bool ProfilerHost::configure(const std::vector<std::string>& names, std::vector<std::uint8_t>* image,
-                             std::string* error) {
+bool ProfilerHost::configure(const std::vector<std::string>& names,
+                             std::vector<std::uint8_t>* image, std::string* error) {
   if (CUptiResult r = add_metrics(object_, names); r != CUPTI_SUCCESS) {
     if (error) *error = "cuptiProfilerHostConfigAddMetrics: " + cupti_result_text(r);
     return false;
@@ -133,7 +143,8 @@ bool ProfilerHost::evaluate(const std::vector<std::uint8_t>& counter_data, std::
   c.reserve(names_.size());
   for (const std::string& n : names_) c.push_back(n.c_str());
   values->assign(names_.size(), -1);
-  auto p = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+  auto p = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+      CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
   p.pHostObject = object_;
   p.pCounterDataImage = counter_data.data();
   p.counterDataImageSize = counter_data.size();
@@ -142,7 +153,8 @@ bool ProfilerHost::evaluate(const std::vector<std::uint8_t>& counter_data, std::
   p.numMetrics = c.size();
   p.pMetricValues = values->data();
   const CUptiResult r = cuptiProfilerHostEvaluateToGpuValues(&p);
-  if (r != CUPTI_SUCCESS && error) *error = "cuptiProfilerHostEvaluateToGpuValues: " + cupti_result_text(r);
+  if (r != CUPTI_SUCCESS && error)
+    *error = "cuptiProfilerHostEvaluateToGpuValues: " + cupti_result_text(r);
   return r == CUPTI_SUCCESS;
 }
 

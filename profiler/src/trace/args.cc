@@ -15,14 +15,16 @@ ArgsId ArgStore::add_entry(std::uint64_t offset, std::uint64_t length, bool in_s
   // trace (4 billion args objects, 1 TiB of args text or of JSON).
   if (entries_.size() >= kNoArgs) throw std::length_error("more than 2^32-1 args objects");
   if (offset >> (64 - kOffsetShift) != 0) throw std::length_error("args offset beyond 1 TiB");
-  if (length > std::numeric_limits<std::uint32_t>::max()) throw std::length_error("args object larger than 4 GiB");
+  if (length > std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error("args object larger than 4 GiB");
   const auto id = static_cast<ArgsId>(entries_.size());
   std::uint64_t len_bits = length;
   if (length >= kLongLength) {
     long_lengths_.push_back(LongLength{id, static_cast<std::uint32_t>(length)});
     len_bits = kLongLength;
   }
-  entries_.push_back(offset << kOffsetShift | len_bits << kLengthShift | (in_source ? kInSource : 0));
+  entries_.push_back(offset << kOffsetShift | len_bits << kLengthShift |
+                     (in_source ? kInSource : 0));
   return id;
 }
 

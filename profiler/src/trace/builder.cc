@@ -17,7 +17,9 @@ bool parse_decimal_id(std::string_view text, std::int64_t& out) {
   return ec == std::errc() && ptr == last;
 }
 
-TrackKind key_kind(TrackKind k) { return k == TrackKind::kAsync ? TrackKind::kAsync : TrackKind::kThread; }
+TrackKind key_kind(TrackKind k) {
+  return k == TrackKind::kAsync ? TrackKind::kAsync : TrackKind::kThread;
+}
 
 }  // namespace
 
@@ -35,7 +37,8 @@ std::size_t TraceBuilder::CounterKeyHash::operator()(const CounterKey& k) const 
 TraceBuilder::TraceBuilder(Trace& trace) : trace_(trace) {}
 
 std::uint32_t TraceBuilder::process(std::int64_t pid) {
-  auto [it, added] = process_by_pid_.try_emplace(pid, static_cast<std::uint32_t>(trace_.processes.size()));
+  auto [it, added] =
+      process_by_pid_.try_emplace(pid, static_cast<std::uint32_t>(trace_.processes.size()));
   if (added) {
     Process p;
     p.pid = pid;
@@ -50,7 +53,8 @@ std::uint32_t TraceBuilder::process(std::string_view pid_text) {
   std::int64_t pid = 0;
   if (pid_text.empty() || parse_decimal_id(pid_text, pid)) return process(pid);
   const StringId label = trace_.strings.intern(pid_text);
-  auto [it, added] = process_by_label_.try_emplace(label, static_cast<std::uint32_t>(trace_.processes.size()));
+  auto [it, added] =
+      process_by_label_.try_emplace(label, static_cast<std::uint32_t>(trace_.processes.size()));
   if (added) {
     Process p;
     p.pid = next_synthetic_pid_--;
@@ -67,7 +71,8 @@ std::uint32_t TraceBuilder::track(std::uint32_t process_index, std::int64_t tid,
   if (key == last_key_) {
     index = last_track_;
   } else {
-    auto [it, added] = track_by_key_.try_emplace(key, static_cast<std::uint32_t>(trace_.tracks.size()));
+    auto [it, added] =
+        track_by_key_.try_emplace(key, static_cast<std::uint32_t>(trace_.tracks.size()));
     if (added) {
       Track t;
       t.process = process_index;
@@ -87,13 +92,15 @@ std::uint32_t TraceBuilder::track(std::uint32_t process_index, std::int64_t tid,
     if (!p.is_gpu) {
       p.is_gpu = true;
       // Kineto and flopline give each device a pid equal to its ordinal.
-      if (p.pid >= 0 && p.pid < 1024 && p.pid_label == 0) p.device = static_cast<std::int32_t>(p.pid);
+      if (p.pid >= 0 && p.pid < 1024 && p.pid_label == 0)
+        p.device = static_cast<std::int32_t>(p.pid);
     }
   }
   return index;
 }
 
-std::uint32_t TraceBuilder::track(std::uint32_t process_index, std::string_view tid_text, TrackKind kind) {
+std::uint32_t TraceBuilder::track(std::uint32_t process_index, std::string_view tid_text,
+                                  TrackKind kind) {
   std::int64_t tid = 0;
   if (tid_text.empty() || parse_decimal_id(tid_text, tid)) return track(process_index, tid, kind);
   const StringId label = trace_.strings.intern(tid_text);
@@ -114,8 +121,8 @@ void TraceBuilder::add_instant(std::uint32_t track_index, const Instant& i) {
 
 std::uint32_t TraceBuilder::counter_series(std::uint32_t process_index, StringId name, StringId key,
                                            StringId cat) {
-  auto [it, added] = counter_by_key_.try_emplace(CounterKey{process_index, name, key},
-                                                 static_cast<std::uint32_t>(trace_.counters.size()));
+  auto [it, added] = counter_by_key_.try_emplace(
+      CounterKey{process_index, name, key}, static_cast<std::uint32_t>(trace_.counters.size()));
   if (added) {
     CounterSeries c;
     c.process = process_index;
@@ -131,7 +138,9 @@ void TraceBuilder::add_counter_point(std::uint32_t series, TimeNs ts, double val
   trace_.counters[series].points.push_back(CounterPoint{ts, value});
 }
 
-void TraceBuilder::add_flow(const Flow& f) { trace_.flows.push_back(f); }
+void TraceBuilder::add_flow(const Flow& f) {
+  trace_.flows.push_back(f);
+}
 
 std::uint32_t TraceBuilder::add_metrics(const SliceMetrics& m) {
   trace_.metrics.push_back(m);
@@ -168,7 +177,7 @@ std::uint32_t assign_rows(std::vector<Slice>& slices, std::vector<std::vector<Sl
   });
 
   std::vector<std::uint32_t> row_of(slices.size());
-  std::vector<TimeNs> open_ends;  // the nesting stack
+  std::vector<TimeNs> open_ends;                  // the nesting stack
   using Free = std::pair<TimeNs, std::uint32_t>;  // (last end, extra row index)
   std::priority_queue<Free, std::vector<Free>, std::greater<>> extra_rows;
   std::uint32_t extra_count = 0;
@@ -196,7 +205,9 @@ std::uint32_t assign_rows(std::vector<Slice>& slices, std::vector<std::vector<Sl
 
   rows.resize(nesting + extra_count);
   std::vector<std::size_t> counts(rows.size(), 0);
-  auto final_row = [nesting](std::uint32_t r) { return r & 0x80000000u ? nesting + (r & 0x7fffffffu) : r; };
+  auto final_row = [nesting](std::uint32_t r) {
+    return r & 0x80000000u ? nesting + (r & 0x7fffffffu) : r;
+  };
   for (std::uint32_t r : row_of) ++counts[final_row(r)];
   for (std::size_t r = 0; r < rows.size(); ++r) rows[r].reserve(counts[r]);
   for (std::size_t i = 0; i < slices.size(); ++i) rows[final_row(row_of[i])].push_back(slices[i]);
@@ -210,7 +221,8 @@ namespace {
 SliceRef find_enclosing(const Track& track, std::uint32_t track_index, TimeNs ts) {
   auto search_row = [&](std::uint32_t r) -> SliceRef {
     const auto& row = track.rows[r];
-    auto it = std::upper_bound(row.begin(), row.end(), ts, [](TimeNs t, const Slice& s) { return t < s.start; });
+    auto it = std::upper_bound(row.begin(), row.end(), ts,
+                               [](TimeNs t, const Slice& s) { return t < s.start; });
     if (it == row.begin()) return {};
     --it;
     if (it->end() < ts) return {};
@@ -232,7 +244,8 @@ SliceRef find_next(const Track& track, std::uint32_t track_index, TimeNs ts) {
   TimeNs best_start = 0;
   for (std::uint32_t r = 0; r < track.rows.size(); ++r) {
     const auto& row = track.rows[r];
-    auto it = std::lower_bound(row.begin(), row.end(), ts, [](const Slice& s, TimeNs t) { return s.start < t; });
+    auto it = std::lower_bound(row.begin(), row.end(), ts,
+                               [](const Slice& s, TimeNs t) { return s.start < t; });
     if (it == row.end()) continue;
     if (!best.valid() || it->start < best_start) {
       best = SliceRef{track_index, r, static_cast<std::uint32_t>(it - row.begin())};
@@ -246,7 +259,8 @@ void bind_end(const Trace& trace, FlowEnd& end) {
   end.slice = {};
   if (end.track >= trace.tracks.size()) return;
   const Track& t = trace.tracks[end.track];
-  end.slice = end.enclosing ? find_enclosing(t, end.track, end.ts) : find_next(t, end.track, end.ts);
+  end.slice =
+      end.enclosing ? find_enclosing(t, end.track, end.ts) : find_next(t, end.track, end.ts);
 }
 
 }  // namespace

@@ -130,9 +130,11 @@ class ArrayWalker {
   // Strings with escapes were decoded into the parser's scratch, which the next
   // entry overwrites: copy them into the batch.
   void keep_decoded(RawEvent& e, EventBatch& b) {
-    for (Field* f : {&e.ph, &e.name, &e.cat, &e.scope, &e.bp, &e.ts, &e.dur, &e.pid, &e.tid, &e.id, &e.bind_id,
-                     &e.id2}) {
-      if (f->kind == json::Kind::kNone || f->len == 0 || (f->ptr >= s_.begin() && f->ptr < s_.end())) continue;
+    for (Field* f : {&e.ph, &e.name, &e.cat, &e.scope, &e.bp, &e.ts, &e.dur, &e.pid, &e.tid, &e.id,
+                     &e.bind_id, &e.id2}) {
+      if (f->kind == json::Kind::kNone || f->len == 0 ||
+          (f->ptr >= s_.begin() && f->ptr < s_.end()))
+        continue;
       if (b.owned_used == b.owned.size()) b.owned.emplace_back();
       std::string& copy = b.owned[b.owned_used++];
       copy.assign(f->text());
@@ -165,8 +167,8 @@ ArrayEnd read_threaded(ArrayWalker& walker, const std::function<bool(EventBatch&
   std::condition_variable cv;
   std::size_t produced = 0;  // batches filled; batch n lives in ring[n % kRing]
   std::size_t consumed = 0;
-  bool done = false;  // the producer has filled its last batch
-  bool stop = false;  // the consumer wants no more
+  bool done = false;           // the producer has filled its last batch
+  bool stop = false;           // the consumer wants no more
   std::exception_ptr failure;  // thrown by the producer (bad_alloc), rethrown here
 
   std::thread producer([&] {

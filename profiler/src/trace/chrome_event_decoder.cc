@@ -13,11 +13,13 @@ namespace {
 // Categories Kineto (and flopline) put on GPU-side work; the 2021 Kineto schema
 // capitalised the first three.
 bool is_gpu_category(std::string_view cat) {
-  return cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "gpu_user_annotation" ||
-         cat == "Kernel" || cat == "Memcpy" || cat == "Memset";
+  return cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" ||
+         cat == "gpu_user_annotation" || cat == "Kernel" || cat == "Memcpy" || cat == "Memset";
 }
 
-bool is_number_like(json::Kind k) { return k == json::Kind::kNumber || k == json::Kind::kString; }
+bool is_number_like(json::Kind k) {
+  return k == json::Kind::kNumber || k == json::Kind::kString;
+}
 
 // Copies the members of `object` except flopline's derived ones into `out`: they
 // live in Trace::metrics and the writer derives them again.
@@ -46,21 +48,34 @@ void strip_metric_keys(std::string_view object, std::string& out) {
 
 const char* skip_text(Skip s) {
   switch (s) {
-    case Skip::kNotObject: return "entry is not a JSON object";
-    case Skip::kNoPhase: return "no \"ph\" (phase)";
-    case Skip::kBadTs: return "\"ts\" missing or not a number";
-    case Skip::kNonFiniteTs: return "\"ts\" is nan or inf";
-    case Skip::kTsRange: return "\"ts\" out of range";
+    case Skip::kNotObject:
+      return "entry is not a JSON object";
+    case Skip::kNoPhase:
+      return "no \"ph\" (phase)";
+    case Skip::kBadTs:
+      return "\"ts\" missing or not a number";
+    case Skip::kNonFiniteTs:
+      return "\"ts\" is nan or inf";
+    case Skip::kTsRange:
+      return "\"ts\" out of range";
     case Skip::kDurRange:
       return "\"dur\" out of range, nan or inf";
-    case Skip::kOrphanEnd: return "E with no open B on its thread";
-    case Skip::kOrphanAsyncEnd: return "async end (e/F) with no open begin";
-    case Skip::kFlowNoStart: return "flow step or end (t/f) with no start";
-    case Skip::kFlowNoEnd: return "flow start (s) with no step or end";
-    case Skip::kClockSync: return "clock sync (c) not used";
-    case Skip::kCounterNoValues: return "counter (C) with no numeric args";
-    case Skip::kCutOff: return "cut off by a syntax error or the end of the file";
-    case Skip::kCount: break;
+    case Skip::kOrphanEnd:
+      return "E with no open B on its thread";
+    case Skip::kOrphanAsyncEnd:
+      return "async end (e/F) with no open begin";
+    case Skip::kFlowNoStart:
+      return "flow step or end (t/f) with no start";
+    case Skip::kFlowNoEnd:
+      return "flow start (s) with no step or end";
+    case Skip::kClockSync:
+      return "clock sync (c) not used";
+    case Skip::kCounterNoValues:
+      return "counter (C) with no numeric args";
+    case Skip::kCutOff:
+      return "cut off by a syntax error or the end of the file";
+    case Skip::kCount:
+      break;
   }
   return "?";
 }
@@ -77,9 +92,27 @@ void EventDecoder::decode(const RawEvent& e) {
       return metadata(e);
     case 'c':
       return skip(Skip::kClockSync);
-    case 'X': case 'B': case 'E': case 'i': case 'I': case 'C': case 's': case 't': case 'f':
-    case 'b': case 'n': case 'e': case 'S': case 'T': case 'p': case 'F': case 'O': case 'N':
-    case 'D': case 'P': case 'R':
+    case 'X':
+    case 'B':
+    case 'E':
+    case 'i':
+    case 'I':
+    case 'C':
+    case 's':
+    case 't':
+    case 'f':
+    case 'b':
+    case 'n':
+    case 'e':
+    case 'S':
+    case 'T':
+    case 'p':
+    case 'F':
+    case 'O':
+    case 'N':
+    case 'D':
+    case 'P':
+    case 'R':
       break;
     default:
       ++counts_.unknown_phase[static_cast<unsigned char>(ph)];
@@ -89,13 +122,28 @@ void EventDecoder::decode(const RawEvent& e) {
   if (!time_of(e.ts, ts)) return;
   saw_time(ts);
   switch (ph) {
-    case 'X': return complete(e, ts);
-    case 'B': return begin(e, ts);
-    case 'E': return end(e, ts);
-    case 'C': return counter(e, ts);
-    case 's': case 't': case 'f': return flow(e, ts, ph);
-    case 'b': case 'e': case 'n': case 'S': case 'T': case 'p': case 'F': return async(e, ts, ph);
-    default: return instant(e, ts, ph);  // i I O N D P R
+    case 'X':
+      return complete(e, ts);
+    case 'B':
+      return begin(e, ts);
+    case 'E':
+      return end(e, ts);
+    case 'C':
+      return counter(e, ts);
+    case 's':
+    case 't':
+    case 'f':
+      return flow(e, ts, ph);
+    case 'b':
+    case 'e':
+    case 'n':
+    case 'S':
+    case 'T':
+    case 'p':
+    case 'F':
+      return async(e, ts, ph);
+    default:
+      return instant(e, ts, ph);  // i I O N D P R
   }
 }
 
@@ -107,10 +155,17 @@ bool EventDecoder::time_of(const Field& f, TimeNs& ns) {
     st = NumberStatus::kNonFinite;
   }
   switch (st) {
-    case NumberStatus::kOk: return true;
-    case NumberStatus::kNonFinite: skip(Skip::kNonFiniteTs); return false;
-    case NumberStatus::kOutOfRange: skip(Skip::kTsRange); return false;
-    case NumberStatus::kNotANumber: skip(Skip::kBadTs); return false;
+    case NumberStatus::kOk:
+      return true;
+    case NumberStatus::kNonFinite:
+      skip(Skip::kNonFiniteTs);
+      return false;
+    case NumberStatus::kOutOfRange:
+      skip(Skip::kTsRange);
+      return false;
+    case NumberStatus::kNotANumber:
+      skip(Skip::kBadTs);
+      return false;
   }
   return false;
 }
@@ -177,7 +232,8 @@ std::uint32_t EventDecoder::thread_of(std::uint32_t process, const Field& tid, T
 
 // One async track per (process, category); its tid is the category's string id.
 std::uint32_t EventDecoder::async_track(std::uint32_t process, StringId cat) {
-  const std::uint32_t t = builder_.track(process, static_cast<std::int64_t>(cat), TrackKind::kAsync);
+  const std::uint32_t t =
+      builder_.track(process, static_cast<std::int64_t>(cat), TrackKind::kAsync);
   if (trace_.tracks[t].name == 0) trace_.tracks[t].name = cat;
   return t;
 }
@@ -274,7 +330,8 @@ void EventDecoder::end(const RawEvent& e, TimeNs ts) {
   }
   if (e.name.present() && trace_.str(s.name) != e.name.text())
     ++counts_.notes[static_cast<int>(Note::kMismatchedE)];
-  if (s.args == kNoArgs) s.args = store_args(e);  // catapult merges E's args; here only when B had none
+  if (s.args == kNoArgs)
+    s.args = store_args(e);  // catapult merges E's args; here only when B had none
   if (s.metrics == kNone) s.metrics = metrics_of(e);
   builder_.add_slice(track, s);
   counts_.loaded += 2;
@@ -344,12 +401,15 @@ void EventDecoder::counter(const RawEvent& e, TimeNs ts) {
 void EventDecoder::metadata(const RawEvent& e) {
   ++counts_.metadata;
   const std::string_view what = e.name.text();
-  const bool process_level = what == "process_name" || what == "process_labels" || what == "process_sort_index";
+  const bool process_level =
+      what == "process_name" || what == "process_labels" || what == "process_sort_index";
   const bool thread_level = what == "thread_name" || what == "thread_sort_index";
   if (!process_level && !thread_level) return;
   const std::uint32_t process = process_of(e.pid);
   const bool wants_sort = what == "process_sort_index" || what == "thread_sort_index";
-  const std::string_view member = wants_sort ? "sort_index" : what == "process_labels" ? "labels" : "name";
+  const std::string_view member = wants_sort                 ? "sort_index"
+                                  : what == "process_labels" ? "labels"
+                                                             : "name";
   const std::optional<std::string_view> value = json_member(e.args, member);
   if (!value) return;
   if (wants_sort) {
@@ -387,7 +447,8 @@ void EventDecoder::flow(const RawEvent& e, TimeNs ts, char phase) {
   links_.flow_v1(key, phase, ts, track, enclosing, intern(e.name.text()));
 }
 
-void EventDecoder::v2_flow(const RawEvent& e, std::uint32_t track, TimeNs ts, StringId name, StringId cat) {
+void EventDecoder::v2_flow(const RawEvent& e, std::uint32_t track, TimeNs ts, StringId name,
+                           StringId cat) {
   const Field& idf = e.bind_id.present() ? e.bind_id : e.id;
   if (!idf.present()) return;
   std::uint64_t id = 0;
@@ -424,7 +485,8 @@ void EventDecoder::async(const RawEvent& e, TimeNs ts, char phase) {
       links_.async_event(key, false, track, Slice{ts, 0, name, cat, store_args(e), kNone});
       return;
     default:  // n, T, p: a point on the span's track
-      builder_.add_instant(track, Instant{ts, name, cat, store_args(e), InstantScope::kThread, phase});
+      builder_.add_instant(track,
+                           Instant{ts, name, cat, store_args(e), InstantScope::kThread, phase});
       ++counts_.loaded;
       return;
   }
@@ -455,7 +517,8 @@ void EventDecoder::finish() {
   for (int c = 0; c < 256; ++c) {
     if (counts_.unknown_phase[c] == 0) continue;
     const bool printable = c > 0x20 && c < 0x7f;
-    r.skip(printable ? std::string("unknown phase '") + static_cast<char>(c) + "'" : std::string("unknown phase"),
+    r.skip(printable ? std::string("unknown phase '") + static_cast<char>(c) + "'"
+                     : std::string("unknown phase"),
            counts_.unknown_phase[c]);
   }
   auto note = [&](Note n, const char* text) {

@@ -10,7 +10,22 @@ namespace flopline::trace::chrome {
 namespace {
 
 enum class Member : std::uint8_t {
-  kOther, kPh, kName, kCat, kScope, kBp, kTs, kDur, kPid, kTid, kId, kBindId, kId2, kArgs, kFlowIn, kFlowOut
+  kOther,
+  kPh,
+  kName,
+  kCat,
+  kScope,
+  kBp,
+  kTs,
+  kDur,
+  kPid,
+  kTid,
+  kId,
+  kBindId,
+  kId2,
+  kArgs,
+  kFlowIn,
+  kFlowOut
 };
 
 Member classify(std::string_view k) {
@@ -64,22 +79,54 @@ bool EventParser::parse(json::Scanner& s, RawEvent& e) {
     std::string_view k = key.escaped ? json::Scanner::string_value(key, key_scratch_) : key.text();
     bool ok = true;
     switch (classify(k)) {
-      case Member::kPh: ok = read_field(s, e.ph, kPh); break;
-      case Member::kName: ok = read_field(s, e.name, kName); break;
-      case Member::kCat: ok = read_field(s, e.cat, kCat); break;
-      case Member::kScope: ok = read_field(s, e.scope, kScope); break;
-      case Member::kBp: ok = read_field(s, e.bp, kBp); break;
-      case Member::kTs: ok = read_field(s, e.ts, kTs); break;
-      case Member::kDur: ok = read_field(s, e.dur, kDur); break;
-      case Member::kPid: ok = read_field(s, e.pid, kPid); break;
-      case Member::kTid: ok = read_field(s, e.tid, kTid); break;
-      case Member::kId: ok = read_field(s, e.id, kId); break;
-      case Member::kBindId: ok = read_field(s, e.bind_id, kBindId); break;
-      case Member::kId2: ok = read_id2(s, e); break;
-      case Member::kArgs: ok = read_args(s, e); break;
-      case Member::kFlowIn: ok = read_bool(s, e.flow_in); break;
-      case Member::kFlowOut: ok = read_bool(s, e.flow_out); break;
-      case Member::kOther: ok = s.skip_value(); break;
+      case Member::kPh:
+        ok = read_field(s, e.ph, kPh);
+        break;
+      case Member::kName:
+        ok = read_field(s, e.name, kName);
+        break;
+      case Member::kCat:
+        ok = read_field(s, e.cat, kCat);
+        break;
+      case Member::kScope:
+        ok = read_field(s, e.scope, kScope);
+        break;
+      case Member::kBp:
+        ok = read_field(s, e.bp, kBp);
+        break;
+      case Member::kTs:
+        ok = read_field(s, e.ts, kTs);
+        break;
+      case Member::kDur:
+        ok = read_field(s, e.dur, kDur);
+        break;
+      case Member::kPid:
+        ok = read_field(s, e.pid, kPid);
+        break;
+      case Member::kTid:
+        ok = read_field(s, e.tid, kTid);
+        break;
+      case Member::kId:
+        ok = read_field(s, e.id, kId);
+        break;
+      case Member::kBindId:
+        ok = read_field(s, e.bind_id, kBindId);
+        break;
+      case Member::kId2:
+        ok = read_id2(s, e);
+        break;
+      case Member::kArgs:
+        ok = read_args(s, e);
+        break;
+      case Member::kFlowIn:
+        ok = read_bool(s, e.flow_in);
+        break;
+      case Member::kFlowOut:
+        ok = read_bool(s, e.flow_out);
+        break;
+      case Member::kOther:
+        ok = s.skip_value();
+        break;
     }
     if (!ok) return false;
   }

@@ -27,16 +27,16 @@ void for_each_key_in_time_order(std::vector<Event>& events, Rank rank, Walk walk
 
 }  // namespace
 
-void LinkTracker::flow_v1(const LinkKey& key, char phase, TimeNs ts, std::uint32_t track, bool bind_enclosing,
-                          StringId name) {
-  flow_events_.push_back(FlowEvent{key, ts, track, static_cast<std::uint32_t>(flow_events_.size()), name, phase,
-                                   bind_enclosing});
+void LinkTracker::flow_v1(const LinkKey& key, char phase, TimeNs ts, std::uint32_t track,
+                          bool bind_enclosing, StringId name) {
+  flow_events_.push_back(FlowEvent{key, ts, track, static_cast<std::uint32_t>(flow_events_.size()),
+                                   name, phase, bind_enclosing});
 }
 
 // v2 flows are matched in file order: flow_out opens the flow under its id, the next
 // flow_in with that id closes it (a slice with both is a step in the middle).
-void LinkTracker::flow_v2(std::uint64_t bind_id, bool in, bool out, TimeNs ts, std::uint32_t track, StringId name,
-                          StringId cat) {
+void LinkTracker::flow_v2(std::uint64_t bind_id, bool in, bool out, TimeNs ts, std::uint32_t track,
+                          StringId name, StringId cat) {
   const FlowEnd here{track, ts, true, {}};
   if (in) {
     auto it = open_v2_.find(bind_id);
@@ -48,8 +48,10 @@ void LinkTracker::flow_v2(std::uint64_t bind_id, bool in, bool out, TimeNs ts, s
   if (out) open_v2_[bind_id] = OpenFlowV2{here, name, cat};
 }
 
-void LinkTracker::async_event(const LinkKey& key, bool is_begin, std::uint32_t track, const Slice& s) {
-  async_events_.push_back(AsyncEvent{key, s, track, static_cast<std::uint32_t>(async_events_.size()), is_begin});
+void LinkTracker::async_event(const LinkKey& key, bool is_begin, std::uint32_t track,
+                              const Slice& s) {
+  async_events_.push_back(
+      AsyncEvent{key, s, track, static_cast<std::uint32_t>(async_events_.size()), is_begin});
 }
 
 void LinkTracker::finish(TimeNs last_ts, Counts& counts) {
@@ -109,11 +111,14 @@ void LinkTracker::finish(TimeNs last_ts, Counts& counts) {
   std::vector<Flow>& flows = builder_.trace().flows;
   flows.reserve(flows.size() + flow_events_.size() / 2);
   for_each_key_in_time_order(
-      flow_events_, [](const FlowEvent& e) { return e.phase == 's' ? 0 : e.phase == 't' ? 1 : 2; },
+      flow_events_, [](const FlowEvent& e) { return e.phase == 's'   ? 0
+                                                    : e.phase == 't' ? 1
+                                                                     : 2; },
       [&](FlowEvent* first, FlowEvent* last) {
         // A lone pair whose "f" is earlier than its "s" is one launch -> kernel flow
         // seen through two clocks (Kineto's CPU and GPU timestamps disagree slightly).
-        if (last - first == 2 && first[0].phase == 'f' && first[1].phase == 's') std::swap(first[0], first[1]);
+        if (last - first == 2 && first[0].phase == 'f' && first[1].phase == 's')
+          std::swap(first[0], first[1]);
         queue.clear();
         std::size_t head = 0;
         for (const FlowEvent* e = first; e != last; ++e) {

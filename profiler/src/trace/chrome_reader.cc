@@ -38,8 +38,8 @@ namespace flopline::trace {
 
 std::string ReadError::message() const {
   if (line == 0) return file + ": " + reason;
-  return file + ":" + std::to_string(line) + ":" + std::to_string(column) + " (byte " + std::to_string(offset) +
-         "): " + reason;
+  return file + ":" + std::to_string(line) + ":" + std::to_string(column) + " (byte " +
+         std::to_string(offset) + "): " + reason;
 }
 
 namespace chrome {
@@ -61,23 +61,38 @@ std::string percent(std::uint64_t part, std::uint64_t whole) {
 
 const char* kind_name(json::Kind k) {
   switch (k) {
-    case json::Kind::kObject: return "an object";
-    case json::Kind::kArray: return "an array";
-    case json::Kind::kString: return "a string";
-    case json::Kind::kNumber: return "a number";
-    case json::Kind::kTrue: case json::Kind::kFalse: return "a boolean";
-    case json::Kind::kNull: return "null";
-    case json::Kind::kNonFinite: return "a non-finite number";
-    case json::Kind::kNone: break;
+    case json::Kind::kObject:
+      return "an object";
+    case json::Kind::kArray:
+      return "an array";
+    case json::Kind::kString:
+      return "a string";
+    case json::Kind::kNumber:
+      return "a number";
+    case json::Kind::kTrue:
+    case json::Kind::kFalse:
+      return "a boolean";
+    case json::Kind::kNull:
+      return "null";
+    case json::Kind::kNonFinite:
+      return "a non-finite number";
+    case json::Kind::kNone:
+      break;
   }
   return "nothing";
 }
 
 class TextReader {
  public:
-  TextReader(std::string_view text, std::string_view name, const ReadOptions& opt, Threading threading,
-             ReadResult& out)
-      : text_(text), name_(name), opt_(opt), threading_(threading), out_(out), trace_(out.trace), s_(text),
+  TextReader(std::string_view text, std::string_view name, const ReadOptions& opt,
+             Threading threading, ReadResult& out)
+      : text_(text),
+        name_(name),
+        opt_(opt),
+        threading_(threading),
+        out_(out),
+        trace_(out.trace),
+        s_(text),
         builder_(trace_),
         decoder_(trace_, builder_, text, opt.args) {}
 
@@ -136,7 +151,8 @@ ReadError TextReader::error_at(const char* at, std::string reason) const {
 
 std::string TextReader::where(const char* at) const {
   const ReadError e = error_at(at, "");
-  return "byte " + std::to_string(e.offset) + " (line " + std::to_string(e.line) + ":" + std::to_string(e.column) + ")";
+  return "byte " + std::to_string(e.offset) + " (line " + std::to_string(e.line) + ":" +
+         std::to_string(e.column) + ")";
 }
 
 void TextReader::stop(const char* at, const std::string& reason) {
@@ -228,7 +244,8 @@ void TextReader::run() {
     out_.error = error_at(text_.data(), encoding);
     return;
   }
-  if (text_.size() >= 3 && std::memcmp(text_.data(), "\xef\xbb\xbf", 3) == 0) s_.set_pos(s_.pos() + 3);  // UTF-8 BOM
+  if (text_.size() >= 3 && std::memcmp(text_.data(), "\xef\xbb\xbf", 3) == 0)
+    s_.set_pos(s_.pos() + 3);  // UTF-8 BOM
   s_.skip_ws();
   if (s_.eof()) {
     out_.error = error_at(nullptr, "file is empty (only whitespace)");
@@ -253,7 +270,9 @@ void TextReader::run() {
   }
   if (completed) {
     s_.skip_ws();
-    if (!s_.eof()) trace_.report.warnings.push_back("text after the end of the trace, at " + where(s_.pos()) + ", ignored");
+    if (!s_.eof())
+      trace_.report.warnings.push_back("text after the end of the trace, at " + where(s_.pos()) +
+                                       ", ignored");
   }
   if (!stopped_ && opt_.progress && !opt_.progress(text_.size(), text_.size(), entries_)) {
     out_.error = error_at(nullptr, "cancelled");
@@ -269,7 +288,8 @@ void TextReader::run() {
     return;
   }
   if (entries_ > 0 && decoder_.usable() == 0) {
-    std::string why = "no trace events could be read: " + std::to_string(entries_) + " entries, all skipped (";
+    std::string why =
+        "no trace events could be read: " + std::to_string(entries_) + " entries, all skipped (";
     for (std::size_t i = 0; i < r.skip_reasons.size(); ++i) {
       if (i > 0) why += ", ";
       why += r.skip_reasons[i].first + ": " + std::to_string(r.skip_reasons[i].second);
@@ -285,9 +305,9 @@ void TextReader::run() {
 // The entries of traceEvents (or of the top-level array); the scanner is at '['.
 // Returns false when reading stopped early (error, cancel).
 bool TextReader::read_events() {
-  const bool threaded =
-      threading_ == Threading::kAlways ||
-      (threading_ == Threading::kAuto && text_.size() >= kThreadedMinBytes && std::thread::hardware_concurrency() > 1);
+  const bool threaded = threading_ == Threading::kAlways ||
+                        (threading_ == Threading::kAuto && text_.size() >= kThreadedMinBytes &&
+                         std::thread::hardware_concurrency() > 1);
   const ArrayEnd end = read_event_array(s_, threaded, [&](EventBatch& b) {
     for (std::size_t i = 0; i < b.count; ++i) decoder_.decode(b.events[i]);
     for (std::uint64_t i = 0; i < b.not_objects; ++i) decoder_.skip(Skip::kNotObject);
@@ -299,7 +319,8 @@ bool TextReader::read_events() {
     case ArrayEnd::kClosed:
       return true;
     case ArrayEnd::kUnclosed:
-      trace_.report.warnings.push_back("the event array has no closing ']' (accepted, as chrome://tracing does)");
+      trace_.report.warnings.push_back(
+          "the event array has no closing ']' (accepted, as chrome://tracing does)");
       return true;
     case ArrayEnd::kCancelled:
       return false;
@@ -371,7 +392,8 @@ bool TextReader::read_member(std::string_view key) {
     const std::string_view value(value_begin, static_cast<std::size_t>(s_.pos() - value_begin));
     if (ok && value.size() > kMaxExtraBytes) {
       trace_.report.warnings.push_back("top-level member \"" + std::string(key) + "\" (" +
-                                       std::to_string(value.size()) + " bytes) dropped: larger than 1 MB");
+                                       std::to_string(value.size()) +
+                                       " bytes) dropped: larger than 1 MB");
     } else if (ok) {
       std::string text;
       if (s_.laxness().any()) {
@@ -394,7 +416,8 @@ void TextReader::shift_by_base() {
   TimeNs lo = decoder_.min_ts();
   TimeNs hi = decoder_.max_ts();
   TimeNs tmp;
-  if (lo <= hi && (__builtin_add_overflow(lo, base_, &tmp) || __builtin_add_overflow(hi, base_, &tmp))) {
+  if (lo <= hi &&
+      (__builtin_add_overflow(lo, base_, &tmp) || __builtin_add_overflow(hi, base_, &tmp))) {
     trace_.report.warnings.push_back("baseTimeNanoseconds would overflow the event times; ignored");
     trace_.base_time_ns = 0;
     return;
@@ -416,7 +439,8 @@ void TextReader::shift_by_base() {
 
 }  // namespace
 
-ReadResult read_text(std::string_view text, std::string_view name, const ReadOptions& opt, Threading threading) {
+ReadResult read_text(std::string_view text, std::string_view name, const ReadOptions& opt,
+                     Threading threading) {
   ReadResult result;
   auto reader = std::make_unique<TextReader>(text, name, opt, threading, result);
   try {
@@ -437,7 +461,8 @@ ReadResult read_text(std::string_view text, std::string_view name, const ReadOpt
 
 }  // namespace chrome
 
-ReadResult read_chrome_trace_text(std::string_view text, std::string_view name, const ReadOptions& opt) {
+ReadResult read_chrome_trace_text(std::string_view text, std::string_view name,
+                                  const ReadOptions& opt) {
   return chrome::read_text(text, name, opt, chrome::Threading::kAuto);
 }
 

@@ -29,7 +29,9 @@ struct Field {
   std::uint32_t len;
   json::Kind kind = json::Kind::kNone;  // kNone: the member was absent (ptr/len unset)
   bool present() const { return kind != json::Kind::kNone && kind != json::Kind::kNull; }
-  std::string_view text() const { return kind == json::Kind::kNone ? std::string_view() : std::string_view(ptr, len); }
+  std::string_view text() const {
+    return kind == json::Kind::kNone ? std::string_view() : std::string_view(ptr, len);
+  }
   // A single value over 4 GiB (only a name or id could be one) is cut to 4 GiB.
   void set(json::Kind k, std::string_view t) {
     kind = k;
@@ -46,19 +48,20 @@ struct RawEvent {
   bool id2_local = false;  // a "local" id2 is scoped to its process
   bool flow_in = false;
   bool flow_out = false;
-  std::string_view args;       // the args object's text; empty when absent or not an object
+  std::string_view args;  // the args object's text; empty when absent or not an object
   std::uint32_t args_members = 0;
   bool args_not_object = false;  // "args" was there but was not an object (ignored)
-  bool args_lax = false;       // args needs re-writing as strict JSON before it is stored
-  bool has_flops = false;      // numeric "flops" at the top level of args
-  bool has_bytes = false;      // numeric "bytes" at the top level of args
+  bool args_lax = false;         // args needs re-writing as strict JSON before it is stored
+  bool has_flops = false;        // numeric "flops" at the top level of args
+  bool has_bytes = false;        // numeric "bytes" at the top level of args
   bool bad_metric = false;  // a numeric "flops"/"bytes" that is negative, nan, inf or beyond double
   double flops = 0;
   double bytes = 0;
   char phase() const { return ph.kind != json::Kind::kNone && ph.len == 1 ? ph.ptr[0] : '\0'; }
   // Forgets the previous entry; cheaper than assigning a fresh RawEvent.
   void reset() {
-    for (Field* f : {&ph, &name, &cat, &scope, &bp, &ts, &dur, &pid, &tid, &id, &bind_id, &id2}) f->kind = json::Kind::kNone;
+    for (Field* f : {&ph, &name, &cat, &scope, &bp, &ts, &dur, &pid, &tid, &id, &bind_id, &id2})
+      f->kind = json::Kind::kNone;
     id2_local = flow_in = flow_out = false;
     args = {};
     args_members = 0;
@@ -135,8 +138,8 @@ struct Counts {
 struct LinkKey {
   std::uint64_t id = 0;
   StringId cat = 0;
-  StringId name = 0;                 // legacy S/T/F only: they also match on name
-  std::uint32_t process = kNone;     // kNone: global
+  StringId name = 0;              // legacy S/T/F only: they also match on name
+  std::uint32_t process = kNone;  // kNone: global
   bool operator<(const LinkKey& o) const {
     if (cat != o.cat) return cat < o.cat;
     if (id_kind != o.id_kind) return id_kind < o.id_kind;
@@ -144,7 +147,7 @@ struct LinkKey {
     if (process != o.process) return process < o.process;
     return name < o.name;
   }
-  std::uint8_t id_kind = 0;          // 0 number/hex, 1 other string (id = its StringId), 2 none
+  std::uint8_t id_kind = 0;  // 0 number/hex, 1 other string (id = its StringId), 2 none
   bool operator==(const LinkKey&) const = default;
 };
 
@@ -154,10 +157,11 @@ class LinkTracker {
   explicit LinkTracker(TraceBuilder& builder) : builder_(builder) {}
 
   // v1 flow s/t/f on `track`. Matched at finish(), in time order per key.
-  void flow_v1(const LinkKey& key, char phase, TimeNs ts, std::uint32_t track, bool bind_enclosing, StringId name);
+  void flow_v1(const LinkKey& key, char phase, TimeNs ts, std::uint32_t track, bool bind_enclosing,
+               StringId name);
   // v2 flow: bind_id with flow_in / flow_out on a slice starting at ts on `track`.
-  void flow_v2(std::uint64_t bind_id, bool in, bool out, TimeNs ts, std::uint32_t track, StringId name,
-               StringId cat);
+  void flow_v2(std::uint64_t bind_id, bool in, bool out, TimeNs ts, std::uint32_t track,
+               StringId name, StringId cat);
   // Nestable b/e and legacy S/F, matched at finish() like flows: per key in time
   // order (catapult sorts them too; files are not in order), innermost first. For an
   // end, `s` carries its ts and args. n/T/p are instants placed by the decoder.
@@ -307,7 +311,8 @@ ArrayEnd read_event_array(json::Scanner& s, bool threaded,
 // read_chrome_trace_text with the choice of a parsing thread forced, so tests can
 // check that both ways give the same model.
 enum class Threading : std::uint8_t { kAuto, kNever, kAlways };
-ReadResult read_text(std::string_view text, std::string_view name, const ReadOptions& opt, Threading threading);
+ReadResult read_text(std::string_view text, std::string_view name, const ReadOptions& opt,
+                     Threading threading);
 
 // The envelope members other than traceEvents (chrome_top_level.cc). Each is called
 // with the scanner at the member's value and consumes it; false on a syntax error.

@@ -26,17 +26,28 @@ DeviceProperties parse_device(std::string_view entry) {
   DeviceProperties d;
   d.raw_json.assign(entry);
   for (const auto& [key, value] : json_members(entry)) {
-    if (key == "id") set_int(value, d.id);
-    else if (key == "name") set_string(value, d.name);
-    else if (key == "numSms") set_int(value, d.num_sms);
-    else if (key == "computeMajor") set_int(value, d.compute_major);
-    else if (key == "computeMinor") set_int(value, d.compute_minor);
-    else if (key == "totalGlobalMem") set_int(value, d.total_global_mem);
-    else if (key == "clockRateKHz") set_int(value, d.clock_khz);
-    else if (key == "memoryClockRateKHz") set_int(value, d.memory_clock_khz);
-    else if (key == "memoryBusWidth") set_int(value, d.memory_bus_width);
-    else if (key == "peakBandwidthBytesPerSec") set_double(value, d.peak_bytes_per_s);
-    else if (key == "peakSource") set_string(value, d.peak_source);
+    if (key == "id")
+      set_int(value, d.id);
+    else if (key == "name")
+      set_string(value, d.name);
+    else if (key == "numSms")
+      set_int(value, d.num_sms);
+    else if (key == "computeMajor")
+      set_int(value, d.compute_major);
+    else if (key == "computeMinor")
+      set_int(value, d.compute_minor);
+    else if (key == "totalGlobalMem")
+      set_int(value, d.total_global_mem);
+    else if (key == "clockRateKHz")
+      set_int(value, d.clock_khz);
+    else if (key == "memoryClockRateKHz")
+      set_int(value, d.memory_clock_khz);
+    else if (key == "memoryBusWidth")
+      set_int(value, d.memory_bus_width);
+    else if (key == "peakBandwidthBytesPerSec")
+      set_double(value, d.peak_bytes_per_s);
+    else if (key == "peakSource")
+      set_string(value, d.peak_source);
     else if (key == "peakFlops") {
       for (const auto& [precision, flops] : json_members(value)) {
         if (const auto v = json_number(flops)) d.peak_flops.emplace_back(precision, *v);
@@ -81,7 +92,8 @@ bool read_flopline_info(json::Scanner& s, Trace& trace) {
   const std::string_view object(begin, static_cast<std::size_t>(s.pos() - begin));
   for (const auto& [key, value] : json_members(object)) {
     if (key == "droppedRecords") {
-      if (const auto v = json_int(value); v && *v >= 0) trace.report.dropped_records = static_cast<std::uint64_t>(*v);
+      if (const auto v = json_int(value); v && *v >= 0)
+        trace.report.dropped_records = static_cast<std::uint64_t>(*v);
       continue;
     }
     if (auto text = json_string(value)) {

@@ -128,14 +128,13 @@ std::size_t estimate_size(const RenderContext& ctx) {
       for (std::size_t i = step / 2; i < row.size(); i += step) {
         const Slice& s = row[i];
         const std::size_t args = s.args < t.args.size() ? t.args.json(s.args).size() : 0;
-        sampled += 64 + ctx.esc[s.name].size() + ctx.esc[s.cat].size() +
-                   ctx.track_head[ti].size() + args + (s.metrics != kNone ? 80 : 0);
+        sampled += 64 + ctx.esc[s.name].size() + ctx.esc[s.cat].size() + ctx.track_head[ti].size() +
+                   args + (s.metrics != kNone ? 80 : 0);
       }
     }
   }
   return sampled * step + sampled / 16 + (t.processes.size() * 3 + t.tracks.size() * 2) * 128 +
-         t.instant_count() * 160 + t.counter_point_count() * 128 + t.flows.size() * 2 * 128 +
-         4096;
+         t.instant_count() * 160 + t.counter_point_count() * 128 + t.flows.size() * 2 * 128 + 4096;
 }
 
 std::uint64_t render(const Trace& trace, std::string& out, const WriteOptions& opt) {
@@ -204,7 +203,9 @@ WriteResult write_chrome_trace(const Trace& trace, const std::string& path,
   // Stream through a window of a few MB: no multi-GB string, no page-fault storm.
   std::string window;
   window.reserve(12 << 20);
-  auto sink = [](void* f, std::string_view data) { return static_cast<AtomicFileWriter*>(f)->write(data); };
+  auto sink = [](void* f, std::string_view data) {
+    return static_cast<AtomicFileWriter*>(f)->write(data);
+  };
   OutBuffer buf(window, sink, &file);
   chrome_writer_detail::RenderContext ctx(trace, opt);
   const std::uint64_t events = chrome_writer_detail::render_into(ctx, buf);

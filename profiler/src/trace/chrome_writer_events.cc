@@ -20,7 +20,9 @@ constexpr std::size_t kFixedRoom = 256;
 constexpr std::size_t kArgsEntryAhead = 16;
 constexpr std::size_t kArgsTextAhead = 8;
 
-bool is_json_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+bool is_json_space(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
 
 bool has_any_metric(const SliceMetrics* m) {
   return m != nullptr && (m->has_flops() || m->has_bytes());
@@ -36,8 +38,7 @@ const SliceMetrics* metrics_of(const RenderContext& ctx, const Slice& s) {
 }
 
 // Appends the metrics members to an object whose text ends at p (after its '}').
-char* append_metrics(char* obj, char* p, std::string_view args, const SliceMetrics& m,
-                     TimeNs dur) {
+char* append_metrics(char* obj, char* p, std::string_view args, const SliceMetrics& m, TimeNs dur) {
   while (p > obj && is_json_space(p[-1])) --p;
   if (p == obj || p[-1] != '}') return p;  // not an object: leave it alone
   --p;
@@ -94,8 +95,8 @@ std::uint64_t namespaced(std::uint64_t id, std::int64_t ns) {
 void write_meta(RenderContext& ctx, OutBuffer& out, std::string_view what, std::string_view pid,
                 std::string_view tid, TimeNs ts, std::string_view key,
                 std::string_view value_json) {
-  char* p = out.room(kFixedRoom + what.size() + pid.size() + tid.size() + key.size() +
-                     value_json.size());
+  char* p =
+      out.room(kFixedRoom + what.size() + pid.size() + tid.size() + key.size() + value_json.size());
   p = put(p, "{\"ph\":\"M\",\"name\":\""sv);
   p = put(p, what);
   p = put(p, "\",\"pid\":"sv);
@@ -214,8 +215,7 @@ void write_instant(RenderContext& ctx, OutBuffer& out, const Track& track, std::
 
 std::size_t args_max_size(std::size_t n, bool has_metrics) {
   // ,"args": and braces; four metrics members of at most 10 + kMaxDoubleChars each.
-  return 16 + json_compact_max_size(n) +
-         (has_metrics ? 4 * (12 + kMaxDoubleChars) : 0);
+  return 16 + json_compact_max_size(n) + (has_metrics ? 4 * (12 + kMaxDoubleChars) : 0);
 }
 
 char* write_args(char* p, std::string_view args, const SliceMetrics* metrics, TimeNs dur) {

@@ -27,7 +27,8 @@ class OutBuffer {
  public:
   using Sink = bool (*)(void* context, std::string_view data);
   explicit OutBuffer(std::string& s) : s_(s), pos_(s.size()) {}
-  OutBuffer(std::string& s, Sink sink, void* context) : s_(s), pos_(s.size()), sink_(sink), context_(context) {}
+  OutBuffer(std::string& s, Sink sink, void* context)
+      : s_(s), pos_(s.size()), sink_(sink), context_(context) {}
   char* room(std::size_t n) {
     if (s_.size() - pos_ < n) grow(n);
     return s_.data() + pos_;
@@ -94,9 +95,9 @@ struct RenderContext {
   const WriteOptions& opt;
   TimeNs base = 0;  // baseTimeNanoseconds; event times are written relative to it
   EscapedStrings esc;
-  std::vector<std::string> pid_text;     // per process: the "pid" value as JSON
-  std::vector<std::string> track_head;   // per track: ,"pid":P,"tid":T,"ts":
-  std::uint64_t events = 0;              // events written so far
+  std::vector<std::string> pid_text;    // per process: the "pid" value as JSON
+  std::vector<std::string> track_head;  // per track: ,"pid":P,"tid":T,"ts":
+  std::uint64_t events = 0;             // events written so far
   std::uint64_t next_async_id = 1;      // ids of async pairs
   std::uint64_t next_object_id = 1;     // ids of object events (O/N/D)
   const EventWindow* window = nullptr;  // null: every event
@@ -119,12 +120,12 @@ std::uint64_t render_into(RenderContext& ctx, OutBuffer& out);
 TimeNs earliest_time(const Trace& trace);
 
 // The document's pieces, in order.
-void write_header(RenderContext& ctx, OutBuffer& out);   // {"schemaVersion"... "traceEvents":[
+void write_header(RenderContext& ctx, OutBuffer& out);  // {"schemaVersion"... "traceEvents":[
 void write_metadata_events(RenderContext& ctx, OutBuffer& out);
 void write_track_events(RenderContext& ctx, OutBuffer& out);  // slices and instants
 void write_counter_events(RenderContext& ctx, OutBuffer& out);
 void write_flow_events(RenderContext& ctx, OutBuffer& out);
-void write_footer(RenderContext& ctx, OutBuffer& out);   // ],"flopline":{...}...}
+void write_footer(RenderContext& ctx, OutBuffer& out);  // ],"flopline":{...}...}
 
 // Most bytes write_args() adds for an args text of n bytes.
 std::size_t args_max_size(std::size_t n, bool has_metrics);

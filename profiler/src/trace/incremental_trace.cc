@@ -53,7 +53,8 @@ IncrementalTraceFile::~IncrementalTraceFile() {
 }
 
 bool IncrementalTraceFile::append(const Trace& trace, TimeNs upto,
-                                  const std::function<bool(const Slice&)>& keep, std::string* error) {
+                                  const std::function<bool(const Slice&)>& keep,
+                                  std::string* error) {
   std::string text;
   if (fd_ < 0) text = "[\n";
   const std::uint64_t n = render_chrome_event_lines(trace, upto_, upto, keep, text);

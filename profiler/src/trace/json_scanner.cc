@@ -6,8 +6,12 @@
 namespace flopline::trace::json {
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_letter(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
 
 bool equals_lower(std::string_view word, std::string_view lower) {
   if (word.size() != lower.size()) return false;
@@ -147,7 +151,8 @@ bool Scanner::skip_any() {
     switch (next) {
       case Next::kValue:
         if (c == '{' || c == '[') {
-          if (depth == kMaxDepth) return fail("nesting deeper than " + std::to_string(kMaxDepth) + " levels");
+          if (depth == kMaxDepth)
+            return fail("nesting deeper than " + std::to_string(kMaxDepth) + " levels");
           closers[depth++] = c == '{' ? '}' : ']';
           ++p_;
           skip_ws();
@@ -200,7 +205,8 @@ void Scanner::decode_escapes(std::string_view raw, std::string& out) {
   const char* p = raw.data();
   const char* end = p + raw.size();
   while (p < end) {
-    const char* bs = static_cast<const char*>(std::memchr(p, '\\', static_cast<std::size_t>(end - p)));
+    const char* bs =
+        static_cast<const char*>(std::memchr(p, '\\', static_cast<std::size_t>(end - p)));
     if (bs == nullptr) {
       out.append(p, end);
       return;
@@ -326,7 +332,9 @@ bool Scanner::fail_at(const char* where, std::string reason) {
   return false;
 }
 
-bool Scanner::fail_unterminated(const char* quote) { return fail_at(quote, "unterminated string"); }
+bool Scanner::fail_unterminated(const char* quote) {
+  return fail_at(quote, "unterminated string");
+}
 
 bool Scanner::fail_expected(const char* what) {
   return fail(std::string("expected ") + what + ", found " + describe(p_));
@@ -349,14 +357,16 @@ std::string Scanner::describe(const char* p) const {
   return buf;
 }
 
-void line_column(std::string_view text, std::uint64_t offset, std::uint64_t& line, std::uint64_t& column) {
+void line_column(std::string_view text, std::uint64_t offset, std::uint64_t& line,
+                 std::uint64_t& column) {
   if (offset > text.size()) offset = text.size();
   line = 1;
   std::uint64_t line_start = 0;
   const char* p = text.data();
   const char* end = p + offset;
   while (p < end) {
-    const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+    const char* nl =
+        static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
     if (nl == nullptr) break;
     ++line;
     line_start = static_cast<std::uint64_t>(nl + 1 - text.data());

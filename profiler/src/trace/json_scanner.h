@@ -27,7 +27,7 @@ namespace flopline::trace::json {
 inline constexpr int kMaxDepth = 1000;
 
 enum class Kind : std::uint8_t {
-  kNone,       // nothing there (end of text or an unexpected character)
+  kNone,  // nothing there (end of text or an unexpected character)
   kObject,
   kArray,
   kString,
@@ -240,8 +240,10 @@ class Scanner {
 #if defined(__SSE2__)
     while (end_ - p_ >= 16) {
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p_));
-      const __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
-                                      _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+      const __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
+                                                   _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+                                      _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')),
+                                                   _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
       const unsigned not_ws = ~static_cast<unsigned>(_mm_movemask_epi8(ws)) & 0xffffu;
       if (not_ws != 0) {
         p_ += __builtin_ctz(not_ws);
@@ -263,7 +265,8 @@ class Scanner {
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
       // Unsigned v <= 0x1f  <=>  max(v, 0x1f) == 0x1f.
       const __m128i ctrl = _mm_cmpeq_epi8(_mm_max_epu8(v, ctrl_max), ctrl_max);
-      const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)), ctrl);
+      const __m128i hit =
+          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)), ctrl);
       const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(hit));
       if (mask != 0) return p + __builtin_ctz(mask);
       p += 16;
@@ -287,6 +290,7 @@ class Scanner {
 };
 
 // 1-based line and column (in bytes) of `offset` in `text`.
-void line_column(std::string_view text, std::uint64_t offset, std::uint64_t& line, std::uint64_t& column);
+void line_column(std::string_view text, std::uint64_t offset, std::uint64_t& line,
+                 std::uint64_t& column);
 
 }  // namespace flopline::trace::json

@@ -68,12 +68,16 @@ int utf8_sequence(const unsigned char* p, const unsigned char* end) {
     n = 2;
   } else if (c < 0xF0) {
     n = 3;
-    if (c == 0xE0) lo = 0xA0;       // overlong
-    else if (c == 0xED) hi = 0x9F;  // surrogates D800-DFFF
+    if (c == 0xE0)
+      lo = 0xA0;  // overlong
+    else if (c == 0xED)
+      hi = 0x9F;  // surrogates D800-DFFF
   } else if (c < 0xF5) {
     n = 4;
-    if (c == 0xF0) lo = 0x90;       // overlong
-    else if (c == 0xF4) hi = 0x8F;  // above U+10FFFF
+    if (c == 0xF0)
+      lo = 0x90;  // overlong
+    else if (c == 0xF4)
+      hi = 0x8F;  // above U+10FFFF
   } else {
     return -1;
   }
@@ -99,13 +103,27 @@ char* write_replacement(char* p) {
 char* write_escape(char* p, unsigned char c) {
   p[0] = '\\';
   switch (c) {
-    case '"': p[1] = '"'; return p + 2;
-    case '\\': p[1] = '\\'; return p + 2;
-    case '\b': p[1] = 'b'; return p + 2;
-    case '\f': p[1] = 'f'; return p + 2;
-    case '\n': p[1] = 'n'; return p + 2;
-    case '\r': p[1] = 'r'; return p + 2;
-    case '\t': p[1] = 't'; return p + 2;
+    case '"':
+      p[1] = '"';
+      return p + 2;
+    case '\\':
+      p[1] = '\\';
+      return p + 2;
+    case '\b':
+      p[1] = 'b';
+      return p + 2;
+    case '\f':
+      p[1] = 'f';
+      return p + 2;
+    case '\n':
+      p[1] = 'n';
+      return p + 2;
+    case '\r':
+      p[1] = 'r';
+      return p + 2;
+    case '\t':
+      p[1] = 't';
+      return p + 2;
     default:
       std::memcpy(p + 1, "u00", 3);
       p[4] = kHex[c >> 4];
@@ -178,11 +196,26 @@ char* write_string_body(char* p, const unsigned char*& i, const unsigned char* e
 
 // Digits of v (>= 1).
 unsigned digit_count(std::uint64_t v) {
-  static constexpr std::uint64_t kPow10[20] = {
-      1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-      100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
-      10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
-      100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
+  static constexpr std::uint64_t kPow10[20] = {1ull,
+                                               10ull,
+                                               100ull,
+                                               1000ull,
+                                               10000ull,
+                                               100000ull,
+                                               1000000ull,
+                                               10000000ull,
+                                               100000000ull,
+                                               1000000000ull,
+                                               10000000000ull,
+                                               100000000000ull,
+                                               1000000000000ull,
+                                               10000000000000ull,
+                                               100000000000000ull,
+                                               1000000000000000ull,
+                                               10000000000000000ull,
+                                               100000000000000000ull,
+                                               1000000000000000000ull,
+                                               10000000000000000000ull};
   // floor(log10) estimated from the bit width (1233/4096 ~ log10 2), off by at most one.
   const unsigned t = static_cast<unsigned>(std::bit_width(v) * 1233) >> 12;
   return t + 1 - (v < kPow10[t] ? 1u : 0u);
@@ -193,7 +226,9 @@ bool is_word_char(unsigned c) {
          c == '.' || c == '+' || c == '-';
 }
 
-bool is_letter(unsigned c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_letter(unsigned c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
 
 }  // namespace
 

@@ -21,7 +21,8 @@ void for_each_member(std::string_view object_text, Fn&& fn) {
     s.skip_ws();
     const char* value_begin = s.pos();
     if (!s.skip_value()) return;
-    if (!fn(key, std::string_view(value_begin, static_cast<std::size_t>(s.pos() - value_begin)))) return;
+    if (!fn(key, std::string_view(value_begin, static_cast<std::size_t>(s.pos() - value_begin))))
+      return;
   }
 }
 

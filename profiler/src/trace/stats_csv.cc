@@ -45,7 +45,8 @@ void append_stats_csv_row(std::string& out, const StatsRow& r) {
   out += ',';
   out += csv_field(r.flops_source);
   // Operator times: empty for rows that are not operators owning GPU work.
-  for (const std::optional<TimeNs>* v : {&r.busy_ns, &r.self_ns, &r.device_total_ns, &r.extent_ns, &r.cpu_ns}) {
+  for (const std::optional<TimeNs>* v :
+       {&r.busy_ns, &r.self_ns, &r.device_total_ns, &r.extent_ns, &r.cpu_ns}) {
     out += ',';
     if (*v) out += std::to_string(**v);
   }

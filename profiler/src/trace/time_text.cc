@@ -6,13 +6,17 @@
 namespace flopline::trace {
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) {
+  while (!s.empty() &&
+         (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) {
     s.remove_prefix(1);
   }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) {
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) {
     s.remove_suffix(1);
   }
   return s;
@@ -47,8 +51,9 @@ NumberStatus decimal_to_int(std::string_view text, int scale, std::int64_t& out)
     ++p;
   }
   if (p < end && !is_digit(*p) && *p != '.') {
-    return is_non_finite_word(std::string_view(p, static_cast<std::size_t>(end - p))) ? NumberStatus::kNonFinite
-                                                                                       : NumberStatus::kNotANumber;
+    return is_non_finite_word(std::string_view(p, static_cast<std::size_t>(end - p)))
+               ? NumberStatus::kNonFinite
+               : NumberStatus::kNotANumber;
   }
   const char* int_begin = p;
   while (p < end && is_digit(*p)) ++p;
@@ -68,7 +73,8 @@ NumberStatus decimal_to_int(std::string_view text, int scale, std::int64_t& out)
     if (p < end && (*p == '-' || *p == '+')) exp_negative = *p++ == '-';
     if (p >= end || !is_digit(*p)) return NumberStatus::kNotANumber;
     while (p < end && is_digit(*p)) {
-      if (exponent < 1000000) exponent = exponent * 10 + (*p - '0');  // beyond: 0 or out of range anyway
+      if (exponent < 1000000)
+        exponent = exponent * 10 + (*p - '0');  // beyond: 0 or out of range anyway
       ++p;
     }
     if (exp_negative) exponent = -exponent;
@@ -82,9 +88,11 @@ NumberStatus decimal_to_int(std::string_view text, int scale, std::int64_t& out)
     std::uint64_t v = 0;
     for (const char* d = int_begin; d < int_end; ++d) v = v * 10 + static_cast<unsigned>(*d - '0');
     const char* f = frac_begin;
-    for (int i = 0; i < scale; ++i) v = v * 10 + (f < frac_end ? static_cast<unsigned>(*f++ - '0') : 0u);
+    for (int i = 0; i < scale; ++i)
+      v = v * 10 + (f < frac_end ? static_cast<unsigned>(*f++ - '0') : 0u);
     if (f < frac_end && *f >= '5') ++v;
-    if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return NumberStatus::kOutOfRange;
+    if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      return NumberStatus::kOutOfRange;
     out = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
     return NumberStatus::kOk;
   }
@@ -108,7 +116,8 @@ NumberStatus decimal_to_int(std::string_view text, int scale, std::int64_t& out)
     v *= 10;
   }
   if (point >= 0 && point < n_digits && digit(point) >= 5) ++v;
-  if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return NumberStatus::kOutOfRange;
+  if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    return NumberStatus::kOutOfRange;
   out = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
   return NumberStatus::kOk;
 }
@@ -147,7 +156,8 @@ bool parse_double(std::string_view text, double& out) {
   // Out of range: from_chars leaves `out` alone; JSON readers give 0 for a tiny
   // number and +-inf for a huge one.
   if (ec == std::errc::result_out_of_range) {
-    const bool tiny = text.find("e-") != std::string_view::npos || text.find("E-") != std::string_view::npos;
+    const bool tiny =
+        text.find("e-") != std::string_view::npos || text.find("E-") != std::string_view::npos;
     const double magnitude = tiny ? 0.0 : std::numeric_limits<double>::infinity();
     out = text[0] == '-' ? -magnitude : magnitude;
     return true;

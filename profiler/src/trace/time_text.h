@@ -21,7 +21,9 @@ enum class NumberStatus : std::uint8_t {
 // from zero, as int64. scale 3 turns microseconds into nanoseconds:
 // "1712195495519695.8" -> 1712195495519695800, "1.69e15" -> 1690000000000000000.
 NumberStatus decimal_to_int(std::string_view text, int scale, std::int64_t& out);
-inline NumberStatus micros_to_ns(std::string_view text, std::int64_t& out) { return decimal_to_int(text, 3, out); }
+inline NumberStatus micros_to_ns(std::string_view text, std::int64_t& out) {
+  return decimal_to_int(text, 3, out);
+}
 
 // A plain decimal integer ("-1", "25738"); false for anything else or out of range.
 bool parse_int64(std::string_view text, std::int64_t& out);

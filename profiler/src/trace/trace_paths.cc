@@ -9,7 +9,8 @@ bool looks_like_trace_file(const std::string& name) {
   return name.ends_with(".json") || name.ends_with(".json.gz");
 }
 
-std::vector<std::string> expand_trace_paths(const std::vector<std::string>& paths, std::string* error) {
+std::vector<std::string> expand_trace_paths(const std::vector<std::string>& paths,
+                                            std::string* error) {
   namespace fs = std::filesystem;
   std::vector<std::string> out;
   for (const std::string& p : paths) {

@@ -19,7 +19,9 @@
 namespace flopline::gputest {
 namespace {
 
-std::string out_dir() { return gpu_test_out_dir(FLOPLINE_COUNTER_TEST_OUT); }
+std::string out_dir() {
+  return gpu_test_out_dir(FLOPLINE_COUNTER_TEST_OUT);
+}
 
 RunResult counted_run(const std::string& name, const std::vector<std::string>& command,
                       const std::vector<std::string>& options = {"--counters"},
@@ -55,7 +57,8 @@ double counted_flops(const TraceView& t, const SliceView& range) {
   EXPECT_FALSE(kernels.empty()) << range.name << " [" << range.start << ", " << range.end << ")";
   for (const SliceView& k : kernels) {
     // The reader keeps "flops" as the slice's metrics, not in its args.
-    EXPECT_TRUE(k.metrics.has_flops()) << k.name << " in " << range.name << " has no counted FLOPs: " << k.args;
+    EXPECT_TRUE(k.metrics.has_flops())
+        << k.name << " in " << range.name << " has no counted FLOPs: " << k.args;
     EXPECT_NE(text_arg(k, "flops source").find("counters"), std::string::npos) << k.args;
     sum += std::max(0.0, k.metrics.flops);
   }
@@ -70,8 +73,9 @@ TEST(Counters, MatmulsCountTwoMnk) {
   for (const char* dtype : {"fp32", "tf32", "bf16"}) {
     for (const char* size : {"1024", "1536"}) {
       const std::string name = std::string("matmul_") + dtype + "_" + size;
-      const RunResult r = counted_run(name, {FLOPLINE_MATMUL_BENCH, "--size", size, "--provider", "all",
-                                             "--dtype", dtype, "--reps", "2", "--seed", "1"});
+      const RunResult r =
+          counted_run(name, {FLOPLINE_MATMUL_BENCH, "--size", size, "--provider", "all", "--dtype",
+                             dtype, "--reps", "2", "--seed", "1"});
       ASSERT_EQ(r.result.exit_code, 0) << describe(r);
       ASSERT_EQ(r.files.size(), 1u) << describe(r);
       const TraceView t = must_load(r.files[0]);
@@ -100,9 +104,9 @@ long measured_launches(const TraceView& t) {
 TEST(Counters, CountingChangesNoResult) {
   // --validate compares each provider with an fp64 reference and exits 1 on a miss.
   for (const char* dtype : {"tf32", "bf16"}) {
-    const RunResult r = counted_run(std::string("validate_") + dtype,
-                                    {FLOPLINE_MATMUL_BENCH, "--validate", "--skip-run", "--dtype", dtype},
-                                    {"--counters=all"});
+    const RunResult r = counted_run(
+        std::string("validate_") + dtype,
+        {FLOPLINE_MATMUL_BENCH, "--validate", "--skip-run", "--dtype", dtype}, {"--counters=all"});
     EXPECT_EQ(r.result.exit_code, 0) << describe(r);
     ASSERT_EQ(r.files.size(), 1u) << describe(r);
     EXPECT_GT(measured_launches(must_load(r.files[0])), 2) << "the validated matmuls were measured";
@@ -134,8 +138,8 @@ TEST(Counters, ElementwiseAddMovesThreeNBytes) {
   // write-back of the replay's memory restore adds a fixed ~10 MB that a small problem
   // would show as a percentage.
   const double n = 67108864;
-  const RunResult r = counted_run("vector_add", {FLOPLINE_VECTOR_ADD, "--sizes", "67108864", "--blocks", "256,1024",
-                                                 "--reps", "3"});
+  const RunResult r = counted_run("vector_add", {FLOPLINE_VECTOR_ADD, "--sizes", "67108864",
+                                                 "--blocks", "256,1024", "--reps", "3"});
   ASSERT_EQ(r.result.exit_code, 0) << describe(r);
   ASSERT_EQ(r.files.size(), 1u) << describe(r);
   const TraceView t = must_load(r.files[0]);
@@ -154,8 +158,9 @@ TEST(Counters, ElementwiseAddMovesThreeNBytes) {
 }
 
 TEST(Counters, FusedMatmulSoftmaxCountsAtLeastItsMatmul) {
-  const RunResult r = counted_run("fused_softmax", {FLOPLINE_FUSED_SOFTMAX_BENCH, "--sizes", "1024,2048",
-                                                    "--provider", "fused", "--dim", "rows", "--reps", "2"});
+  const RunResult r =
+      counted_run("fused_softmax", {FLOPLINE_FUSED_SOFTMAX_BENCH, "--sizes", "1024,2048",
+                                    "--provider", "fused", "--dim", "rows", "--reps", "2"});
   ASSERT_EQ(r.result.exit_code, 0) << describe(r);
   ASSERT_EQ(r.files.size(), 1u) << describe(r);
   const TraceView t = must_load(r.files[0]);
@@ -175,8 +180,9 @@ TEST(Counters, FusedMatmulSoftmaxCountsAtLeastItsMatmul) {
 }
 
 TEST(Counters, LaterLaunchesTakeTheMeasuredValues) {
-  const RunResult r = counted_run("inferred", {FLOPLINE_MATMUL_BENCH, "--size", "1024", "--provider", "cublas",
-                                               "--dtype", "bf16", "--reps", "4", "--seed", "1"},
+  const RunResult r = counted_run("inferred",
+                                  {FLOPLINE_MATMUL_BENCH, "--size", "1024", "--provider", "cublas",
+                                   "--dtype", "bf16", "--reps", "4", "--seed", "1"},
                                   {"--counters=1"});
   ASSERT_EQ(r.result.exit_code, 0) << describe(r);
   const TraceView t = must_load(r.files.at(0));
@@ -212,13 +218,15 @@ TEST(Counters, RunSummaryShowsCountedRates) {
   const std::string& out = r.result.out;
   const std::size_t kernels = out.find("Kernels by GPU time");
   ASSERT_NE(kernels, std::string::npos) << out;
-  EXPECT_NE(out.find("TFLOP/s", kernels), std::string::npos) << "kernel rows have counted rates:\n" << out;
+  EXPECT_NE(out.find("TFLOP/s", kernels), std::string::npos) << "kernel rows have counted rates:\n"
+                                                             << out;
   EXPECT_NE(out.find("of kernel time carries counted FLOPs"), std::string::npos) << out;
   EXPECT_EQ(out.find("unavailable"), std::string::npos) << out;
 }
 
 // The mean of `series` over [start, end).
-double mean_over(const trace::Trace& t, const std::string& key, trace::TimeNs start, trace::TimeNs end) {
+double mean_over(const trace::Trace& t, const std::string& key, trace::TimeNs start,
+                 trace::TimeNs end) {
   double sum = 0;
   int n = 0;
   for (const trace::CounterSeries& s : t.counters) {
@@ -234,7 +242,8 @@ double mean_over(const trace::Trace& t, const std::string& key, trace::TimeNs st
 }
 
 TEST(Counters, GpuMetricsShowTensorActivityDuringMatmulsOnly) {
-  const std::string script = std::string(FLOPLINE_MATMUL_BENCH) + " --size 4096 --provider cublas --dtype bf16 --reps 20 && " +
+  const std::string script = std::string(FLOPLINE_MATMUL_BENCH) +
+                             " --size 4096 --provider cublas --dtype bf16 --reps 20 && " +
                              FLOPLINE_VECTOR_ADD + " --sizes 67108864 --blocks 256 --reps 20";
   const RunResult r = counted_run("gpu_metrics", {"sh", "-c", script}, {"--gpu-metrics=50us"});
   ASSERT_EQ(r.result.exit_code, 0) << describe(r);
@@ -244,12 +253,15 @@ TEST(Counters, GpuMetricsShowTensorActivityDuringMatmulsOnly) {
     const TraceView t = must_load(f);
     std::string info;
     for (const auto& [k, v] : t.trace.info) info += k + ": " + v + "\n";
-    ASSERT_FALSE(t.trace.counters.empty()) << f << " has no GPU metrics tracks; metadata:\n" << info << describe(r);
+    ASSERT_FALSE(t.trace.counters.empty()) << f << " has no GPU metrics tracks; metadata:\n"
+                                           << info << describe(r);
     for (const SliceView& op : t.named("user_annotation", "cublas matmul")) {
-      matmul_tensor = std::max(matmul_tensor, mean_over(t.trace, "tensor pipe active %", op.start, op.end));
+      matmul_tensor =
+          std::max(matmul_tensor, mean_over(t.trace, "tensor pipe active %", op.start, op.end));
     }
     for (const SliceView& op : t.named("user_annotation", "n=67108864")) {
-      add_tensor = std::max(add_tensor, mean_over(t.trace, "tensor pipe active %", op.start, op.end));
+      add_tensor =
+          std::max(add_tensor, mean_over(t.trace, "tensor pipe active %", op.start, op.end));
       add_dram = std::max(add_dram, mean_over(t.trace, "DRAM read GB/s", op.start, op.end));
     }
   }

@@ -20,8 +20,8 @@ RunResult run_ending(const std::string& name, const std::vector<std::string>& ar
                      const std::vector<std::string>& options = {}) {
   std::vector<std::string> cmd = {"python3", FLOPLINE_ENDINGS_SCRIPT};
   cmd.insert(cmd.end(), args.begin(), args.end());
-  return run_under_flopline(FLOPLINE_EXE, gpu_test_out_dir(FLOPLINE_ENDING_TEST_OUT) + "/" + name, cmd,
-                            {"PYTHONUNBUFFERED=1"}, options);
+  return run_under_flopline(FLOPLINE_EXE, gpu_test_out_dir(FLOPLINE_ENDING_TEST_OUT) + "/" + name,
+                            cmd, {"PYTHONUNBUFFERED=1"}, options);
 }
 
 // Kernels of the elementwise add the script launches (x.add_(1.0)), not its fill.
@@ -68,8 +68,10 @@ TEST(Endings, SigkillKeepsWhatWasFlushed) {
 }
 
 TEST(Endings, NormalEndGivesTheSameTraceWithAndWithoutFlushing) {
-  const RunResult flushed = run_ending("normal_flushed", {"normal", "100"}, {"--flush-interval", "100ms"});
-  const RunResult plain = run_ending("normal_plain", {"normal", "100"}, {"--flush-interval", "off"});
+  const RunResult flushed =
+      run_ending("normal_flushed", {"normal", "100"}, {"--flush-interval", "100ms"});
+  const RunResult plain =
+      run_ending("normal_plain", {"normal", "100"}, {"--flush-interval", "off"});
   ASSERT_EQ(flushed.result.exit_code, 0) << describe(flushed);
   ASSERT_EQ(plain.result.exit_code, 0) << describe(plain);
   ASSERT_EQ(flushed.files.size(), 1u);

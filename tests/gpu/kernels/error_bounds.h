@@ -36,20 +36,23 @@ struct MatmulReference {
   std::vector<double> c, magnitude;
 };
 // On the host (the GPU tests make the same on the GPU, reference_matmul).
-MatmulReference reference_matmul_host(const std::vector<double>& a, const std::vector<double>& b, std::int64_t m,
-                                      std::int64_t n, std::int64_t k);
+MatmulReference reference_matmul_host(const std::vector<double>& a, const std::vector<double>& b,
+                                      std::int64_t m, std::int64_t n, std::int64_t k);
 
 // softmax over rows or columns of a row-major m x n matrix, in float64.
-std::vector<double> reference_softmax(const std::vector<double>& s, std::int64_t m, std::int64_t n, bool rows);
+std::vector<double> reference_softmax(const std::vector<double>& s, std::int64_t m, std::int64_t n,
+                                      bool rows);
 
 // Per-element bounds of a matmul's output stored as `out`; inputs_exact: see above.
-std::vector<double> matmul_bounds(const MatmulReference& ref, std::int64_t k, DType out, bool inputs_exact);
+std::vector<double> matmul_bounds(const MatmulReference& ref, std::int64_t k, DType out,
+                                  bool inputs_exact);
 
 // Per-element bounds of softmax(scores) stored as `out`, given the exact softmax p_ref of
 // the reference scores and the scores' own bounds (matmul_bounds with out = fp32).
-std::vector<double> softmax_bounds(const std::vector<double>& p_ref, const std::vector<double>& scores,
-                                   const std::vector<double>& score_bounds, std::int64_t m, std::int64_t n, bool rows,
-                                   DType out);
+std::vector<double> softmax_bounds(const std::vector<double>& p_ref,
+                                   const std::vector<double>& scores,
+                                   const std::vector<double>& score_bounds, std::int64_t m,
+                                   std::int64_t n, bool rows, DType out);
 
 // The elements of an m x n result outside their bounds (a NaN is outside): how many, and
 // for a failure message the first few and the worst, with their row and column.
@@ -63,8 +66,8 @@ BoundReport check_bounds(const std::vector<double>& got, const std::vector<doubl
 
 // Each line of a softmax sums to 1 within the sum of its elements' bounds: the first line
 // that does not, or "".
-std::string check_line_sums(const std::vector<double>& got, const std::vector<double>& bound, std::int64_t m,
-                            std::int64_t n, bool rows);
+std::string check_line_sums(const std::vector<double>& got, const std::vector<double>& bound,
+                            std::int64_t m, std::int64_t n, bool rows);
 
 // Host roundings to the kernels' storage types (round to nearest; tf32 ties away from
 // zero, as cvt.rna).

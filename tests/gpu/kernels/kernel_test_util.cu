@@ -13,8 +13,8 @@ namespace {
 
 std::uint64_t g_last_seed = 0;
 
-__global__ void matmul_f64_kernel(const double* a, const double* b, double* c, double* magnitude, long m, long n,
-                                  long k) {
+__global__ void matmul_f64_kernel(const double* a, const double* b, double* c, double* magnitude,
+                                  long m, long n, long k) {
   const long col = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
   const long row = blockIdx.y * static_cast<long>(blockDim.y) + threadIdx.y;
   if (row >= m || col >= n) return;
@@ -49,16 +49,21 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
   return *this;
 }
 
-std::uint64_t last_seed() { return g_last_seed; }
+std::uint64_t last_seed() {
+  return g_last_seed;
+}
 
-std::vector<double> random_device_values(DeviceBuffer& device, std::int64_t n, DType t, double lo, double hi) {
-  g_last_seed = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
-                (g_last_seed * 0x9E3779B97F4A7C15ull);
+std::vector<double> random_device_values(DeviceBuffer& device, std::int64_t n, DType t, double lo,
+                                         double hi) {
+  g_last_seed =
+      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+      (g_last_seed * 0x9E3779B97F4A7C15ull);
   std::mt19937_64 rng(g_last_seed);
   std::uniform_real_distribution<double> dist(lo, hi);
   std::vector<double> values(static_cast<std::size_t>(n));
   const std::size_t es = dtype_bytes(t);
-  if (device.bytes() < static_cast<std::size_t>(n) * es) device = DeviceBuffer(static_cast<std::size_t>(n) * es);
+  if (device.bytes() < static_cast<std::size_t>(n) * es)
+    device = DeviceBuffer(static_cast<std::size_t>(n) * es);
   if (es == 4) {
     std::vector<float> host(values.size());
     for (std::size_t i = 0; i < host.size(); ++i) {
@@ -66,7 +71,8 @@ std::vector<double> random_device_values(DeviceBuffer& device, std::int64_t n, D
       if (t == DType::tf32) host[i] = round_to_tf32(host[i]);
       values[i] = host[i];
     }
-    FLOPLINE_CUDA_OK(cudaMemcpy(device.get(), host.data(), host.size() * 4, cudaMemcpyHostToDevice));
+    FLOPLINE_CUDA_OK(
+        cudaMemcpy(device.get(), host.data(), host.size() * 4, cudaMemcpyHostToDevice));
   } else {
     std::vector<unsigned short> host(values.size());
     for (std::size_t i = 0; i < host.size(); ++i) {
@@ -81,7 +87,8 @@ std::vector<double> random_device_values(DeviceBuffer& device, std::int64_t n, D
         host[i] = *reinterpret_cast<const unsigned short*>(&h);
       }
     }
-    FLOPLINE_CUDA_OK(cudaMemcpy(device.get(), host.data(), host.size() * 2, cudaMemcpyHostToDevice));
+    FLOPLINE_CUDA_OK(
+        cudaMemcpy(device.get(), host.data(), host.size() * 2, cudaMemcpyHostToDevice));
   }
   return values;
 }
@@ -94,11 +101,13 @@ std::vector<double> download(const DeviceBuffer& buffer, std::int64_t n, DType t
   std::vector<double> out(static_cast<std::size_t>(n));
   if (dtype_bytes(t) == 4) {
     std::vector<float> host(out.size());
-    FLOPLINE_CUDA_OK(cudaMemcpy(host.data(), buffer.get(), host.size() * 4, cudaMemcpyDeviceToHost));
+    FLOPLINE_CUDA_OK(
+        cudaMemcpy(host.data(), buffer.get(), host.size() * 4, cudaMemcpyDeviceToHost));
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = host[i];
   } else {
     std::vector<unsigned short> host(out.size());
-    FLOPLINE_CUDA_OK(cudaMemcpy(host.data(), buffer.get(), host.size() * 2, cudaMemcpyDeviceToHost));
+    FLOPLINE_CUDA_OK(
+        cudaMemcpy(host.data(), buffer.get(), host.size() * 2, cudaMemcpyDeviceToHost));
     for (std::size_t i = 0; i < out.size(); ++i) {
       if (t == DType::bf16) {
         out[i] = __bfloat162float(*reinterpret_cast<const __nv_bfloat16*>(&host[i]));
@@ -110,22 +119,24 @@ std::vector<double> download(const DeviceBuffer& buffer, std::int64_t n, DType t
   return out;
 }
 
-MatmulReference reference_matmul(const std::vector<double>& a, const std::vector<double>& b, std::int64_t m,
-                                 std::int64_t n, std::int64_t k) {
+MatmulReference reference_matmul(const std::vector<double>& a, const std::vector<double>& b,
+                                 std::int64_t m, std::int64_t n, std::int64_t k) {
   DeviceBuffer da(a.size() * 8), db(b.size() * 8), dc(static_cast<std::size_t>(m * n) * 8);
   DeviceBuffer dmag(static_cast<std::size_t>(m * n) * 8);
   FLOPLINE_CUDA_OK(cudaMemcpy(da.get(), a.data(), a.size() * 8, cudaMemcpyHostToDevice));
   FLOPLINE_CUDA_OK(cudaMemcpy(db.get(), b.data(), b.size() * 8, cudaMemcpyHostToDevice));
   const dim3 block(32, 8);
   const dim3 grid(static_cast<unsigned>((n + 31) / 32), static_cast<unsigned>((m + 7) / 8));
-  matmul_f64_kernel<<<grid, block>>>(static_cast<const double*>(da.get()), static_cast<const double*>(db.get()),
-                                     static_cast<double*>(dc.get()), static_cast<double*>(dmag.get()), m, n, k);
+  matmul_f64_kernel<<<grid, block>>>(
+      static_cast<const double*>(da.get()), static_cast<const double*>(db.get()),
+      static_cast<double*>(dc.get()), static_cast<double*>(dmag.get()), m, n, k);
   FLOPLINE_CUDA_OK(cudaGetLastError());
   MatmulReference r;
   r.c.resize(static_cast<std::size_t>(m * n));
   r.magnitude.resize(r.c.size());
   FLOPLINE_CUDA_OK(cudaMemcpy(r.c.data(), dc.get(), r.c.size() * 8, cudaMemcpyDeviceToHost));
-  FLOPLINE_CUDA_OK(cudaMemcpy(r.magnitude.data(), dmag.get(), r.c.size() * 8, cudaMemcpyDeviceToHost));
+  FLOPLINE_CUDA_OK(
+      cudaMemcpy(r.magnitude.data(), dmag.get(), r.c.size() * 8, cudaMemcpyDeviceToHost));
   return r;
 }
 

@@ -34,37 +34,54 @@ constexpr float kAxpyA = 0.75f;
 
 const char* op_name(Op op) {
   switch (op) {
-    case Op::add: return "add";
-    case Op::mul: return "mul";
-    case Op::axpy: return "axpy";
-    case Op::relu: return "relu";
-    case Op::gelu: return "gelu";
-    case Op::silu: return "silu (elementwise_unary)";
-    case Op::x_minus_2y: return "x-2y (elementwise_binary)";
+    case Op::add:
+      return "add";
+    case Op::mul:
+      return "mul";
+    case Op::axpy:
+      return "axpy";
+    case Op::relu:
+      return "relu";
+    case Op::gelu:
+      return "gelu";
+    case Op::silu:
+      return "silu (elementwise_unary)";
+    case Op::x_minus_2y:
+      return "x-2y (elementwise_binary)";
   }
   return "?";
 }
 
-bool binary(Op op) { return op == Op::add || op == Op::mul || op == Op::axpy || op == Op::x_minus_2y; }
+bool binary(Op op) {
+  return op == Op::add || op == Op::mul || op == Op::axpy || op == Op::x_minus_2y;
+}
 
 double reference(Op op, double x, double y) {
   switch (op) {
-    case Op::add: return x + y;
-    case Op::mul: return x * y;
-    case Op::axpy: return static_cast<double>(kAxpyA) * x + y;
-    case Op::relu: return x < 0 ? 0.0 : x;
-    case Op::gelu: return x * 0.5 * (1.0 + std::erf(x / std::sqrt(2.0)));
-    case Op::silu: return x / (1.0 + std::exp(-x));
-    case Op::x_minus_2y: return x - 2.0 * y;
+    case Op::add:
+      return x + y;
+    case Op::mul:
+      return x * y;
+    case Op::axpy:
+      return static_cast<double>(kAxpyA) * x + y;
+    case Op::relu:
+      return x < 0 ? 0.0 : x;
+    case Op::gelu:
+      return x * 0.5 * (1.0 + std::erf(x / std::sqrt(2.0)));
+    case Op::silu:
+      return x / (1.0 + std::exp(-x));
+    case Op::x_minus_2y:
+      return x - 2.0 * y;
   }
   return 0;
 }
 
 template <int kInputs, class T, class F>
-void run_custom(const F& f, const void* x, const void* y, void* out, std::int64_t n, const ElementwiseOptions& options) {
+void run_custom(const F& f, const void* x, const void* y, void* out, std::int64_t n,
+                const ElementwiseOptions& options) {
   if constexpr (kInputs == 2) {
-    elementwise_binary(f, static_cast<const T*>(x), static_cast<const T*>(y), static_cast<T*>(out), n,
-                       {"x_minus_2y", 2}, options);
+    elementwise_binary(f, static_cast<const T*>(x), static_cast<const T*>(y), static_cast<T*>(out),
+                       n, {"x_minus_2y", 2}, options);
   } else {
     elementwise_unary(f, static_cast<const T*>(x), static_cast<T*>(out), n, {"silu", 4}, options);
   }
@@ -74,21 +91,42 @@ template <int kInputs, class F>
 void run_custom_any(const F& f, const void* x, const void* y, void* out, std::int64_t n, DType t,
                     const ElementwiseOptions& options) {
   switch (t) {
-    case DType::bf16: run_custom<kInputs, __nv_bfloat16>(f, x, y, out, n, options); return;
-    case DType::f16: run_custom<kInputs, __half>(f, x, y, out, n, options); return;
-    default: run_custom<kInputs, float>(f, x, y, out, n, options); return;
+    case DType::bf16:
+      run_custom<kInputs, __nv_bfloat16>(f, x, y, out, n, options);
+      return;
+    case DType::f16:
+      run_custom<kInputs, __half>(f, x, y, out, n, options);
+      return;
+    default:
+      run_custom<kInputs, float>(f, x, y, out, n, options);
+      return;
   }
 }
 
-void run(Op op, const void* x, const void* y, void* out, std::int64_t n, DType t, const ElementwiseOptions& options = {}) {
+void run(Op op, const void* x, const void* y, void* out, std::int64_t n, DType t,
+         const ElementwiseOptions& options = {}) {
   switch (op) {
-    case Op::add: add(x, y, out, n, t, options); return;
-    case Op::mul: mul(x, y, out, n, t, options); return;
-    case Op::axpy: axpy(kAxpyA, x, y, out, n, t, options); return;
-    case Op::relu: relu(x, out, n, t, options); return;
-    case Op::gelu: gelu(x, out, n, t, options); return;
-    case Op::silu: run_custom_any<1>(Silu{}, x, nullptr, out, n, t, options); return;
-    case Op::x_minus_2y: run_custom_any<2>(XMinusTwoY{}, x, y, out, n, t, options); return;
+    case Op::add:
+      add(x, y, out, n, t, options);
+      return;
+    case Op::mul:
+      mul(x, y, out, n, t, options);
+      return;
+    case Op::axpy:
+      axpy(kAxpyA, x, y, out, n, t, options);
+      return;
+    case Op::relu:
+      relu(x, out, n, t, options);
+      return;
+    case Op::gelu:
+      gelu(x, out, n, t, options);
+      return;
+    case Op::silu:
+      run_custom_any<1>(Silu{}, x, nullptr, out, n, t, options);
+      return;
+    case Op::x_minus_2y:
+      run_custom_any<2>(XMinusTwoY{}, x, y, out, n, t, options);
+      return;
   }
 }
 
@@ -100,9 +138,12 @@ struct Tolerance {
 };
 Tolerance tolerance(DType t) {
   switch (t) {
-    case DType::bf16: return {8e-3, 1e-6, 2e-2};
-    case DType::f16: return {1.5e-3, 1e-6, 2e-3};
-    default: return {2e-6, 1e-6, 1e-5};
+    case DType::bf16:
+      return {8e-3, 1e-6, 2e-2};
+    case DType::f16:
+      return {1.5e-3, 1e-6, 2e-3};
+    default:
+      return {2e-6, 1e-6, 1e-5};
   }
 }
 
@@ -114,19 +155,21 @@ struct Offsets {
 
 std::string describe(Op op, DType t, std::int64_t n, Offsets o) {
   std::ostringstream s;
-  s << op_name(op) << " " << dtype_name(t) << " n=" << n << " offsets x+" << o.x << " y+" << o.y << " out+" << o.out;
+  s << op_name(op) << " " << dtype_name(t) << " n=" << n << " offsets x+" << o.x << " y+" << o.y
+    << " out+" << o.out;
   return s.str();
 }
 
 // Bytes of `buffer` in [from, to) all still 0xFF (the poison).
-::testing::AssertionResult poison_intact(const DeviceBuffer& buffer, std::size_t from, std::size_t to,
-                                         const char* where) {
+::testing::AssertionResult poison_intact(const DeviceBuffer& buffer, std::size_t from,
+                                         std::size_t to, const char* where) {
   std::vector<unsigned char> bytes(buffer.bytes());
   FLOPLINE_CUDA_OK(cudaMemcpy(bytes.data(), buffer.get(), bytes.size(), cudaMemcpyDeviceToHost));
   for (std::size_t i = from; i < to; ++i) {
     if (bytes[i] != 0xFF) {
-      return ::testing::AssertionFailure() << "sentinel " << where << " the output overwritten at byte " << i
-                                           << " (0x" << std::hex << int(bytes[i]) << ")";
+      return ::testing::AssertionFailure()
+             << "sentinel " << where << " the output overwritten at byte " << i << " (0x"
+             << std::hex << int(bytes[i]) << ")";
     }
   }
   return ::testing::AssertionSuccess();
@@ -168,12 +211,13 @@ std::string describe(Op op, DType t, std::int64_t n, Offsets o) {
     const double yi = binary(op) ? y[static_cast<std::size_t>(kGuard + o.y + i)] : 0.0;
     want[static_cast<std::size_t>(i)] = reference(op, xi, yi);
     got[static_cast<std::size_t>(i)] = all[static_cast<std::size_t>(kGuard + o.out + i)];
-    const double d = std::fabs(got[static_cast<std::size_t>(i)] - want[static_cast<std::size_t>(i)]);
+    const double d =
+        std::fabs(got[static_cast<std::size_t>(i)] - want[static_cast<std::size_t>(i)]);
     if (!(d <= tol.atol + tol.rtol * std::fabs(want[static_cast<std::size_t>(i)]))) {
       return ::testing::AssertionFailure()
-             << describe(op, t, n, o) << ": element " << i << " = " << got[static_cast<std::size_t>(i)]
-             << ", want " << want[static_cast<std::size_t>(i)] << " (x=" << xi << ", y=" << yi
-             << "); seeds x " << x_seed << " y " << y_seed;
+             << describe(op, t, n, o) << ": element " << i << " = "
+             << got[static_cast<std::size_t>(i)] << ", want " << want[static_cast<std::size_t>(i)]
+             << " (x=" << xi << ", y=" << yi << "); seeds x " << x_seed << " y " << y_seed;
     }
   }
   // Norm-wise: relative, or within atol in rms where the outputs are all tiny (gelu of a
@@ -183,8 +227,9 @@ std::string describe(Op op, DType t, std::int64_t n, Offsets o) {
   for (std::size_t i = 0; i < got.size(); ++i) sq += (got[i] - want[i]) * (got[i] - want[i]);
   const double rms = got.empty() ? 0.0 : std::sqrt(sq / static_cast<double>(got.size()));
   if (!(err < tol.norm) && !(rms <= tol.atol)) {
-    return ::testing::AssertionFailure() << describe(op, t, n, o) << ": relative error " << err << " >= "
-                                         << tol.norm << "; seeds x " << x_seed << " y " << y_seed;
+    return ::testing::AssertionFailure()
+           << describe(op, t, n, o) << ": relative error " << err << " >= " << tol.norm
+           << "; seeds x " << x_seed << " y " << y_seed;
   }
   const std::size_t begin = static_cast<std::size_t>(kGuard + o.out) * es;
   const std::size_t end = static_cast<std::size_t>(kGuard + o.out + n) * es;
@@ -219,13 +264,27 @@ void check_all(Op op) {
   }
 }
 
-TEST(Elementwise, Add) { check_all(Op::add); }
-TEST(Elementwise, Mul) { check_all(Op::mul); }
-TEST(Elementwise, Axpy) { check_all(Op::axpy); }
-TEST(Elementwise, Relu) { check_all(Op::relu); }
-TEST(Elementwise, Gelu) { check_all(Op::gelu); }
-TEST(Elementwise, UserUnaryFunctor) { check_all(Op::silu); }
-TEST(Elementwise, UserBinaryFunctor) { check_all(Op::x_minus_2y); }
+TEST(Elementwise, Add) {
+  check_all(Op::add);
+}
+TEST(Elementwise, Mul) {
+  check_all(Op::mul);
+}
+TEST(Elementwise, Axpy) {
+  check_all(Op::axpy);
+}
+TEST(Elementwise, Relu) {
+  check_all(Op::relu);
+}
+TEST(Elementwise, Gelu) {
+  check_all(Op::gelu);
+}
+TEST(Elementwise, UserUnaryFunctor) {
+  check_all(Op::silu);
+}
+TEST(Elementwise, UserBinaryFunctor) {
+  check_all(Op::x_minus_2y);
+}
 
 // out == x (and out == y for axpy): every element is read before it is written.
 TEST(Elementwise, InPlace) {
@@ -242,8 +301,10 @@ TEST(Elementwise, InPlace) {
         FLOPLINE_CUDA_OK(cudaDeviceSynchronize());
         const std::vector<double> got = download(op == Op::axpy ? dy : dx, n, t);
         std::vector<double> want(got.size());
-        for (std::size_t i = 0; i < want.size(); ++i) want[i] = reference(op, x[i], binary(op) ? y[i] : 0.0);
-        EXPECT_LT(relative_error(got, want), tolerance(t).norm) << op_name(op) << " in place, " << dtype_name(t) << " n=" << n;
+        for (std::size_t i = 0; i < want.size(); ++i)
+          want[i] = reference(op, x[i], binary(op) ? y[i] : 0.0);
+        EXPECT_LT(relative_error(got, want), tolerance(t).norm)
+            << op_name(op) << " in place, " << dtype_name(t) << " n=" << n;
       }
     }
   }
@@ -282,7 +343,8 @@ TEST(Elementwise, RunsOnTheGivenStream) {
 
 // relu passes NaN through (torch.relu does) and keeps inf; gelu keeps NaN and inf.
 TEST(Elementwise, SpecialValues) {
-  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN(),
+              inf = std::numeric_limits<float>::infinity();
   const std::vector<float> in = {-1.0f, 0.0f, 2.5f, nan, inf, -inf, -0.0f};
   DeviceBuffer dx(in.size() * 4), dout(in.size() * 4);
   FLOPLINE_CUDA_OK(cudaMemcpy(dx.get(), in.data(), in.size() * 4, cudaMemcpyHostToDevice));
@@ -310,7 +372,8 @@ void expect_kernel_error(Fn fn, const std::string& needle) {
   } catch (const KernelError& e) {
     EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "message: " << e.what();
   } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected KernelError mentioning \"" << needle << "\", got another exception: " << e.what();
+    ADD_FAILURE() << "expected KernelError mentioning \"" << needle
+                  << "\", got another exception: " << e.what();
   }
 }
 
@@ -326,15 +389,20 @@ class ElementwiseErrors : public ::testing::Test {
 };
 
 TEST_F(ElementwiseErrors, NullPointers) {
-  expect_kernel_error([&] { add(nullptr, y_.get(), out_.get(), 16, DType::f32); }, "add: x is a null pointer");
-  expect_kernel_error([&] { mul(x_.get(), nullptr, out_.get(), 16, DType::bf16); }, "mul: y is a null pointer");
-  expect_kernel_error([&] { axpy(2.0f, x_.get(), y_.get(), nullptr, 16, DType::f16); }, "axpy: out is a null pointer");
-  expect_kernel_error([&] { relu(nullptr, out_.get(), 16, DType::f32); }, "relu: x is a null pointer");
-  expect_kernel_error([&] { gelu(x_.get(), nullptr, 16, DType::f32); }, "gelu: out is a null pointer");
+  expect_kernel_error([&] { add(nullptr, y_.get(), out_.get(), 16, DType::f32); },
+                      "add: x is a null pointer");
+  expect_kernel_error([&] { mul(x_.get(), nullptr, out_.get(), 16, DType::bf16); },
+                      "mul: y is a null pointer");
+  expect_kernel_error([&] { axpy(2.0f, x_.get(), y_.get(), nullptr, 16, DType::f16); },
+                      "axpy: out is a null pointer");
+  expect_kernel_error([&] { relu(nullptr, out_.get(), 16, DType::f32); },
+                      "relu: x is a null pointer");
+  expect_kernel_error([&] { gelu(x_.get(), nullptr, 16, DType::f32); },
+                      "gelu: out is a null pointer");
   expect_kernel_error(
       [&] {
-        elementwise_binary(XMinusTwoY{}, static_cast<const float*>(x_.get()), static_cast<const float*>(nullptr),
-                           static_cast<float*>(out_.get()), 16);
+        elementwise_binary(XMinusTwoY{}, static_cast<const float*>(x_.get()),
+                           static_cast<const float*>(nullptr), static_cast<float*>(out_.get()), 16);
       },
       "custom: y is a null pointer");
 }
@@ -345,16 +413,20 @@ TEST_F(ElementwiseErrors, Tf32IsNotAnElementwiseType) {
 }
 
 TEST_F(ElementwiseErrors, NegativeLength) {
-  expect_kernel_error([&] { add(x_.get(), y_.get(), out_.get(), -1, DType::f32); }, "n = -1 is negative");
+  expect_kernel_error([&] { add(x_.get(), y_.get(), out_.get(), -1, DType::f32); },
+                      "n = -1 is negative");
   expect_kernel_error([&] { relu(x_.get(), out_.get(), -5, DType::bf16); }, "n = -5 is negative");
 }
 
 TEST_F(ElementwiseErrors, PointerNotAlignedToItsElement) {
   const char* x = static_cast<const char*>(x_.get());
-  expect_kernel_error([&] { add(x + 1, y_.get(), out_.get(), 16, DType::f32); }, "x is not aligned");
-  expect_kernel_error([&] { relu(x + 2, out_.get(), 16, DType::f32); }, "x is not aligned to its 4-byte fp32 element");
-  expect_kernel_error([&] { mul(x_.get(), static_cast<const char*>(y_.get()) + 1, out_.get(), 16, DType::bf16); },
-                      "y is not aligned");
+  expect_kernel_error([&] { add(x + 1, y_.get(), out_.get(), 16, DType::f32); },
+                      "x is not aligned");
+  expect_kernel_error([&] { relu(x + 2, out_.get(), 16, DType::f32); },
+                      "x is not aligned to its 4-byte fp32 element");
+  expect_kernel_error(
+      [&] { mul(x_.get(), static_cast<const char*>(y_.get()) + 1, out_.get(), 16, DType::bf16); },
+      "y is not aligned");
 }
 
 }  // namespace

@@ -34,15 +34,16 @@ struct Shape {
 // small m and n, a wide n, odd k and n (rows not 4-byte aligned in 16-bit types), even k
 // and n that are not multiples of 8 (4-byte but not 16-byte rows); the last three have
 // 16-byte rows in every dtype (the sm90 path takes them) without being tile multiples.
-const Shape kShapes[] = {{1, 1, 1},         {7, 7, 7},          {17, 17, 17},  {128, 128, 128},
-                         {1000, 1000, 1000}, {4097, 4097, 4097}, {1, 4097, 7},  {129, 65, 1000},
-                         {4097, 17, 128},   {64, 8192, 64},     {33, 31, 37},  {130, 66, 1002},
-                         {1, 8, 8},         {136, 264, 40},     {520, 1032, 4104}};
+const Shape kShapes[] = {{1, 1, 1},          {7, 7, 7},          {17, 17, 17},     {128, 128, 128},
+                         {1000, 1000, 1000}, {4097, 4097, 4097}, {1, 4097, 7},     {129, 65, 1000},
+                         {4097, 17, 128},    {64, 8192, 64},     {33, 31, 37},     {130, 66, 1002},
+                         {1, 8, 8},          {136, 264, 40},     {520, 1032, 4104}};
 
-std::string describe(MatmulPath path, DType in, DType out, const Shape& s, std::int64_t offset = 0) {
+std::string describe(MatmulPath path, DType in, DType out, const Shape& s,
+                     std::int64_t offset = 0) {
   std::ostringstream o;
-  o << "path=" << matmul_path_name(path) << " " << dtype_name(in) << "->" << dtype_name(out) << " m=" << s.m
-    << " n=" << s.n << " k=" << s.k;
+  o << "path=" << matmul_path_name(path) << " " << dtype_name(in) << "->" << dtype_name(out)
+    << " m=" << s.m << " n=" << s.n << " k=" << s.k;
   if (offset) o << " (A, B, C offset by " << offset << " element)";
   return o.str();
 }
@@ -137,26 +138,30 @@ void check(MatmulPath path, DType in, DType out, const Shape& s, std::int64_t of
       if (touched++ == 0) first_touched = i;
     }
   }
-  EXPECT_EQ(touched, 0u) << what << ": " << touched << " bytes outside C were written, the first at byte offset "
-                         << static_cast<std::int64_t>(first_touched) - static_cast<std::int64_t>(c_begin)
+  EXPECT_EQ(touched, 0u) << what << ": " << touched
+                         << " bytes outside C were written, the first at byte offset "
+                         << static_cast<std::int64_t>(first_touched) -
+                                static_cast<std::int64_t>(c_begin)
                          << " from C (C is " << mn * static_cast<std::int64_t>(es_out) << " bytes)";
 
   const std::vector<double> ours = to_doubles(bytes.data() + c_begin, mn, out);
   const MatmulReference ref = reference_matmul(ha, hb, s.m, s.n, s.k);
   const std::vector<double> bounds = matmul_bounds(ref, s.k, out, true);  // inputs exact in `in`
   const BoundReport vs_ref = check_bounds(ours, ref.c, bounds, s.n);
-  EXPECT_TRUE(vs_ref.ok()) << what << " against the float64 reference: " << vs_ref.detail << "; seeds A=" << seed_a
-                           << " B=" << seed_b;
+  EXPECT_TRUE(vs_ref.ok()) << what << " against the float64 reference: " << vs_ref.detail
+                           << "; seeds A=" << seed_a << " B=" << seed_b;
 
   // The paths written here accumulate in a fixed order: a second run must give the same
   // bits (a difference means a race in the pipeline).
   if (path == MatmulPath::simt || path == MatmulPath::sm80) {
     const std::vector<unsigned char> again = run();
     EXPECT_TRUE(std::memcmp(again.data() + c_begin, bytes.data() + c_begin, c_end - c_begin) == 0)
-        << what << ": two runs on the same inputs differ (race?); seeds A=" << seed_a << " B=" << seed_b;
+        << what << ": two runs on the same inputs differ (race?); seeds A=" << seed_a
+        << " B=" << seed_b;
   }
 
-  ASSERT_TRUE(cublas().ok()) << "cuBLAS could not be loaded for the comparison: " << cublas().error();
+  ASSERT_TRUE(cublas().ok()) << "cuBLAS could not be loaded for the comparison: "
+                             << cublas().error();
   DeviceBuffer cc(static_cast<std::size_t>(mn) * es_out);
   poison_nan(cc);
   ASSERT_TRUE(cublas().matmul(p.a, p.b, cc.get(), static_cast<long>(s.m), static_cast<long>(s.n),
@@ -169,9 +174,10 @@ void check(MatmulPath path, DType in, DType out, const Shape& s, std::int64_t of
   std::vector<double> twice(bounds);
   for (double& b : twice) b *= 2;
   const BoundReport vs_cublas = check_bounds(ours, theirs, twice, s.n);
-  EXPECT_TRUE(vs_cublas.ok()) << what << " against cuBLAS: " << vs_cublas.detail << "; cuBLAS against the reference: "
-                              << check_bounds(theirs, ref.c, bounds, s.n).detail << "; seeds A=" << seed_a
-                              << " B=" << seed_b;
+  EXPECT_TRUE(vs_cublas.ok()) << what << " against cuBLAS: " << vs_cublas.detail
+                              << "; cuBLAS against the reference: "
+                              << check_bounds(theirs, ref.c, bounds, s.n).detail
+                              << "; seeds A=" << seed_a << " B=" << seed_b;
 }
 
 // Every shape the path can take on this device; the rest are left out (sm90 needs 16-byte
@@ -205,15 +211,28 @@ void check_all_shapes(MatmulPath path, DType in, DType out) {
 }
 
 void require_sm90() {
-  if (device_arch() != 90) GTEST_SKIP() << "path sm90 needs an sm_90 device; this one is sm_" << device_arch();
+  if (device_arch() != 90)
+    GTEST_SKIP() << "path sm90 needs an sm_90 device; this one is sm_" << device_arch();
 }
 
-TEST(Matmul, SimtFp32) { check_all_shapes(MatmulPath::simt, DType::f32, DType::f32); }
-TEST(Matmul, Sm80Tf32) { check_all_shapes(MatmulPath::sm80, DType::tf32, DType::f32); }
-TEST(Matmul, Sm80Bf16ToBf16) { check_all_shapes(MatmulPath::sm80, DType::bf16, DType::bf16); }
-TEST(Matmul, Sm80Bf16ToFp32) { check_all_shapes(MatmulPath::sm80, DType::bf16, DType::f32); }
-TEST(Matmul, Sm80Fp16ToFp16) { check_all_shapes(MatmulPath::sm80, DType::f16, DType::f16); }
-TEST(Matmul, Sm80Fp16ToFp32) { check_all_shapes(MatmulPath::sm80, DType::f16, DType::f32); }
+TEST(Matmul, SimtFp32) {
+  check_all_shapes(MatmulPath::simt, DType::f32, DType::f32);
+}
+TEST(Matmul, Sm80Tf32) {
+  check_all_shapes(MatmulPath::sm80, DType::tf32, DType::f32);
+}
+TEST(Matmul, Sm80Bf16ToBf16) {
+  check_all_shapes(MatmulPath::sm80, DType::bf16, DType::bf16);
+}
+TEST(Matmul, Sm80Bf16ToFp32) {
+  check_all_shapes(MatmulPath::sm80, DType::bf16, DType::f32);
+}
+TEST(Matmul, Sm80Fp16ToFp16) {
+  check_all_shapes(MatmulPath::sm80, DType::f16, DType::f16);
+}
+TEST(Matmul, Sm80Fp16ToFp32) {
+  check_all_shapes(MatmulPath::sm80, DType::f16, DType::f32);
+}
 
 TEST(Matmul, Sm90Tf32) {
   require_sm90();
@@ -236,12 +255,24 @@ TEST(Matmul, Sm90Fp16ToFp32) {
   check_all_shapes(MatmulPath::sm90, DType::f16, DType::f32);
 }
 
-TEST(Matmul, AutoFp32) { check_all_shapes(MatmulPath::automatic, DType::f32, DType::f32); }
-TEST(Matmul, AutoTf32) { check_all_shapes(MatmulPath::automatic, DType::tf32, DType::f32); }
-TEST(Matmul, AutoBf16ToBf16) { check_all_shapes(MatmulPath::automatic, DType::bf16, DType::bf16); }
-TEST(Matmul, AutoBf16ToFp32) { check_all_shapes(MatmulPath::automatic, DType::bf16, DType::f32); }
-TEST(Matmul, AutoFp16ToFp16) { check_all_shapes(MatmulPath::automatic, DType::f16, DType::f16); }
-TEST(Matmul, AutoFp16ToFp32) { check_all_shapes(MatmulPath::automatic, DType::f16, DType::f32); }
+TEST(Matmul, AutoFp32) {
+  check_all_shapes(MatmulPath::automatic, DType::f32, DType::f32);
+}
+TEST(Matmul, AutoTf32) {
+  check_all_shapes(MatmulPath::automatic, DType::tf32, DType::f32);
+}
+TEST(Matmul, AutoBf16ToBf16) {
+  check_all_shapes(MatmulPath::automatic, DType::bf16, DType::bf16);
+}
+TEST(Matmul, AutoBf16ToFp32) {
+  check_all_shapes(MatmulPath::automatic, DType::bf16, DType::f32);
+}
+TEST(Matmul, AutoFp16ToFp16) {
+  check_all_shapes(MatmulPath::automatic, DType::f16, DType::f16);
+}
+TEST(Matmul, AutoFp16ToFp32) {
+  check_all_shapes(MatmulPath::automatic, DType::f16, DType::f32);
+}
 
 // Base pointers one element off their allocation: A and B rows are then never 16-byte
 // aligned (simt: 4-byte copies of B; sm80: 4-byte copies for tf32, register-staged
@@ -285,8 +316,8 @@ TEST(Matmul, OneSignedInputs) {
     matmul(p, options);
     FLOPLINE_CUDA_OK(cudaDeviceSynchronize());
     const MatmulReference ref = reference_matmul(ha, hb, s.m, s.n, s.k);
-    const BoundReport r =
-        check_bounds(download(c, s.m * s.n, DType::f32), ref.c, matmul_bounds(ref, s.k, DType::f32, true), s.n);
+    const BoundReport r = check_bounds(download(c, s.m * s.n, DType::f32), ref.c,
+                                       matmul_bounds(ref, s.k, DType::f32, true), s.n);
     EXPECT_TRUE(r.ok()) << describe(path, in, DType::f32, s) << ": " << r.detail;
   }
 }
@@ -310,7 +341,8 @@ TEST(Matmul, Tf32RoundsFullFp32Inputs) {
       FLOPLINE_CUDA_OK(cudaDeviceSynchronize());
       const std::vector<double> got = download(c, s.m * s.n, DType::f32);
       const MatmulReference ref = reference_matmul(ha, hb, s.m, s.n, s.k);
-      const BoundReport r = check_bounds(got, ref.c, matmul_bounds(ref, s.k, DType::f32, false), s.n);
+      const BoundReport r =
+          check_bounds(got, ref.c, matmul_bounds(ref, s.k, DType::f32, false), s.n);
       EXPECT_TRUE(r.ok()) << r.detail << "; seed " << last_seed();
       EXPECT_LT(relative_error(got, ref.c), 1e-3) << "seed " << last_seed();
     }
@@ -346,12 +378,15 @@ void expect_rejected(const ErrorSetup& e, const MatmulProblem& p, MatmulPath pat
   std::string message;
   try {
     matmul(p, options);
-    ADD_FAILURE() << "matmul did not throw (path " << matmul_path_name(path) << ", " << dtype_name(p.in) << "->"
-                  << dtype_name(p.out) << ", m=" << p.m << " n=" << p.n << " k=" << p.k << ")";
+    ADD_FAILURE() << "matmul did not throw (path " << matmul_path_name(path) << ", "
+                  << dtype_name(p.in) << "->" << dtype_name(p.out) << ", m=" << p.m << " n=" << p.n
+                  << " k=" << p.k << ")";
   } catch (const KernelError& ex) {
     message = ex.what();
   }
-  for (const char* w : words) EXPECT_NE(message.find(w), std::string::npos) << "message \"" << message << "\" lacks \"" << w << "\"";
+  for (const char* w : words)
+    EXPECT_NE(message.find(w), std::string::npos)
+        << "message \"" << message << "\" lacks \"" << w << "\"";
   FLOPLINE_CUDA_OK(cudaDeviceSynchronize());
   const std::vector<unsigned char> bytes = download_bytes(e.c);
   std::size_t written = 0;
@@ -389,10 +424,14 @@ TEST(MatmulErrors, NullPointers) {
 
 TEST(MatmulErrors, Dtypes) {
   ErrorSetup e;
-  expect_rejected(e, e.valid(DType::f32, DType::bf16), MatmulPath::automatic, {"dtypes", "fp32 -> bf16"});
-  expect_rejected(e, e.valid(DType::tf32, DType::tf32), MatmulPath::automatic, {"dtypes", "tf32 -> tf32"});
-  expect_rejected(e, e.valid(DType::bf16, DType::f16), MatmulPath::sm80, {"dtypes", "bf16 -> fp16"});
-  expect_rejected(e, e.valid(DType::f16, DType::bf16), MatmulPath::automatic, {"dtypes", "fp16 -> bf16"});
+  expect_rejected(e, e.valid(DType::f32, DType::bf16), MatmulPath::automatic,
+                  {"dtypes", "fp32 -> bf16"});
+  expect_rejected(e, e.valid(DType::tf32, DType::tf32), MatmulPath::automatic,
+                  {"dtypes", "tf32 -> tf32"});
+  expect_rejected(e, e.valid(DType::bf16, DType::f16), MatmulPath::sm80,
+                  {"dtypes", "bf16 -> fp16"});
+  expect_rejected(e, e.valid(DType::f16, DType::bf16), MatmulPath::automatic,
+                  {"dtypes", "fp16 -> bf16"});
 }
 
 TEST(MatmulErrors, PathDoesNotRunDtype) {

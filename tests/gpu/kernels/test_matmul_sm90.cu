@@ -14,8 +14,8 @@ namespace ft = flopline::kernels::testing;
 namespace {
 
 void check_sm90(std::int64_t m, std::int64_t n, std::int64_t k, fk::DType in, fk::DType out) {
-  SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + fk::dtype_name(in) +
-               "->" + fk::dtype_name(out));
+  SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " +
+               fk::dtype_name(in) + "->" + fk::dtype_name(out));
   ft::DeviceBuffer a, b;
   const auto ha = ft::random_device_values(a, m * k, in);
   const auto hb = ft::random_device_values(b, k * n, in);
@@ -28,7 +28,8 @@ void check_sm90(std::int64_t m, std::int64_t n, std::int64_t k, fk::DType in, fk
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const ft::MatmulReference ref = ft::reference_matmul(ha, hb, m, n, k);
   // Inputs exact in their type: only the fp32 sums and the output's rounding err.
-  const ft::BoundReport r = ft::check_bounds(ft::download(c, m * n, out), ref.c, ft::matmul_bounds(ref, k, out, true), n);
+  const ft::BoundReport r =
+      ft::check_bounds(ft::download(c, m * n, out), ref.c, ft::matmul_bounds(ref, k, out, true), n);
   EXPECT_TRUE(r.ok()) << r.detail << "; seed " << ft::last_seed();
 }
 
@@ -39,9 +40,10 @@ TEST(Matmul, Sm90ResidentAndStreamingWalks) {
   // B-resident (ping-pong over 64-row tiles): CTAs with odd and even tile counts, one
   // CTA with a single tile (m = 129: 3 row tiles on 2 CTAs), 5 k tiles (k = 160 in tf32,
   // 320 in bf16, the most that stays resident).
-  const std::int64_t shapes[][3] = {{1000, 1024, 64}, {4100, 520, 128}, {300, 2056, 24}, {129, 776, 104},
-                                    {700, 776, 160},  {520, 1032, 320},                   // B-resident
-                                    {129, 264, 1000}, {1000, 1000, 520}};                 // streaming
+  const std::int64_t shapes[][3] = {{1000, 1024, 64}, {4100, 520, 128},
+                                    {300, 2056, 24},  {129, 776, 104},
+                                    {700, 776, 160},  {520, 1032, 320},    // B-resident
+                                    {129, 264, 1000}, {1000, 1000, 520}};  // streaming
   for (const auto& s : shapes) {
     check_sm90(s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32);
     check_sm90(s[0], s[1], s[2], fk::DType::bf16, fk::DType::bf16);

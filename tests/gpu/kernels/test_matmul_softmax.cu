@@ -30,9 +30,10 @@ struct Case {
 };
 
 std::string describe(const Case& c) {
-  return std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " " + fk::dtype_name(c.in) +
-         "->" + fk::dtype_name(c.out) + " " + fk::softmax_dim_name(c.dim) + " path=" + fk::matmul_path_name(c.path) +
-         " scheme=" + fk::softmax_scheme_name(c.scheme) + " offset=" + std::to_string(c.out_offset);
+  return std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " " +
+         fk::dtype_name(c.in) + "->" + fk::dtype_name(c.out) + " " + fk::softmax_dim_name(c.dim) +
+         " path=" + fk::matmul_path_name(c.path) + " scheme=" + fk::softmax_scheme_name(c.scheme) +
+         " offset=" + std::to_string(c.out_offset);
 }
 
 void check(const Case& c) {
@@ -48,8 +49,8 @@ void check(const Case& c) {
   const std::size_t elem = fk::dtype_bytes(c.out);
   ft::DeviceBuffer out((static_cast<std::size_t>(c.m * c.n) + c.out_offset) * elem);
   ft::poison_nan(out);
-  const fk::MatmulProblem p =
-      ft::problem(a, b, static_cast<char*>(out.get()) + c.out_offset * elem, c.m, c.n, c.k, c.in, c.out);
+  const fk::MatmulProblem p = ft::problem(a, b, static_cast<char*>(out.get()) + c.out_offset * elem,
+                                          c.m, c.n, c.k, c.in, c.out);
   fk::MatmulSoftmaxOptions o;
   o.dim = c.dim;
   o.path = c.path;
@@ -57,7 +58,8 @@ void check(const Case& c) {
   fk::matmul_softmax(p, o);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   auto got = ft::download(out, c.m * c.n + static_cast<std::int64_t>(c.out_offset), c.out);
-  for (std::size_t i = 0; i < c.out_offset; ++i) ASSERT_TRUE(std::isnan(got[i])) << "wrote before the output";
+  for (std::size_t i = 0; i < c.out_offset; ++i)
+    ASSERT_TRUE(std::isnan(got[i])) << "wrote before the output";
   got.erase(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(c.out_offset));
   // Every element within its bound of the float64 softmax of the float64 scores (the
   // inputs are exact in their types: tf32 ones are rounded to tf32), and every line sums
@@ -74,7 +76,7 @@ void check(const Case& c) {
 }
 
 const std::int64_t kShapes[][3] = {
-    {1, 1, 1},     {7, 17, 13},    {128, 128, 128}, {1000, 1000, 64}, {300, 2048, 128},
+    {1, 1, 1},        {7, 17, 13},      {128, 128, 128}, {1000, 1000, 64}, {300, 2048, 128},
     {129, 520, 1000}, {4097, 256, 333}, {64, 4100, 40},  {17, 4097, 17},
 };
 
@@ -118,12 +120,15 @@ TEST(MatmulSoftmax, FusedAndFallbackMatchFloat64) {
 // instead of keeping B resident.
 TEST(MatmulSoftmax, SweepsWithStagedOutput) {
   if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
-  const fk::DType pairs[][2] = {
-      {fk::DType::bf16, fk::DType::bf16}, {fk::DType::bf16, fk::DType::f32}, {fk::DType::tf32, fk::DType::f32}};
+  const fk::DType pairs[][2] = {{fk::DType::bf16, fk::DType::bf16},
+                                {fk::DType::bf16, fk::DType::f32},
+                                {fk::DType::tf32, fk::DType::f32}};
   for (auto dim : {fk::SoftmaxDim::rows, fk::SoftmaxDim::cols}) {
     for (const auto& t : pairs) {
-      check({2120, 2248, 392, t[0], t[1], dim, fk::MatmulPath::automatic, fk::SoftmaxScheme::sweeps});
-      check({100, 2248, 200, t[0], t[1], dim, fk::MatmulPath::automatic, fk::SoftmaxScheme::sweeps});
+      check(
+          {2120, 2248, 392, t[0], t[1], dim, fk::MatmulPath::automatic, fk::SoftmaxScheme::sweeps});
+      check(
+          {100, 2248, 200, t[0], t[1], dim, fk::MatmulPath::automatic, fk::SoftmaxScheme::sweeps});
     }
   }
 }
@@ -135,8 +140,8 @@ TEST(MatmulSoftmax, SweepsWithStagedOutput) {
 TEST(MatmulSoftmax, SweepsRowsBf16ToFp32AroundTheRecomputeLimit) {
   if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
   for (std::int64_t k : {768, 776}) {
-    check({2120, 2248, k, fk::DType::bf16, fk::DType::f32, fk::SoftmaxDim::rows, fk::MatmulPath::automatic,
-           fk::SoftmaxScheme::sweeps});
+    check({2120, 2248, k, fk::DType::bf16, fk::DType::f32, fk::SoftmaxDim::rows,
+           fk::MatmulPath::automatic, fk::SoftmaxScheme::sweeps});
   }
 }
 
@@ -160,9 +165,11 @@ TEST(MatmulSoftmax, SweepsRowsFinishInOnePass) {
 // (m = 40).
 TEST(MatmulSoftmax, SweepsColumnsOnTheSwappedCore) {
   if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
-  const std::int64_t shapes[][3] = {{4500, 1000, 96}, {4500, 1000, 360}, {40, 520, 200}, {40, 520, 1000}};
-  const fk::DType pairs[][2] = {
-      {fk::DType::tf32, fk::DType::f32}, {fk::DType::bf16, fk::DType::f32}, {fk::DType::bf16, fk::DType::bf16}};
+  const std::int64_t shapes[][3] = {
+      {4500, 1000, 96}, {4500, 1000, 360}, {40, 520, 200}, {40, 520, 1000}};
+  const fk::DType pairs[][2] = {{fk::DType::tf32, fk::DType::f32},
+                                {fk::DType::bf16, fk::DType::f32},
+                                {fk::DType::bf16, fk::DType::bf16}};
   for (const auto& s : shapes) {
     for (const auto& t : pairs) {
       check({s[0], s[1], s[2], t[0], t[1], fk::SoftmaxDim::cols, fk::MatmulPath::automatic,
@@ -177,10 +184,11 @@ TEST(MatmulSoftmax, SweepsColumnsOnTheSwappedCore) {
 // row tile (m = 40), more tiles than CTAs (18 x 8), k off the k tile.
 TEST(MatmulSoftmax, SweepsRowsOnTheSwappedCore) {
   if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
-  const std::int64_t shapes[][3] = {{4500, 1000, 360}, {40, 520, 1000}, {300, 136, 2000}, {2048, 4096, 512}};
+  const std::int64_t shapes[][3] = {
+      {4500, 1000, 360}, {40, 520, 1000}, {300, 136, 2000}, {2048, 4096, 512}};
   for (const auto& s : shapes) {
-    check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, fk::SoftmaxDim::rows, fk::MatmulPath::automatic,
-           fk::SoftmaxScheme::sweeps});
+    check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, fk::SoftmaxDim::rows,
+           fk::MatmulPath::automatic, fk::SoftmaxScheme::sweeps});
   }
 }
 
@@ -192,10 +200,11 @@ TEST(MatmulSoftmax, SweepsRowsOnTheSwappedCore) {
 // n (136, 520), k off the k tile (4100).
 TEST(MatmulSoftmax, SweepsRowsOnTheSwappedCoreOverlapTheirPass) {
   if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
-  const std::int64_t shapes[][3] = {{2600, 1664, 4096}, {300, 136, 4100}, {40, 520, 4096}, {40, 16392, 4096}};
+  const std::int64_t shapes[][3] = {
+      {2600, 1664, 4096}, {300, 136, 4100}, {40, 520, 4096}, {40, 16392, 4096}};
   for (const auto& s : shapes) {
-    check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, fk::SoftmaxDim::rows, fk::MatmulPath::automatic,
-           fk::SoftmaxScheme::sweeps});
+    check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, fk::SoftmaxDim::rows,
+           fk::MatmulPath::automatic, fk::SoftmaxScheme::sweeps});
   }
 }
 
@@ -207,7 +216,8 @@ TEST(MatmulSoftmax, SweepsRowsOnTheSwappedCoreOverlapTheirPass) {
 TEST(MatmulSoftmax, SweepsRowsWithLargeScores) {
   if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
   const std::int64_t m = 1000, n = 1000;
-  const std::pair<fk::DType, std::int64_t> runs[] = {{fk::DType::tf32, 520}, {fk::DType::bf16, 520}, {fk::DType::bf16, 2048}};
+  const std::pair<fk::DType, std::int64_t> runs[] = {
+      {fk::DType::tf32, 520}, {fk::DType::bf16, 520}, {fk::DType::bf16, 2048}};
   for (const auto& [in, k] : runs) {
     SCOPED_TRACE(std::string(fk::dtype_name(in)) + " k " + std::to_string(k));
     const double r = 6.0 * std::pow(3.0 / static_cast<double>(k), 0.25);  // scores' spread ~21
@@ -230,8 +240,9 @@ TEST(MatmulSoftmax, SweepsRowsWithLargeScores) {
     double largest = 0;
     for (double v : ref) largest = std::max(largest, v);
     EXPECT_GT(largest, 0.5) << "the scores should be large enough to make rows nearly one-hot";
-    const std::vector<double> bounds = ft::softmax_bounds(
-        ref, scores.c, ft::matmul_bounds(scores, k, fk::DType::f32, true), m, n, true, fk::DType::f32);
+    const std::vector<double> bounds =
+        ft::softmax_bounds(ref, scores.c, ft::matmul_bounds(scores, k, fk::DType::f32, true), m, n,
+                           true, fk::DType::f32);
     const ft::BoundReport report = ft::check_bounds(got, ref, bounds, n);
     EXPECT_TRUE(report.ok()) << report.detail << "; seeds " << seed_a << " " << seed_b;
   }
@@ -247,9 +258,11 @@ TEST(MatmulSoftmax, SweepsRowsWithLargeScores) {
 // 4096).
 namespace {
 void expect_only_the_nan_row_nan(fk::DType in, fk::DType out_type, std::int64_t k,
-                                 fk::SoftmaxScheme scheme = fk::SoftmaxScheme::sweeps, std::int64_t n = 520) {
-  SCOPED_TRACE(std::string(fk::dtype_name(in)) + " -> " + fk::dtype_name(out_type) + " k " + std::to_string(k) +
-               " n " + std::to_string(n) + " " + fk::softmax_scheme_name(scheme));
+                                 fk::SoftmaxScheme scheme = fk::SoftmaxScheme::sweeps,
+                                 std::int64_t n = 520) {
+  SCOPED_TRACE(std::string(fk::dtype_name(in)) + " -> " + fk::dtype_name(out_type) + " k " +
+               std::to_string(k) + " n " + std::to_string(n) + " " +
+               fk::softmax_scheme_name(scheme));
   const std::int64_t m = 300, nan_row = 5;
   ft::DeviceBuffer a, b, out(m * n * fk::dtype_bytes(out_type));
   ft::random_device_values(a, m * k, in, -0.3, 0.3);
@@ -257,10 +270,13 @@ void expect_only_the_nan_row_nan(fk::DType in, fk::DType out_type, std::int64_t 
   const std::size_t at = static_cast<std::size_t>(nan_row * k + 7);
   if (in == fk::DType::bf16) {
     const std::uint16_t nan = 0x7FC0;  // a bf16 quiet NaN
-    ASSERT_EQ(cudaMemcpy(static_cast<std::uint16_t*>(a.get()) + at, &nan, 2, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(
+        cudaMemcpy(static_cast<std::uint16_t*>(a.get()) + at, &nan, 2, cudaMemcpyHostToDevice),
+        cudaSuccess);
   } else {
     const float nan = std::nanf("");
-    ASSERT_EQ(cudaMemcpy(static_cast<float*>(a.get()) + at, &nan, 4, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(static_cast<float*>(a.get()) + at, &nan, 4, cudaMemcpyHostToDevice),
+              cudaSuccess);
   }
   ft::poison_nan(out);
   fk::MatmulSoftmaxOptions o;
@@ -291,7 +307,8 @@ TEST(MatmulSoftmax, SweepsRowsKeepNaNRows) {
   if (ft::device_arch() != 90) GTEST_SKIP() << "the sweeps scheme needs an sm_90 device";
   expect_only_the_nan_row_nan(fk::DType::tf32, fk::DType::f32, 400);
   expect_only_the_nan_row_nan(fk::DType::tf32, fk::DType::f32, 4096);
-  expect_only_the_nan_row_nan(fk::DType::tf32, fk::DType::f32, 400, fk::SoftmaxScheme::sweeps, 16392);
+  expect_only_the_nan_row_nan(fk::DType::tf32, fk::DType::f32, 400, fk::SoftmaxScheme::sweeps,
+                              16392);
   expect_only_the_nan_row_nan(fk::DType::bf16, fk::DType::f32, 904);
   expect_only_the_nan_row_nan(fk::DType::bf16, fk::DType::bf16, 904);
 }
@@ -315,8 +332,8 @@ TEST(MatmulSoftmax, SweepsRowsRescaledInLaunch) {
   const std::int64_t shapes[][3] = {{4500, 1000, 2048}, {40, 520, 2056}, {8200, 2056, 2048}};
   for (const auto& s : shapes) {
     for (auto out : {fk::DType::f32, fk::DType::bf16}) {
-      check({s[0], s[1], s[2], fk::DType::bf16, out, fk::SoftmaxDim::rows, fk::MatmulPath::automatic,
-             fk::SoftmaxScheme::sweeps});
+      check({s[0], s[1], s[2], fk::DType::bf16, out, fk::SoftmaxDim::rows,
+             fk::MatmulPath::automatic, fk::SoftmaxScheme::sweeps});
     }
   }
 }
@@ -329,10 +346,14 @@ TEST(MatmulSoftmax, OneLaunchMatchesFloat64) {
   for (const auto& s : kShapes) {
     for (auto dim : {fk::SoftmaxDim::rows, fk::SoftmaxDim::cols}) {
       const auto one = fk::SoftmaxScheme::one_launch;
-      check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, dim, fk::MatmulPath::automatic, one});
-      check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::bf16, dim, fk::MatmulPath::automatic, one});
-      check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::f32, dim, fk::MatmulPath::automatic, one, 1});
-      check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, dim, fk::MatmulPath::automatic, one, 1});
+      check(
+          {s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, dim, fk::MatmulPath::automatic, one});
+      check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::bf16, dim, fk::MatmulPath::automatic,
+             one});
+      check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::f32, dim, fk::MatmulPath::automatic, one,
+             1});
+      check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, dim, fk::MatmulPath::automatic, one,
+             1});
     }
   }
 }
@@ -344,8 +365,8 @@ TEST(MatmulSoftmax, OneLaunchMatchesFloat64) {
 TEST(MatmulSoftmax, ClusterRowsMatchesFloat64) {
   if (ft::device_arch() != 90) GTEST_SKIP() << "the cluster_rows scheme needs an sm_90 device";
   const std::int64_t shapes[][3] = {
-      {300, 2048, 128}, {1000, 520, 64}, {4097, 256, 96}, {2100, 2048, 160}, {777, 1288, 320},
-      {64, 1024, 40},   {129, 4096, 336}, {1100, 1000, 1000}, {96, 296, 8}, {8200, 1792, 32},
+      {300, 2048, 128}, {1000, 520, 64},  {4097, 256, 96},    {2100, 2048, 160}, {777, 1288, 320},
+      {64, 1024, 40},   {129, 4096, 336}, {1100, 1000, 1000}, {96, 296, 8},      {8200, 1792, 32},
   };
   check_row_scheme(shapes, fk::SoftmaxScheme::cluster_rows);
 }
@@ -357,8 +378,8 @@ TEST(MatmulSoftmax, ClusterRowsMatchesFloat64) {
 TEST(MatmulSoftmax, GroupRowsMatchesFloat64) {
   if (ft::device_arch() != 90) GTEST_SKIP() << "the group_rows scheme needs an sm_90 device";
   const std::int64_t shapes[][3] = {
-      {300, 2048, 128}, {1000, 520, 64},  {4097, 256, 96},  {777, 1288, 320}, {129, 4096, 336},
-      {1100, 1000, 1000}, {96, 296, 8},   {2500, 4000, 392}, {300, 10240, 520}, {4100, 4096, 400},
+      {300, 2048, 128},   {1000, 520, 64}, {4097, 256, 96},   {777, 1288, 320},  {129, 4096, 336},
+      {1100, 1000, 1000}, {96, 296, 8},    {2500, 4000, 392}, {300, 10240, 520}, {4100, 4096, 400},
   };
   check_row_scheme(shapes, fk::SoftmaxScheme::group_rows);
 }
@@ -380,10 +401,10 @@ TEST(MatmulSoftmax, SplitKMatchesFloat64) {
   };
   check_row_scheme(shapes, fk::SoftmaxScheme::split_k);
   for (const auto& s : shapes) {
-    check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, fk::SoftmaxDim::cols, fk::MatmulPath::automatic,
-           fk::SoftmaxScheme::split_k});
-    check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::bf16, fk::SoftmaxDim::cols, fk::MatmulPath::automatic,
-           fk::SoftmaxScheme::split_k});
+    check({s[0], s[1], s[2], fk::DType::tf32, fk::DType::f32, fk::SoftmaxDim::cols,
+           fk::MatmulPath::automatic, fk::SoftmaxScheme::split_k});
+    check({s[0], s[1], s[2], fk::DType::bf16, fk::DType::bf16, fk::SoftmaxDim::cols,
+           fk::MatmulPath::automatic, fk::SoftmaxScheme::split_k});
   }
 }
 

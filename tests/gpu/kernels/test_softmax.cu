@@ -21,13 +21,14 @@ namespace {
 struct Types {
   DType in, out;
 };
-const Types kTypes[] = {{DType::f32, DType::f32},
-                        {DType::bf16, DType::bf16},
-                        {DType::bf16, DType::f32},
-                        {DType::f16, DType::f16},
-                        {DType::f16, DType::f32},
-                        {DType::f32, DType::bf16},   // fp32 scores to 16 bits: matmul_softmax's fallback
-                        {DType::f32, DType::f16}};
+const Types kTypes[] = {
+    {DType::f32, DType::f32},
+    {DType::bf16, DType::bf16},
+    {DType::bf16, DType::f32},
+    {DType::f16, DType::f16},
+    {DType::f16, DType::f32},
+    {DType::f32, DType::bf16},  // fp32 scores to 16 bits: matmul_softmax's fallback
+    {DType::f32, DType::f16}};
 
 struct Shape {
   std::int64_t m, n;
@@ -41,9 +42,12 @@ struct Tolerance {
 };
 Tolerance tolerance(DType out) {
   switch (out) {
-    case DType::bf16: return {8e-3, 1e-8, 2e-2, 8e-3};
-    case DType::f16: return {1.5e-3, 1e-7, 2e-3, 2e-3};
-    default: return {1e-5, 1e-12, 1e-5, 1e-5};
+    case DType::bf16:
+      return {8e-3, 1e-8, 2e-2, 8e-3};
+    case DType::f16:
+      return {1.5e-3, 1e-7, 2e-3, 2e-3};
+    default:
+      return {1e-5, 1e-12, 1e-5, 1e-5};
   }
 }
 
@@ -60,21 +64,22 @@ struct Case {
 
 std::string describe(const Case& c) {
   std::ostringstream s;
-  s << "softmax " << softmax_dim_name(c.dim) << " " << c.shape.m << "x" << c.shape.n << " " << dtype_name(c.types.in)
-    << "->" << dtype_name(c.types.out);
+  s << "softmax " << softmax_dim_name(c.dim) << " " << c.shape.m << "x" << c.shape.n << " "
+    << dtype_name(c.types.in) << "->" << dtype_name(c.types.out);
   if (c.x_offset || c.out_offset) s << " offsets x+" << c.x_offset << " out+" << c.out_offset;
   if (c.in_place) s << " in place";
   if (c.lo != -1 || c.hi != 1) s << " inputs in [" << c.lo << ", " << c.hi << ")";
   return s.str();
 }
 
-::testing::AssertionResult poison_intact(const DeviceBuffer& buffer, std::size_t from, std::size_t to,
-                                         const char* where) {
+::testing::AssertionResult poison_intact(const DeviceBuffer& buffer, std::size_t from,
+                                         std::size_t to, const char* where) {
   std::vector<unsigned char> bytes(buffer.bytes());
   FLOPLINE_CUDA_OK(cudaMemcpy(bytes.data(), buffer.get(), bytes.size(), cudaMemcpyDeviceToHost));
   for (std::size_t i = from; i < to; ++i) {
     if (bytes[i] != 0xFF) {
-      return ::testing::AssertionFailure() << "sentinel " << where << " the output overwritten at byte " << i;
+      return ::testing::AssertionFailure()
+             << "sentinel " << where << " the output overwritten at byte " << i;
     }
   }
   return ::testing::AssertionSuccess();
@@ -85,15 +90,18 @@ std::string describe(const Case& c) {
   const std::size_t in_es = dtype_bytes(c.types.in), out_es = dtype_bytes(c.types.out);
   const std::int64_t x_len = kGuard + c.x_offset + count + kGuard;
   const std::int64_t out_len = kGuard + c.out_offset + count + kGuard;
-  DeviceBuffer dx(static_cast<std::size_t>(x_len) * in_es), dout(static_cast<std::size_t>(out_len) * out_es);
+  DeviceBuffer dx(static_cast<std::size_t>(x_len) * in_es),
+      dout(static_cast<std::size_t>(out_len) * out_es);
   const std::vector<double> x_all = random_device_values(dx, x_len, c.types.in, c.lo, c.hi);
   const std::uint64_t seed = last_seed();
-  const std::vector<double> x(x_all.begin() + kGuard + c.x_offset, x_all.begin() + kGuard + c.x_offset + count);
+  const std::vector<double> x(x_all.begin() + kGuard + c.x_offset,
+                              x_all.begin() + kGuard + c.x_offset + count);
   if (!c.in_place) poison_nan(dout);
 
   SoftmaxProblem p;
   p.x = static_cast<const char*>(dx.get()) + (kGuard + c.x_offset) * in_es;
-  p.out = c.in_place ? const_cast<void*>(p.x) : static_cast<char*>(dout.get()) + (kGuard + c.out_offset) * out_es;
+  p.out = c.in_place ? const_cast<void*>(p.x)
+                     : static_cast<char*>(dout.get()) + (kGuard + c.out_offset) * out_es;
   p.m = m;
   p.n = n;
   p.in = c.types.in;
@@ -114,23 +122,26 @@ std::string describe(const Case& c) {
   for (std::int64_t i = 0; i < count; ++i) {
     const std::size_t k = static_cast<std::size_t>(i);
     if (!(std::fabs(got[k] - want[k]) <= tol.atol + tol.rtol * want[k])) {
-      return ::testing::AssertionFailure() << describe(c) << ": element (" << i / n << ", " << i % n << ") = " << got[k]
-                                           << ", want " << want[k] << "; seed " << seed;
+      return ::testing::AssertionFailure()
+             << describe(c) << ": element (" << i / n << ", " << i % n << ") = " << got[k]
+             << ", want " << want[k] << "; seed " << seed;
     }
   }
   const double err = relative_error(got, want);
   if (!(err < tol.norm)) {
-    return ::testing::AssertionFailure() << describe(c) << ": relative error " << err << "; seed " << seed;
+    return ::testing::AssertionFailure()
+           << describe(c) << ": relative error " << err << "; seed " << seed;
   }
   // Each line (a row, or a column) sums to 1.
   const bool rows = c.dim == SoftmaxDim::rows;
   const std::int64_t lines = rows ? m : n, len = rows ? n : m;
   for (std::int64_t l = 0; l < lines; ++l) {
     double sum = 0;
-    for (std::int64_t i = 0; i < len; ++i) sum += got[static_cast<std::size_t>(rows ? l * n + i : i * n + l)];
+    for (std::int64_t i = 0; i < len; ++i)
+      sum += got[static_cast<std::size_t>(rows ? l * n + i : i * n + l)];
     if (!(std::fabs(sum - 1.0) <= tol.sum)) {
-      return ::testing::AssertionFailure() << describe(c) << ": " << (rows ? "row " : "column ") << l << " sums to "
-                                           << sum << "; seed " << seed;
+      return ::testing::AssertionFailure() << describe(c) << ": " << (rows ? "row " : "column ")
+                                           << l << " sums to " << sum << "; seed " << seed;
     }
   }
   if (!c.in_place) {
@@ -169,17 +180,22 @@ void check_all(SoftmaxDim dim, const std::vector<Shape>& extra) {
 
 // Rows: 512 fills a warp's registers, 513 takes two warps; 16384 is the longest row held
 // in registers (1024 threads), 16385 and 40000 run the two-read scheme.
-TEST(Softmax, Rows) { check_all(SoftmaxDim::rows, {{33, 512}, {9, 513}, {3, 16384}, {2, 16385}, {5, 40000}}); }
+TEST(Softmax, Rows) {
+  check_all(SoftmaxDim::rows, {{33, 512}, {9, 513}, {3, 16384}, {2, 16385}, {5, 40000}});
+}
 
 // Columns: 20000x5 splits into many row chunks, 64x33 has a partial strip, 300x2049 is
 // split with a strip of one column.
-TEST(Softmax, Cols) { check_all(SoftmaxDim::cols, {{64, 33}, {20000, 5}, {300, 2049}, {2, 40000}}); }
+TEST(Softmax, Cols) {
+  check_all(SoftmaxDim::cols, {{64, 33}, {20000, 5}, {300, 2049}, {2, 40000}});
+}
 
 // Rows whose starts are not 16-byte aligned take the scalar path; the columns don't care
 // but must still be right.
 TEST(Softmax, OddOffsets) {
   for (SoftmaxDim dim : {SoftmaxDim::rows, SoftmaxDim::cols}) {
-    for (const Types& t : {Types{DType::f32, DType::f32}, Types{DType::bf16, DType::bf16}, Types{DType::f16, DType::f32}}) {
+    for (const Types& t : {Types{DType::f32, DType::f32}, Types{DType::bf16, DType::bf16},
+                           Types{DType::f16, DType::f32}}) {
       for (Shape s : {Shape{1000, 128}, Shape{64, 20000}, Shape{7, 17}}) {
         Case c;
         c.shape = s;
@@ -253,7 +269,8 @@ void expect_kernel_error(Fn fn, const std::string& needle) {
   } catch (const KernelError& e) {
     EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "message: " << e.what();
   } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected KernelError mentioning \"" << needle << "\", got another exception: " << e.what();
+    ADD_FAILURE() << "expected KernelError mentioning \"" << needle
+                  << "\", got another exception: " << e.what();
   }
 }
 
@@ -285,11 +302,13 @@ TEST(Softmax, ArgumentErrors) {
   expect_kernel_error([&] { softmax(p, SoftmaxDim::cols); }, "n = -3 is negative");
   p = problem();
   p.out_type = DType::tf32;  // fp32 input
-  expect_kernel_error([&] { softmax(p, SoftmaxDim::rows); }, "unsupported output type tf32 for fp32 input");
+  expect_kernel_error([&] { softmax(p, SoftmaxDim::rows); },
+                      "unsupported output type tf32 for fp32 input");
   p = problem();
   p.in = DType::bf16;
   p.out_type = DType::f16;
-  expect_kernel_error([&] { softmax(p, SoftmaxDim::rows); }, "unsupported output type fp16 for bf16 input");
+  expect_kernel_error([&] { softmax(p, SoftmaxDim::rows); },
+                      "unsupported output type fp16 for bf16 input");
   p = problem();
   p.out = static_cast<char*>(out.get()) + 2;
   expect_kernel_error([&] { softmax(p, SoftmaxDim::rows); }, "out is not aligned");

@@ -22,14 +22,16 @@ TEST(SoftmaxPlanOnDevice, TableHoldsOnThisDevice) {
   const plan_cases::DeviceModel* model = nullptr;
   if (arch == 90 && sms == 132) model = &plan_cases::kH100;
   if (arch == 80 && sms == 108) model = &plan_cases::kA100;
-  if (model == nullptr) GTEST_SKIP() << "no device model for sm_" << arch << " with " << sms << " SMs";
+  if (model == nullptr)
+    GTEST_SKIP() << "no device model for sm_" << arch << " with " << sms << " SMs";
   const bool hopper = arch == 90;
   for (const plan_cases::Case& c : plan_cases::cases()) {
     MatmulSoftmaxOptions o;
     o.dim = c.dim;
     o.scheme = c.scheme;
-    const std::string what = std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " " +
-                             dtype_name(c.in) + "->" + dtype_name(c.out) + " " + softmax_dim_name(c.dim) + " " +
+    const std::string what = std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
+                             std::to_string(c.k) + " " + dtype_name(c.in) + "->" +
+                             dtype_name(c.out) + " " + softmax_dim_name(c.dim) + " " +
                              softmax_scheme_name(c.scheme);
     const SoftmaxPlan want = hopper ? c.hopper : c.a100;
     if (want == plan_cases::kRefused) {
@@ -37,7 +39,8 @@ TEST(SoftmaxPlanOnDevice, TableHoldsOnThisDevice) {
       continue;
     }
     const MatmulSoftmaxPlan got = matmul_softmax_plan(plan_cases::problem(c), o);
-    EXPECT_EQ(std::string(softmax_plan_name(got.plan)), softmax_plan_name(want)) << what << " (" << got.reason << ")";
+    EXPECT_EQ(std::string(softmax_plan_name(got.plan)), softmax_plan_name(want))
+        << what << " (" << got.reason << ")";
     EXPECT_EQ(got.k_splits, hopper ? c.hopper_k_splits : 1) << what;
   }
 }

@@ -43,14 +43,15 @@ std::string describe_run(const CommandResult& r) {
 TEST(Runs, CompileWorkersWriteNoTrace) {
   const std::string dir = run_dir("compile_workers");
   const std::string file = dir + "/t.json";
-  const CommandResult r = run_command({FLOPLINE_EXE, "run", "--no-summary", "-o", file, "--", "python3",
-                                       FLOPLINE_COMPILE_WORKERS_SCRIPT},
+  const CommandResult r = run_command({FLOPLINE_EXE, "run", "--no-summary", "-o", file, "--",
+                                       "python3", FLOPLINE_COMPILE_WORKERS_SCRIPT},
                                       {"PYTHONUNBUFFERED=1"});
   ASSERT_EQ(r.exit_code, 0) << describe_run(r);
   EXPECT_EQ(json_files_in(dir), std::set<std::string>{"t.json"}) << describe_run(r);
   EXPECT_EQ(traces_named_in(r.out), std::vector<std::string>{file}) << describe_run(r);
   const TraceView t = must_load(file);
-  EXPECT_FALSE(t.named("kernel", "triton").empty()) << "the compiled function's kernels are in " << file;
+  EXPECT_FALSE(t.named("kernel", "triton").empty())
+      << "the compiled function's kernels are in " << file;
 }
 
 TEST(Runs, OnlyProcessesWithGpuWorkWriteTraces) {
@@ -59,10 +60,12 @@ TEST(Runs, OnlyProcessesWithGpuWorkWriteTraces) {
   const int ranks = std::min(devices, 2);
   const std::string dir = run_dir("ranks");
   const std::string file = dir + "/t.json";
-  const CommandResult r = run_command(
-      {FLOPLINE_EXE, "run", "--no-summary", "-o", file, "--", "python3", "-m", "torch.distributed.run",
-       "--standalone", "--nproc_per_node=" + std::to_string(ranks), FLOPLINE_RANKS_SCRIPT},
-      {"PYTHONUNBUFFERED=1", "NCCL_NVLS_ENABLE=0", "TORCH_SYMM_MEM_DISABLE_MULTICAST=1", "NVSHMEM_DISABLE_NVLS=1"});
+  const CommandResult r =
+      run_command({FLOPLINE_EXE, "run", "--no-summary", "-o", file, "--", "python3", "-m",
+                   "torch.distributed.run", "--standalone",
+                   "--nproc_per_node=" + std::to_string(ranks), FLOPLINE_RANKS_SCRIPT},
+                  {"PYTHONUNBUFFERED=1", "NCCL_NVLS_ENABLE=0", "TORCH_SYMM_MEM_DISABLE_MULTICAST=1",
+                   "NVSHMEM_DISABLE_NVLS=1"});
   ASSERT_EQ(r.exit_code, 0) << describe_run(r);
   std::set<std::string> want = {"t.json"};  // rank 0's, the launcher having done no GPU work
   for (int i = 1; i < ranks; ++i) want.insert("t-rank" + std::to_string(i) + ".json");

@@ -17,7 +17,8 @@ namespace {
 
 RunResult run_sample(const std::string& name, const std::vector<std::string>& command,
                      const std::vector<std::string>& env = {}) {
-  return run_under_flopline(FLOPLINE_EXE, gpu_test_out_dir(FLOPLINE_SAMPLE_TEST_OUT) + "/" + name, command, env);
+  return run_under_flopline(FLOPLINE_EXE, gpu_test_out_dir(FLOPLINE_SAMPLE_TEST_OUT) + "/" + name,
+                            command, env);
 }
 
 std::size_t count_of(const std::string& text, const std::string& part) {
@@ -55,8 +56,8 @@ void expect_every_kernel_launched(const TraceView& t) {
 
 TEST(Samples, MatmulBenchValidatesEveryDtype) {
   for (const char* dtype : {"fp32", "tf32", "bf16"}) {
-    const CommandResult r = run_command({FLOPLINE_MATMUL_BENCH, "--validate", "--skip-run", "--dtype", dtype,
-                                         "--provider", "all", "--seed", "7"});
+    const CommandResult r = run_command({FLOPLINE_MATMUL_BENCH, "--validate", "--skip-run",
+                                         "--dtype", dtype, "--provider", "all", "--seed", "7"});
     ASSERT_EQ(r.exit_code, 0) << dtype << "\n" << r.out << r.err;
     EXPECT_EQ(count_of(r.out, "Validation max abs diff on 1024x1024"), 2u) << r.out << r.err;
     EXPECT_EQ(count_of(r.out, ": ok)"), 2u) << r.out;
@@ -65,8 +66,9 @@ TEST(Samples, MatmulBenchValidatesEveryDtype) {
 }
 
 TEST(Samples, MatmulBenchProvidersAreOperatorsWithFlops) {
-  const RunResult r = run_sample("matmul_bench", {FLOPLINE_MATMUL_BENCH, "--size", "2048", "--provider", "all",
-                                                  "--dtype", "tf32", "--reps", "2", "--seed", "1"});
+  const RunResult r =
+      run_sample("matmul_bench", {FLOPLINE_MATMUL_BENCH, "--size", "2048", "--provider", "all",
+                                  "--dtype", "tf32", "--reps", "2", "--seed", "1"});
   ASSERT_EQ(r.result.exit_code, 0) << describe(r);
   ASSERT_EQ(r.files.size(), 1u) << describe(r);
   EXPECT_EQ(count_of(r.result.out, "Matmul completed in"), 4u) << describe(r);
@@ -90,8 +92,8 @@ TEST(Samples, MatmulBenchProvidersAreOperatorsWithFlops) {
 }
 
 TEST(Samples, FusedSoftmaxBenchShowsEveryKernel) {
-  const RunResult r = run_sample("fused_softmax_bench", {FLOPLINE_FUSED_SOFTMAX_BENCH, "--sizes", "128,256",
-                                                         "--reps", "3", "--seed", "3"});
+  const RunResult r = run_sample("fused_softmax_bench", {FLOPLINE_FUSED_SOFTMAX_BENCH, "--sizes",
+                                                         "128,256", "--reps", "3", "--seed", "3"});
   ASSERT_EQ(r.result.exit_code, 0) << describe(r);
   ASSERT_EQ(r.files.size(), 1u) << describe(r);
   EXPECT_EQ(count_of(r.result.out, "test: max abs diff fused vs unfused"), 2u) << describe(r);
@@ -116,19 +118,20 @@ TEST(Samples, FusedSoftmaxBenchShowsEveryKernel) {
 
 TEST(Samples, VectorAddConfigurationsAreOperatorsWithBandwidth) {
   const std::int64_t n = 1 << 20;
-  const RunResult r = run_sample("vector_add", {FLOPLINE_VECTOR_ADD, "--sizes", std::to_string(n), "--blocks",
-                                                "128,256", "--reps", "3"});
+  const RunResult r = run_sample("vector_add", {FLOPLINE_VECTOR_ADD, "--sizes", std::to_string(n),
+                                                "--blocks", "128,256", "--reps", "3"});
   ASSERT_EQ(r.result.exit_code, 0) << describe(r);
   ASSERT_EQ(r.files.size(), 1u) << describe(r);
-  EXPECT_EQ(count_of(r.result.out, " ok\n"), 9u) << describe(r);  // 2 blocks x 2 widths x 2 grids + builtin
+  EXPECT_EQ(count_of(r.result.out, " ok\n"), 9u)
+      << describe(r);  // 2 blocks x 2 widths x 2 grids + builtin
   const TraceView t = must_load(r.files[0]);
   expect_every_kernel_launched(t);
   std::size_t configs = 0;
   for (const std::string block : {"128", "256"}) {
     for (const std::string vec : {"1", "4"}) {
       for (const std::string grid : {"cover", "persistent"}) {
-        const std::string name = "vector_add block=" + block + " vec=" + vec + " grid=" + grid + " n=" +
-                                 std::to_string(n);
+        const std::string name = "vector_add block=" + block + " vec=" + vec + " grid=" + grid +
+                                 " n=" + std::to_string(n);
         const auto rs = ranges(t, name);
         ASSERT_EQ(rs.size(), 4u) << name;  // one untimed + 3 timed launches
         for (const SliceView& range : rs) {
@@ -175,9 +178,10 @@ TEST(Samples, PlainCudaIsProfiledFromOutside) {
 TEST(Samples, PythonTritonKernelsAreVisibleInTheirRanges) {
   const CommandResult probe = run_command({"python3", "-c", "import torch, triton"});
   ASSERT_EQ(probe.exit_code, 0) << "import torch, triton failed: " << probe.err;
-  const RunResult r = run_sample("triton_samples", {"python3", FLOPLINE_TRITON_SAMPLES, "--n", "1048576",
-                                                    "--sizes", "128,256", "--reps", "4"},
-                                 {"TORCHINDUCTOR_COMPILE_THREADS=1", "PYTHONUNBUFFERED=1"});
+  const RunResult r = run_sample(
+      "triton_samples",
+      {"python3", FLOPLINE_TRITON_SAMPLES, "--n", "1048576", "--sizes", "128,256", "--reps", "4"},
+      {"TORCHINDUCTOR_COMPILE_THREADS=1", "PYTHONUNBUFFERED=1"});
   ASSERT_EQ(r.result.exit_code, 0) << describe(r);
   ASSERT_GE(r.files.size(), 1u) << describe(r);
   bool found = false;
@@ -215,4 +219,6 @@ TEST(Samples, PythonTritonKernelsAreVisibleInTheirRanges) {
 }  // namespace
 }  // namespace flopline::gputest
 
-int main(int argc, char** argv) { return flopline::gputest::run_gpu_tests(argc, argv); }
+int main(int argc, char** argv) {
+  return flopline::gputest::run_gpu_tests(argc, argv);
+}

@@ -98,7 +98,8 @@ ParsedOptions parse_app_options(std::span<const std::string> args) {
       int v = 0;
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
       if (ec != std::errc() || end != value.data() + value.size() || v < 1 || v > 10000) {
-        r.error = cli::concat("--bench-frames '", value, "' is not a number of frames from 1 to 10000");
+        r.error =
+            cli::concat("--bench-frames '", value, "' is not a number of frames from 1 to 10000");
         return r;
       }
       o.bench_frames = v;

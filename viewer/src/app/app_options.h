@@ -31,7 +31,7 @@ struct AppOptions {
                                           // interactive: written on every change)
   std::optional<std::string> csv;         // with --screenshot: also export the table as CSV
   bool bench = false;
-  int bench_frames = 100;           // frames per zoom level (--bench-frames)
+  int bench_frames = 100;  // frames per zoom level (--bench-frames)
   bool bench_frames_given = false;
   bool help = false;
   bool version = false;

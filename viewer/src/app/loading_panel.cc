@@ -27,7 +27,8 @@ bool draw_loading_panel(const LoadProgress& p, const std::vector<std::string>& p
     char overlay[96];
     std::snprintf(overlay, sizeof overlay, "%s%sB of %sB%s", p.inflating ? "inflating: " : "",
                   format_si(static_cast<double>(p.bytes_done)).c_str(),
-                  format_si(static_cast<double>(p.bytes_total)).c_str(), p.inflating ? " compressed" : "");
+                  format_si(static_cast<double>(p.bytes_total)).c_str(),
+                  p.inflating ? " compressed" : "");
     ImGui::ProgressBar(static_cast<float>(p.fraction()), {-1, 0}, overlay);
     ImGui::Text("%s events", format_si(static_cast<double>(p.events)).c_str());
     ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize("Cancel").x -

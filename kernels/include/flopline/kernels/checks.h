@@ -15,8 +15,8 @@ struct MatmulProblem {
   const void* b = nullptr;  // k x n, row-major
   void* c = nullptr;        // m x n, row-major
   std::int64_t m = 0, n = 0, k = 0;
-  DType in = DType::f32;    // type of A and B (tf32: fp32 storage)
-  DType out = DType::f32;   // type of C
+  DType in = DType::f32;   // type of A and B (tf32: fp32 storage)
+  DType out = DType::f32;  // type of C
 };
 
 // arch: compute capability as 10*major+minor (80, 90, ...). Checks sizes (>= 1, and
@@ -42,12 +42,13 @@ struct ElementwiseProblem {
 // n >= 0 (n == 0 is a no-op: nothing else is checked), dtype fp32/bf16/fp16, arch >= 80,
 // x and out (and y for two-input ops) non-null, y null for one-input ops, and every
 // pointer aligned to its element size. custom_inputs: 1 or 2, the inputs of a custom op.
-void check_elementwise(const ElementwiseProblem& p, ElementwiseOp op, int arch, int custom_inputs = 1);
+void check_elementwise(const ElementwiseProblem& p, ElementwiseOp op, int arch,
+                       int custom_inputs = 1);
 
 // out = softmax(x) over the rows or the columns of an m x n row-major matrix.
 struct SoftmaxProblem {
   const void* x = nullptr;
-  void* out = nullptr;        // may be x itself (in place) when out_type == in
+  void* out = nullptr;  // may be x itself (in place) when out_type == in
   std::int64_t m = 0, n = 0;
   DType in = DType::f32;
   DType out_type = DType::f32;

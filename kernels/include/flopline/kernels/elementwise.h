@@ -25,22 +25,27 @@ struct ElementwiseOptions {
   bool range = true;  // wrap the launch in a flopline range with its cost
 };
 
-void add(const void* x, const void* y, void* out, std::int64_t n, DType t, const ElementwiseOptions& options = {});
-void mul(const void* x, const void* y, void* out, std::int64_t n, DType t, const ElementwiseOptions& options = {});
+void add(const void* x, const void* y, void* out, std::int64_t n, DType t,
+         const ElementwiseOptions& options = {});
+void mul(const void* x, const void* y, void* out, std::int64_t n, DType t,
+         const ElementwiseOptions& options = {});
 // out = a * x + y (one fused multiply-add in fp32).
 void axpy(float a, const void* x, const void* y, void* out, std::int64_t n, DType t,
           const ElementwiseOptions& options = {});
 // out = x < 0 ? 0 : x (NaN stays NaN, as in PyTorch).
-void relu(const void* x, void* out, std::int64_t n, DType t, const ElementwiseOptions& options = {});
+void relu(const void* x, void* out, std::int64_t n, DType t,
+          const ElementwiseOptions& options = {});
 // out = x * 0.5 * (1 + erf(x / sqrt(2))): the exact form, PyTorch's default gelu.
-void gelu(const void* x, void* out, std::int64_t n, DType t, const ElementwiseOptions& options = {});
+void gelu(const void* x, void* out, std::int64_t n, DType t,
+          const ElementwiseOptions& options = {});
 
 namespace detail {
 
 // Launches one elementwise kernel for a problem that passed check_elementwise; `functor`
 // points at the op's functor object (type-erased so one non-template function owns the
 // sequence below for the built-in ops and for user functors alike).
-using ElementwiseLauncher = void (*)(const ElementwiseProblem& p, cudaStream_t stream, const void* functor);
+using ElementwiseLauncher = void (*)(const ElementwiseProblem& p, cudaStream_t stream,
+                                     const void* functor);
 
 // What a user functor adds to elementwise_cost: its name in traces, FLOPs per element,
 // inputs (1 or 2).
@@ -52,8 +57,9 @@ struct CustomElementwiseCost {
 
 // check_elementwise -> flopline range with elementwise_cost -> launch -> CudaError if the
 // launch failed. custom: only for ElementwiseOp::custom.
-void run_elementwise(const ElementwiseProblem& p, ElementwiseOp op, const ElementwiseOptions& options,
-                     ElementwiseLauncher launch, const void* functor, const CustomElementwiseCost* custom = nullptr);
+void run_elementwise(const ElementwiseProblem& p, ElementwiseOp op,
+                     const ElementwiseOptions& options, ElementwiseLauncher launch,
+                     const void* functor, const CustomElementwiseCost* custom = nullptr);
 
 }  // namespace detail
 }  // namespace flopline::kernels

@@ -30,8 +30,8 @@
 namespace flopline::kernels {
 
 struct ElementwiseFunctorInfo {
-  const char* name = "custom";    // operator name in traces
-  double flops_per_element = 1;   // what the functor computes per element
+  const char* name = "custom";   // operator name in traces
+  double flops_per_element = 1;  // what the functor computes per element
 };
 
 namespace detail {
@@ -44,12 +44,17 @@ constexpr int kElementwiseMinBlocks = 4;
 // Units (vectors or scalars) each thread loads before it computes and stores any: with
 // the occupancy above, enough bytes in flight per SM to cover DRAM latency.
 template <int W>
-__host__ __device__ constexpr int elementwise_unroll() { return W == 1 ? 8 : 4; }
+__host__ __device__ constexpr int elementwise_unroll() {
+  return W == 1 ? 8 : 4;
+}
 
 template <int kInputs, class T, class F>
-__device__ __forceinline__ void elementwise_one(const F& f, const T* x, const T* y, T* out, std::int64_t i) {
-  if constexpr (kInputs == 1) out[i] = from_float<T>(f(to_float(x[i])));
-  else out[i] = from_float<T>(f(to_float(x[i]), to_float(y[i])));
+__device__ __forceinline__ void elementwise_one(const F& f, const T* x, const T* y, T* out,
+                                                std::int64_t i) {
+  if constexpr (kInputs == 1)
+    out[i] = from_float<T>(f(to_float(x[i])));
+  else
+    out[i] = from_float<T>(f(to_float(x[i]), to_float(y[i])));
 }
 
 // One kernel serves the vector path (W = 16 / sizeof(T)) and the scalar path (W = 1, no
@@ -59,10 +64,11 @@ __device__ __forceinline__ void elementwise_one(const F& f, const T* x, const T*
 // may be x or y itself.
 template <int kInputs, int W, class T, class F>
 __global__ void __launch_bounds__(kElementwiseThreads, kElementwiseMinBlocks)
-elementwise_kernel(F f, const T* x, const T* y, T* out, ElementwisePlan plan) {
+    elementwise_kernel(F f, const T* x, const T* y, T* out, ElementwisePlan plan) {
   constexpr int kUnroll = elementwise_unroll<W>();
   constexpr std::int64_t kTile = static_cast<std::int64_t>(kElementwiseThreads) * kUnroll;
-  const std::int64_t thread = static_cast<std::int64_t>(blockIdx.x) * kElementwiseThreads + threadIdx.x;
+  const std::int64_t thread =
+      static_cast<std::int64_t>(blockIdx.x) * kElementwiseThreads + threadIdx.x;
   if (thread < plan.head) elementwise_one<kInputs>(f, x, y, out, thread);
   const std::int64_t body_end = plan.head + plan.vectors * W;
   if (thread < plan.tail) elementwise_one<kInputs>(f, x, y, out, body_end + thread);
@@ -91,8 +97,10 @@ elementwise_kernel(F f, const T* x, const T* y, T* out, ElementwisePlan plan) {
         if constexpr (kInputs == 2) unpack(b[u], fb);
 #pragma unroll
         for (int e = 0; e < W; ++e) {
-          if constexpr (kInputs == 1) r[e] = f(fa[e]);
-          else r[e] = f(fa[e], fb[e]);
+          if constexpr (kInputs == 1)
+            r[e] = f(fa[e]);
+          else
+            r[e] = f(fa[e], fb[e]);
         }
         ov[i] = pack<T, W>(r);
       }
@@ -110,16 +118,19 @@ inline unsigned elementwise_grid(const ElementwisePlan& plan, int unroll) {
 }
 
 template <int kInputs, class T, class F>
-void launch_elementwise(const F& f, const T* x, const T* y, T* out, std::int64_t n, cudaStream_t stream) {
+void launch_elementwise(const F& f, const T* x, const T* y, T* out, std::int64_t n,
+                        cudaStream_t stream) {
   const void* pointers[3] = {x, out, y};
   const ElementwisePlan plan = plan_elementwise(pointers, kInputs + 1, n, sizeof(T));
   if (plan.width == 1) {
-    elementwise_kernel<kInputs, 1><<<elementwise_grid(plan, elementwise_unroll<1>()), kElementwiseThreads, 0,
-                                     stream>>>(f, x, y, out, plan);
+    elementwise_kernel<kInputs, 1>
+        <<<elementwise_grid(plan, elementwise_unroll<1>()), kElementwiseThreads, 0, stream>>>(
+            f, x, y, out, plan);
   } else {
     constexpr int W = kVectorBytes / sizeof(T);
-    elementwise_kernel<kInputs, W><<<elementwise_grid(plan, elementwise_unroll<W>()), kElementwiseThreads, 0,
-                                     stream>>>(f, x, y, out, plan);
+    elementwise_kernel<kInputs, W>
+        <<<elementwise_grid(plan, elementwise_unroll<W>()), kElementwiseThreads, 0, stream>>>(
+            f, x, y, out, plan);
   }
 }
 
@@ -134,7 +145,8 @@ void launch_erased(const ElementwiseProblem& p, cudaStream_t stream, const void*
 
 // out[i] = f(x[i]) for i < n.
 template <class T, class F>
-void elementwise_unary(const F& f, const T* x, T* out, std::int64_t n, const ElementwiseFunctorInfo& info = {},
+void elementwise_unary(const F& f, const T* x, T* out, std::int64_t n,
+                       const ElementwiseFunctorInfo& info = {},
                        const ElementwiseOptions& options = {}) {
   ElementwiseProblem p;
   p.x = x;
@@ -142,13 +154,15 @@ void elementwise_unary(const F& f, const T* x, T* out, std::int64_t n, const Ele
   p.n = n;
   p.t = detail::dtype_of<T>();
   const detail::CustomElementwiseCost cost{info.name, info.flops_per_element, 1};
-  detail::run_elementwise(p, ElementwiseOp::custom, options, &detail::launch_erased<1, T, F>, &f, &cost);
+  detail::run_elementwise(p, ElementwiseOp::custom, options, &detail::launch_erased<1, T, F>, &f,
+                          &cost);
 }
 
 // out[i] = f(x[i], y[i]) for i < n.
 template <class T, class F>
 void elementwise_binary(const F& f, const T* x, const T* y, T* out, std::int64_t n,
-                        const ElementwiseFunctorInfo& info = {}, const ElementwiseOptions& options = {}) {
+                        const ElementwiseFunctorInfo& info = {},
+                        const ElementwiseOptions& options = {}) {
   ElementwiseProblem p;
   p.x = x;
   p.y = y;
@@ -156,7 +170,8 @@ void elementwise_binary(const F& f, const T* x, const T* y, T* out, std::int64_t
   p.n = n;
   p.t = detail::dtype_of<T>();
   const detail::CustomElementwiseCost cost{info.name, info.flops_per_element, 2};
-  detail::run_elementwise(p, ElementwiseOp::custom, options, &detail::launch_erased<2, T, F>, &f, &cost);
+  detail::run_elementwise(p, ElementwiseOp::custom, options, &detail::launch_erased<2, T, F>, &f,
+                          &cost);
 }
 
 }  // namespace flopline::kernels

@@ -14,7 +14,8 @@ namespace flopline::kernels {
 struct MatmulSoftmaxOptions {
   SoftmaxDim dim = SoftmaxDim::rows;
   MatmulPath path = MatmulPath::automatic;  // the matmul path of the sweeps and unfused schemes
-  SoftmaxScheme scheme = SoftmaxScheme::automatic;  // a scheme the problem cannot take throws KernelError
+  SoftmaxScheme scheme =
+      SoftmaxScheme::automatic;  // a scheme the problem cannot take throws KernelError
   cudaStream_t stream = nullptr;
   bool range = true;
 };
@@ -25,7 +26,8 @@ void matmul_softmax(const MatmulProblem& p, const MatmulSoftmaxOptions& options 
 
 // The plan matmul_softmax would run for this problem on the current device, launching
 // nothing (KernelError where matmul_softmax would throw one).
-MatmulSoftmaxPlan matmul_softmax_plan(const MatmulProblem& p, const MatmulSoftmaxOptions& options = {});
+MatmulSoftmaxPlan matmul_softmax_plan(const MatmulProblem& p,
+                                      const MatmulSoftmaxOptions& options = {});
 
 // out = softmax(x) over rows or columns of an m x n row-major matrix (fp32 math);
 // SoftmaxProblem and its checks are in checks.h. Checks the arguments (KernelError),
@@ -33,6 +35,7 @@ MatmulSoftmaxPlan matmul_softmax_plan(const MatmulProblem& p, const MatmulSoftma
 // row of up to 16384 elements is read once into registers (one pass over memory);
 // longer rows are read twice. Columns: per-column running max and sum over row chunks,
 // then a second read that writes the output (softmax_cols.cu).
-void softmax(const SoftmaxProblem& p, SoftmaxDim dim, cudaStream_t stream = nullptr, bool range = true);
+void softmax(const SoftmaxProblem& p, SoftmaxDim dim, cudaStream_t stream = nullptr,
+             bool range = true);
 
 }  // namespace flopline::kernels

@@ -39,23 +39,24 @@ enum class SoftmaxPlan {
                              // pass per row adds them and writes the softmax
   split_k_cols,              // the same sweep; the column softmax adds the slabs as it reads
   cluster_rows,              // one core sweep in clusters of a row of tiles (tf32: after B^T)
-  group_rows,                // one cooperative core sweep, groups exchange through L2 (tf32: after B^T)
-  rows_recompute,            // core: statistics sweep, then a normalizing sweep that combines
-                             // the row's statistics itself (tf32: after B^T)
-  rows_recompute_combine,    // core: statistics sweep, combine kernel, normalizing sweep
-  rows_scores_then_pass,     // core: sweep stores scores and block maxima; a pass per row
-  rows_exps_then_pass,       // core: sweep stores exp(s - block max) and block statistics; a
-                             // pass per row combines and rescales
-  rows_rescale_in_launch,    // core, bf16 -> fp32: one cooperative launch whose producer
-                             // warps rescale each row block once it is in memory
-  swapped_rows_scores_then_pass,   // tf32: swapped sweep stores scores and tile maxima; a pass per row after it
-  swapped_rows_scores_beside_pass, // the same, the pass beside the sweep
-  swapped_rows_exps_then_pass,     // tf32, n > 16384: swapped sweep stores exps and tile
-                                   // statistics; a combine-and-rescale pass after it
-  swapped_rows_exps_beside_pass,   // the same, the pass beside the sweep
-  swapped_cols_recompute,    // swapped statistics sweep, combine kernel, normalizing sweep
-  swapped_cols_rescale,      // swapped sweep stores exps and statistics, combine, rescale pass
-  unfused,                   // matmul into fp32 scratch, then the standalone softmax
+  group_rows,      // one cooperative core sweep, groups exchange through L2 (tf32: after B^T)
+  rows_recompute,  // core: statistics sweep, then a normalizing sweep that combines
+                   // the row's statistics itself (tf32: after B^T)
+  rows_recompute_combine,           // core: statistics sweep, combine kernel, normalizing sweep
+  rows_scores_then_pass,            // core: sweep stores scores and block maxima; a pass per row
+  rows_exps_then_pass,              // core: sweep stores exp(s - block max) and block statistics; a
+                                    // pass per row combines and rescales
+  rows_rescale_in_launch,           // core, bf16 -> fp32: one cooperative launch whose producer
+                                    // warps rescale each row block once it is in memory
+  swapped_rows_scores_then_pass,    // tf32: swapped sweep stores scores and tile maxima; a pass per
+                                    // row after it
+  swapped_rows_scores_beside_pass,  // the same, the pass beside the sweep
+  swapped_rows_exps_then_pass,      // tf32, n > 16384: swapped sweep stores exps and tile
+                                    // statistics; a combine-and-rescale pass after it
+  swapped_rows_exps_beside_pass,    // the same, the pass beside the sweep
+  swapped_cols_recompute,           // swapped statistics sweep, combine kernel, normalizing sweep
+  swapped_cols_rescale,  // swapped sweep stores exps and statistics, combine, rescale pass
+  unfused,               // matmul into fp32 scratch, then the standalone softmax
 };
 const char* softmax_plan_name(SoftmaxPlan p);
 // The scheme a plan belongs to (automatic never).
@@ -87,7 +88,8 @@ struct SoftmaxPlanQueries {
   bool one_launch_ctas = false;
   bool cluster_rows_clusters = false;
 };
-SoftmaxPlanQueries softmax_plan_queries(const MatmulProblem& p, const SoftmaxPlanRequest& request, int arch);
+SoftmaxPlanQueries softmax_plan_queries(const MatmulProblem& p, const SoftmaxPlanRequest& request,
+                                        int arch);
 
 struct MatmulSoftmaxPlan {
   SoftmaxPlan plan = SoftmaxPlan::unfused;

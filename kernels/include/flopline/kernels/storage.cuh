@@ -13,25 +13,35 @@ namespace flopline::kernels::detail {
 
 template <class T>
 constexpr DType dtype_of() {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>,
-                "flopline kernels: T must be float, __nv_bfloat16 or __half");
-  if constexpr (std::is_same_v<T, float>) return DType::f32;
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return DType::bf16;
-  else return DType::f16;
+  static_assert(
+      std::is_same_v<T, float> || std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>,
+      "flopline kernels: T must be float, __nv_bfloat16 or __half");
+  if constexpr (std::is_same_v<T, float>)
+    return DType::f32;
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return DType::bf16;
+  else
+    return DType::f16;
 }
 
 template <class T>
 __device__ __forceinline__ float to_float(T v) {
-  if constexpr (std::is_same_v<T, float>) return v;
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __bfloat162float(v);
-  else return __half2float(v);
+  if constexpr (std::is_same_v<T, float>)
+    return v;
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return __bfloat162float(v);
+  else
+    return __half2float(v);
 }
 
 template <class T>
 __device__ __forceinline__ T from_float(float v) {
-  if constexpr (std::is_same_v<T, float>) return v;
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16_rn(v);
-  else return __float2half_rn(v);
+  if constexpr (std::is_same_v<T, float>)
+    return v;
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return __float2bfloat16_rn(v);
+  else
+    return __float2half_rn(v);
 }
 
 // W consecutive elements moved as one access: with W * sizeof(T) == 16 the compiler emits
@@ -50,8 +60,10 @@ __device__ __forceinline__ void unpack(const Pack<T, W>& p, float* f) {
 #pragma unroll
     for (int e = 0; e < W; e += 2) {
       float2 two;
-      if constexpr (std::is_same_v<T, __nv_bfloat16>) two = __bfloat1622float2(__halves2bfloat162(p.v[e], p.v[e + 1]));
-      else two = __half22float2(__halves2half2(p.v[e], p.v[e + 1]));
+      if constexpr (std::is_same_v<T, __nv_bfloat16>)
+        two = __bfloat1622float2(__halves2bfloat162(p.v[e], p.v[e + 1]));
+      else
+        two = __half22float2(__halves2half2(p.v[e], p.v[e + 1]));
       f[e] = two.x;
       f[e + 1] = two.y;
     }

@@ -12,8 +12,8 @@ namespace flopline::kernels {
 // mantissa; accumulation is always fp32.
 enum class DType { f32, tf32, bf16, f16 };
 
-const char* dtype_name(DType t);         // "fp32", "tf32", "bf16", "fp16" (trace precision words)
-std::size_t dtype_bytes(DType t);        // storage bytes per element (tf32: 4)
+const char* dtype_name(DType t);   // "fp32", "tf32", "bf16", "fp16" (trace precision words)
+std::size_t dtype_bytes(DType t);  // storage bytes per element (tf32: 4)
 bool parse_dtype(const std::string& text, DType* out);  // "fp32"/"f32"/"float32", "tf32", "bf16"...
 
 // A call that cannot run as asked (shape mismatch, null pointer, unsupported dtype or
@@ -33,9 +33,9 @@ class CudaError : public std::runtime_error {
 // problem on the current device; the others force one (tests cover each).
 enum class MatmulPath {
   automatic,
-  simt,   // fp32 FFMA, any sm_80+
-  sm80,   // mma.sync tensor cores (tf32/bf16/fp16), any sm_80+, any shape and alignment
-  sm90,   // wgmma + TMA (tf32/bf16/fp16), sm_90 only, row strides multiple of 16 bytes
+  simt,  // fp32 FFMA, any sm_80+
+  sm80,  // mma.sync tensor cores (tf32/bf16/fp16), any sm_80+, any shape and alignment
+  sm90,  // wgmma + TMA (tf32/bf16/fp16), sm_90 only, row strides multiple of 16 bytes
 };
 const char* matmul_path_name(MatmulPath p);
 

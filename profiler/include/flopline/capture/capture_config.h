@@ -40,16 +40,17 @@ enum ActivityKindBit : std::uint32_t {
 inline constexpr std::uint32_t kAllKinds = (1u << 10) - 1;
 // Kernels, copies, sets, NVTX, names, overhead, and the calls that matter through
 // callbacks. Not SYNCHRONIZATION: on a PyTorch loop it cost as much per operator as
-// everything else together (docs/results/2026-11-24-performance-log.md), and the synchronizing calls
-// themselves (cudaDeviceSynchronize, cudaStreamSynchronize, ...) are among the calls
+// everything else together (docs/results/2026-11-24-performance-log.md), and the synchronizing
+// calls themselves (cudaDeviceSynchronize, cudaStreamSynchronize, ...) are among the calls
 // recorded, with their durations.
 inline constexpr std::uint32_t kDefaultKinds =
     (kAllKinds & ~(kKindQueries | kKindRuntime | kKindDriver | kKindSync)) | kKindCalls;
 
 // Parses a comma-separated list of kind names (docs/CAPTURE.md): kernel, memcpy, memset,
 // runtime, driver, sync, nvtx, name, overhead, queries, calls; the groups "default",
-// "all" (every activity kind, every call recorded) and "api" (runtime + driver); CUPTI's own names in any case
-// (CONCURRENT_KERNEL, MEMCPY2, MARKER, MARKER_DATA, SYNCHRONIZATION). An item "-NAME" removes kinds
+// "all" (every activity kind, every call recorded) and "api" (runtime + driver); CUPTI's own names
+// in any case (CONCURRENT_KERNEL, MEMCPY2, MARKER, MARKER_DATA, SYNCHRONIZATION). An item "-NAME"
+// removes kinds
 // ("all,-overhead"); a list that starts with a removal starts from the default set. On error:
 // nothing, and `error` says which item is unknown.
 std::optional<std::uint32_t> parse_activity_kinds(std::string_view list, std::string* error);
@@ -133,8 +134,8 @@ struct CaptureEnv {
   std::string output;  // FLOPLINE_OUTPUT, as given ("" = default name in the working dir)
   std::uint32_t kinds = kDefaultKinds;             // FLOPLINE_KINDS
   std::uint64_t max_memory_bytes = 1024ull << 20;  // FLOPLINE_MAX_MEMORY_MB
-  std::string manifest;  // FLOPLINE_MANIFEST: file where each process notes what it wrote
-  bool quiet = false;    // FLOPLINE_QUIET=1: no messages on stderr
+  std::string manifest;           // FLOPLINE_MANIFEST: file where each process notes what it wrote
+  bool quiet = false;             // FLOPLINE_QUIET=1: no messages on stderr
   std::string run_id;             // FLOPLINE_RUN_ID: shared by every trace of one run
   std::int64_t run_pid = 0;       // FLOPLINE_RUN_PID: the `flopline run` process
   CountersSetting counters;       // FLOPLINE_COUNTERS

@@ -46,7 +46,7 @@ enum class CounterUse : std::uint8_t {
 };
 
 struct CounterMetric {
-  std::string name;       // as the profiler takes it: "<base metric>.sum"
+  std::string name;  // as the profiler takes it: "<base metric>.sum"
   CounterUse use = CounterUse::kTensorOps;
   std::string precision;  // "tf32", "bf16", "fp16", "fp8", "fp64", "fp32", "int8"; "" for DRAM
   std::string path;       // "hgmma", "hmma", ... for tensor ops; "tensor" for a per-type

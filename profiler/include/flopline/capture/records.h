@@ -302,8 +302,8 @@ struct CounterInfo {
 // One PM-sampling interval of one device (--gpu-metrics).
 struct GpuMetricSample {
   std::uint32_t device = 0;
-  TimeNs start = 0;  // ns
-  TimeNs end = 0;    // ns
+  TimeNs start = 0;            // ns
+  TimeNs end = 0;              // ns
   std::vector<double> values;  // parallel to GpuMetricsInfo::names
 };
 
@@ -312,9 +312,9 @@ struct GpuMetricsInfo {
   std::vector<std::string> names;   // the metrics sampled
   std::vector<std::string> labels;  // what the trace calls them ("SM active %")
   TimeNs interval_ns = 0;
-  std::uint64_t overflows = 0;      // times the hardware buffer filled before a decode
-  bool unfinished = false;          // the final decode stopped at its time limit
-  std::string unavailable;          // why nothing could be sampled ("" when it could)
+  std::uint64_t overflows = 0;  // times the hardware buffer filled before a decode
+  bool unfinished = false;      // the final decode stopped at its time limit
+  std::string unavailable;      // why nothing could be sampled ("" when it could)
 };
 
 struct ThreadName {

@@ -7,9 +7,9 @@
 // inspected one by one (tooltips, details) while analysis reads a few known keys.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <concepts>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -29,7 +29,9 @@ class ArgStore {
   // of its text: what the reader does with ReadOptions::args = ArgsMode::kOnDemand.
   // json() gives "{}" for such an entry; the viewer reads the text back from the file.
   ArgsId add_location(std::uint64_t offset, std::uint32_t length);
-  bool is_location(ArgsId id) const { return id < entries_.size() && (entries_[id] & kInSource) != 0; }
+  bool is_location(ArgsId id) const {
+    return id < entries_.size() && (entries_[id] & kInSource) != 0;
+  }
   // How many entries are locations: args that only the source file holds.
   std::size_t location_count() const { return locations_; }
   // Byte offset and length in the JSON text of a location entry.
@@ -63,7 +65,8 @@ class ArgStore {
   // Bytes in use. Reserved but untouched capacity (the reader reserves generously up
   // front to avoid regrowth) costs address space, not resident memory, so it is left out.
   std::size_t resident_bytes() const {
-    return arena_.size() + entries_.size() * sizeof(std::uint64_t) + long_lengths_.size() * sizeof(LongLength);
+    return arena_.size() + entries_.size() * sizeof(std::uint64_t) +
+           long_lengths_.size() * sizeof(LongLength);
   }
   void reserve_bytes(std::size_t n) { arena_.reserve(n); }
 
@@ -103,7 +106,9 @@ class ArgsBuilder {
   ArgsBuilder& add_uint(std::string_view key, std::uint64_t value);
   ArgsBuilder& add(std::string_view key, double value);  // non-finite -> null
   ArgsBuilder& add(std::string_view key, std::string_view value);
-  ArgsBuilder& add(std::string_view key, const char* value) { return add(key, std::string_view(value)); }
+  ArgsBuilder& add(std::string_view key, const char* value) {
+    return add(key, std::string_view(value));
+  }
   ArgsBuilder& add_bool(std::string_view key, bool value);
   ArgsBuilder& add_ints(std::string_view key, std::initializer_list<std::int64_t> values);
   // Any other integer type (int, unsigned, size_t, bool): without this, add("k", 7)

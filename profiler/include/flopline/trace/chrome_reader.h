@@ -49,14 +49,14 @@ struct ReadOptions {
 
   // Called now and then from the reading thread with bytes consumed / total and
   // events so far. Return false to cancel (the read then fails with "cancelled").
-  std::function<bool(std::uint64_t bytes_done, std::uint64_t bytes_total,
-                     std::uint64_t events)>
+  std::function<bool(std::uint64_t bytes_done, std::uint64_t bytes_total, std::uint64_t events)>
       progress;
 
   // Called while a gzip file is inflated, before parsing (and `progress`) starts: compressed
   // bytes consumed / compressed size, every few MB and once at the end. Return false to
   // cancel (the read then fails with "cancelled").
-  std::function<bool(std::uint64_t compressed_done, std::uint64_t compressed_total)> inflate_progress;
+  std::function<bool(std::uint64_t compressed_done, std::uint64_t compressed_total)>
+      inflate_progress;
 };
 
 struct ReadResult {

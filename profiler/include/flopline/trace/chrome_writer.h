@@ -27,7 +27,7 @@ struct WriteOptions {
 
 struct WriteResult {
   bool ok = false;
-  std::string error;  // "cannot write PATH: reason" when !ok
+  std::string error;                // "cannot write PATH: reason" when !ok
   std::uint64_t bytes_written = 0;  // uncompressed JSON bytes
   std::uint64_t events_written = 0;
 };

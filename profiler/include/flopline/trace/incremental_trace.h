@@ -33,7 +33,7 @@ class IncrementalTraceFile {
 
   const std::string& path() const { return path_; }
   bool started() const { return fd_ >= 0; }
-  TimeNs watermark() const { return upto_; }       // events up to here are in the file
+  TimeNs watermark() const { return upto_; }        // events up to here are in the file
   std::uint64_t events() const { return events_; }  // events appended so far
 
  private:

@@ -31,7 +31,9 @@ bool is_valid_utf8(std::string_view s);
 
 // Most bytes write_json_string() can produce for n input bytes (a control byte
 // becomes \u00XX: 6 bytes; quotes add 2).
-constexpr std::size_t json_string_max_size(std::size_t n) { return 2 + 6 * n; }
+constexpr std::size_t json_string_max_size(std::size_t n) {
+  return 2 + 6 * n;
+}
 inline constexpr std::size_t kMaxIntChars = 20;     // "-9223372036854775808"
 inline constexpr std::size_t kMaxUs3Chars = 21;     // "-9223372036854775.808"
 inline constexpr std::size_t kMaxDoubleChars = 32;  // shortest round trip, or "null"
@@ -49,7 +51,9 @@ bool is_printable_ascii(std::string_view s);
 // nullptr otherwise (p then holds a partial copy). One pass for the common case.
 char* copy_if_printable(char* p, std::string_view s);
 // Most bytes write_json_compact() can produce for n input bytes.
-constexpr std::size_t json_compact_max_size(std::size_t n) { return 6 * n + 4; }
+constexpr std::size_t json_compact_max_size(std::size_t n) {
+  return 6 * n + 4;
+}
 // Copies the JSON value text `json` (as stored from a tolerant read) so that the copy
 // is strict JSON on one line: whitespace outside strings is dropped, control bytes
 // inside strings are escaped, invalid UTF-8 becomes U+FFFD, and bare words other than

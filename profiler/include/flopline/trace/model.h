@@ -118,13 +118,13 @@ struct Track {
 };
 
 struct Process {
-  std::int64_t pid = 0;       // OS pid, device pid, or a synthetic id
-  StringId pid_label = 0;     // the pid as written when it was not a number
-  StringId name = 0;          // process_name metadata
-  StringId labels = 0;        // process_labels metadata
+  std::int64_t pid = 0;    // OS pid, device pid, or a synthetic id
+  StringId pid_label = 0;  // the pid as written when it was not a number
+  StringId name = 0;       // process_name metadata
+  StringId labels = 0;     // process_labels metadata
   std::int64_t sort_index = 0;
-  bool is_gpu = false;        // a GPU device process (holds streams)
-  std::int32_t device = -1;   // CUDA device ordinal when is_gpu
+  bool is_gpu = false;       // a GPU device process (holds streams)
+  std::int32_t device = -1;  // CUDA device ordinal when is_gpu
 };
 
 // One GPU as described by a trace's deviceProperties entry, plus the peaks used for
@@ -150,10 +150,10 @@ struct DeviceProperties {
 
 // What loading or capturing cost: events read, skipped (with why), records dropped.
 struct TraceReport {
-  std::uint64_t events_total = 0;    // entries in traceEvents (or the top-level array)
-  std::uint64_t events_loaded = 0;   // turned into model objects
-  std::uint64_t events_metadata = 0; // M events applied
-  std::uint64_t events_skipped = 0;  // could not be used; see skip_reasons
+  std::uint64_t events_total = 0;     // entries in traceEvents (or the top-level array)
+  std::uint64_t events_loaded = 0;    // turned into model objects
+  std::uint64_t events_metadata = 0;  // M events applied
+  std::uint64_t events_skipped = 0;   // could not be used; see skip_reasons
   std::vector<std::pair<std::string, std::uint64_t>> skip_reasons;  // reason -> count
   std::vector<std::string> warnings;  // e.g. "truncated at byte 1234 (line 5:6): ..."
   std::uint64_t dropped_records = 0;  // capture: records CUPTI could not deliver

@@ -36,7 +36,7 @@ class StringTable {
 
   std::vector<std::string_view> views_;
   std::vector<std::uint64_t> hashes_;
-  std::vector<std::uint32_t> index_;  // open addressing, kNone = empty
+  std::vector<std::uint32_t> index_;                  // open addressing, kNone = empty
   std::vector<std::unique_ptr<char[]>> chunks_;       // 1 MB arenas for small strings
   std::vector<std::unique_ptr<char[]>> big_strings_;  // one allocation per big string
   std::size_t big_bytes_ = 0;

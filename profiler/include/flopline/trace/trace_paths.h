@@ -12,6 +12,7 @@ bool looks_like_trace_file(const std::string& name);
 
 // Each path as given, except that a directory becomes the trace files directly in it
 // (sorted). A directory with none is an error: `error` names it, and the result is empty.
-std::vector<std::string> expand_trace_paths(const std::vector<std::string>& paths, std::string* error);
+std::vector<std::string> expand_trace_paths(const std::vector<std::string>& paths,
+                                            std::string* error);
 
 }  // namespace flopline::trace

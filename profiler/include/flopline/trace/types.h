@@ -9,7 +9,7 @@
 
 namespace flopline::trace {
 
-using TimeNs = std::int64_t;    // nanoseconds
+using TimeNs = std::int64_t;     // nanoseconds
 using StringId = std::uint32_t;  // index into StringTable; 0 is the empty string
 using ArgsId = std::uint32_t;    // index into ArgStore; kNoArgs when an event has none
 
