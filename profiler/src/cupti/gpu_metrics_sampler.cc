@@ -26,6 +26,9 @@ constexpr std::uint32_t kSamplesPerDecode = 512;
 // How often the background thread empties the hardware buffers: at the shortest
 // interval the buffer holds far more than this many samples.
 constexpr auto kDecodePeriod = std::chrono::milliseconds(20);
+// One round of the background thread decodes for at most this long, so it sees a stop
+// request soon even while the GPU fills the buffer faster than it can be decoded.
+constexpr auto kDecodeRoundLimit = std::chrono::milliseconds(200);
 // The final decode at exit never takes longer than this; what is left is counted.
 constexpr auto kFinalDecodeLimit = std::chrono::seconds(5);
 
@@ -174,9 +177,9 @@ struct GpuMetricsSampler::Impl {
   capture::GpuMetricsInfo info;
   std::vector<capture::GpuMetricSample> samples;
 
-  // Decodes until the hardware buffers are empty or `deadline` passes.
-  void decode_all(std::chrono::steady_clock::time_point deadline =
-                      std::chrono::steady_clock::time_point::max());
+  // Decodes until the hardware buffers are empty or `deadline` passes; a final decode
+  // that runs out of time marks the samples unfinished.
+  void decode_all(std::chrono::steady_clock::time_point deadline, bool final);
   bool decode(DeviceSampler& d, std::vector<capture::GpuMetricSample>& out,
               std::chrono::steady_clock::time_point deadline);
   void loop();
@@ -228,7 +231,8 @@ bool GpuMetricsSampler::Impl::decode(DeviceSampler& d, std::vector<capture::GpuM
   }
 }
 
-void GpuMetricsSampler::Impl::decode_all(std::chrono::steady_clock::time_point deadline) {
+void GpuMetricsSampler::Impl::decode_all(std::chrono::steady_clock::time_point deadline,
+                                         bool final) {
   std::lock_guard<std::mutex> one(decode_mu);
   std::vector<DeviceSampler*> ds;
   {
@@ -241,7 +245,7 @@ void GpuMetricsSampler::Impl::decode_all(std::chrono::steady_clock::time_point d
   bool complete = true;
   for (DeviceSampler* d : ds) complete = decode(*d, out, deadline) && complete;
   std::lock_guard<std::mutex> lock(mu);
-  if (!complete) info.unfinished = true;
+  if (!complete && final) info.unfinished = true;
   if (out.empty()) return;
   samples.insert(samples.end(), std::make_move_iterator(out.begin()),
                  std::make_move_iterator(out.end()));
@@ -253,7 +257,7 @@ void GpuMetricsSampler::Impl::loop() {
     wake.wait_for(lock, kDecodePeriod, [this] { return stopping; });
     if (stopping) break;
     lock.unlock();
-    decode_all();
+    decode_all(std::chrono::steady_clock::now() + kDecodeRoundLimit, false);
     lock.lock();
   }
 }
@@ -348,14 +352,14 @@ void GpuMetricsSampler::stop() {
     cuptiPmSamplingStop(&p);
     d->running = false;
   }
-  s.decode_all(std::chrono::steady_clock::now() + kFinalDecodeLimit);
+  s.decode_all(std::chrono::steady_clock::now() + kFinalDecodeLimit, true);
   for (DeviceSampler* d : ds) disable(*d);
 }
 
 void GpuMetricsSampler::snapshot(capture::GpuMetricsInfo* info,
                                  std::vector<capture::GpuMetricSample>* samples) {
   Impl& s = *impl_;
-  if (s.enabled.load()) s.decode_all(std::chrono::steady_clock::now() + kFinalDecodeLimit);
+  if (s.enabled.load()) s.decode_all(std::chrono::steady_clock::now() + kDecodeRoundLimit, false);
   std::lock_guard<std::mutex> lock(s.mu);
   *info = s.info;
   *samples = s.samples;
