@@ -100,6 +100,9 @@ void write_stats_json(const StatsReport& report, std::ostream& out) {
     row["device_total_ns"] = ns(r.device_total_ns);
     row["extent_ns"] = ns(r.extent_ns);
     row["cpu_ns"] = ns(r.cpu_ns);
+    row["intensity"] = json_number(r.intensity);
+    row["counted_flops"] = json_number(r.counted_flops);
+    row["declared_vs_counted_pct"] = json_number(r.declared_vs_counted_pct);
     rows.push_back(std::move(row));
   }
   doc["rows"] = std::move(rows);

@@ -41,7 +41,7 @@ void write_stats_table(const StatsReport& report, std::ostream& out);
 // The header (trace::kStatsCsvColumns), then one line per row
 // (flopline/trace/stats_csv.h): name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,
 // std_ns,pct,flops,bytes,tflops,gbps,pct_peak,precision,flops_source,busy_ns,self_ns,
-// device_total_ns,extent_ns,cpu_ns.
+// device_total_ns,extent_ns,cpu_ns,intensity,counted_flops,declared_vs_counted_pct.
 void write_stats_csv(const StatsReport& report, std::ostream& out);
 // {"files":[...],"group_by":..,"categories":[...],"all_categories":..,"range":..,
 //  "total_ns":..,"slices":..,"rows_total":..,"events_total":..,"events_skipped":..,

@@ -71,6 +71,8 @@ std::vector<Column> all_columns() {
        [](const trace::StatsRow& r) { return shown(r.tflops); }, ColumnKind::kCounts},
       {"GB/s", [](const trace::StatsRow& r) { return opt_fixed(r.gbps, 1); },
        [](const trace::StatsRow& r) { return shown(r.gbps); }, ColumnKind::kCounts},
+      {"FLOP/B", [](const trace::StatsRow& r) { return opt_fixed(r.intensity, 1); },
+       [](const trace::StatsRow& r) { return shown(r.intensity); }, ColumnKind::kOther},
       {"% peak", [](const trace::StatsRow& r) { return opt_fixed(r.pct_peak, 1); },
        [](const trace::StatsRow& r) { return shown(r.pct_peak); }, ColumnKind::kPeak},
       {"Precision",
@@ -78,6 +80,13 @@ std::vector<Column> all_columns() {
          return r.precision.empty() ? std::string("-") : r.precision;
        },
        [](const trace::StatsRow& r) { return !r.precision.empty(); }, ColumnKind::kOther},
+      // Where the FLOPs came from; "!" marks declared FLOPs the counters disagree with.
+      {"Source",
+       [](const trace::StatsRow& r) {
+         if (r.flops_source.empty()) return std::string("-");
+         return trace::flops_disagree(r) ? r.flops_source + "!" : r.flops_source;
+       },
+       [](const trace::StatsRow& r) { return !r.flops_source.empty(); }, ColumnKind::kOther},
   };
 }
 
@@ -238,7 +247,15 @@ void write_stats_table(const StatsReport& report, std::ostream& out) {
   }
   if (!no_counts.empty()) {
     out << "No values for: " << join(no_counts, ", ")
-        << " (no FLOP/byte counts on these slices; --csv and --json keep the columns)\n";
+        << " (no FLOP/byte counts on these slices: record with `flopline run --counters`, or "
+           "declare them, docs/NVTX.md; --csv and --json keep the columns)\n";
+  }
+  for (const trace::StatsRow& r : res.rows) {
+    if (!trace::flops_disagree(r)) continue;
+    out << "Declared FLOPs differ from the counters' by " << fixed(*r.declared_vs_counted_pct, 1)
+        << "% (more than " << fixed(trace::kFlopsDisagreementPct, 0) << "%): " << r.name
+        << " declares " << fixed(*r.counted_flops * (1 + *r.declared_vs_counted_pct / 100) / 1e9, 3)
+        << " GFLOP, the counters measured " << fixed(*r.counted_flops / 1e9, 3) << " GFLOP\n";
   }
   if (no_peak && (any_flops || !no_counts.empty())) {
     std::string why;

@@ -128,11 +128,13 @@ StatsReport sample_report() {
 TEST(StatsOutput, CsvSchema) {
   std::ostringstream out;
   write_stats_csv(sample_report(), out);
-  EXPECT_EQ(out.str(),
-            "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
-            "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns\n"
-            "\"gemm, \"\"tf32\"\"\",2,3000,1500,1500,1000,2000,500,75,3000000000,,1,,12.5,,,,,,,\n"
-            "copy,1,1000,1000,1000,1000,1000,0,25,,1000000,,1000,,,,,,,,\n");
+  EXPECT_EQ(
+      out.str(),
+      "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
+      "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns,"
+      "intensity,counted_flops,declared_vs_counted_pct\n"
+      "\"gemm, \"\"tf32\"\"\",2,3000,1500,1500,1000,2000,500,75,3000000000,,1,,12.5,,,,,,,,,,\n"
+      "copy,1,1000,1000,1000,1000,1000,0,25,,1000000,,1000,,,,,,,,,,,\n");
 }
 
 TEST(StatsOutput, JsonSchema) {
@@ -151,7 +153,8 @@ TEST(StatsOutput, JsonSchema) {
                    "\"median_ns\":1500,\"min_ns\":1000,\"max_ns\":2000,\"std_ns\":500,\"pct\":75,"
                    "\"flops\":3000000000,\"bytes\":null,\"tflops\":1,\"gbps\":null,"
                    "\"pct_peak\":12.5,\"precision\":\"\",\"flops_source\":\"\",\"busy_ns\":null,"
-                   "\"self_ns\":null,\"device_total_ns\":null,\"extent_ns\":null,\"cpu_ns\":null}"),
+                   "\"self_ns\":null,\"device_total_ns\":null,\"extent_ns\":null,\"cpu_ns\":null,"
+                   "\"intensity\":null,\"counted_flops\":null,\"declared_vs_counted_pct\":null}"),
             std::string::npos)
       << j;
 }
@@ -198,6 +201,7 @@ TEST(StatsOutput, TableHidesColumnsWithoutValues) {
   EXPECT_EQ(t.find("TFLOP/s  "), std::string::npos) << t;
   EXPECT_NE(t.find("No values for: GFLOP, TFLOP/s, GB/s (no FLOP/byte counts"), std::string::npos)
       << t;
+  EXPECT_NE(t.find("record with `flopline run --counters`"), std::string::npos) << t;
   EXPECT_NE(t.find("No values for: % peak (the trace carries no device peaks)"), std::string::npos)
       << t;
 }
@@ -226,7 +230,7 @@ TEST(StatsOutput, NonFiniteValuesAreUnknownInEveryOutput) {
   write_stats_json(r, json);
   write_stats_table(r, table);
   EXPECT_NE(
-      csv.str().find("\"gemm, \"\"tf32\"\"\",2,3000,1500,1500,1000,2000,500,75,,,,,,,,,,,,\n"),
+      csv.str().find("\"gemm, \"\"tf32\"\"\",2,3000,1500,1500,1000,2000,500,75,,,,,,,,,,,,,,,\n"),
       std::string::npos)
       << csv.str();
   EXPECT_NE(json.str().find(
@@ -295,9 +299,10 @@ TEST_F(StatsCommand, CsvOnAFile) {
   ASSERT_EQ(r.rc, kExitOk) << r.err;
   EXPECT_EQ(r.out,
             "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
-            "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns\n"
-            "add,1,4000,4000,4000,4000,4000,0,50,,,,,,,,,,,,\n"
-            "gemm,3,4000,1333,1500,500,2000,624,50,,,,,,,,,,,,\n");
+            "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns,"
+            "intensity,counted_flops,declared_vs_counted_pct\n"
+            "add,1,4000,4000,4000,4000,4000,0,50,,,,,,,,,,,,,,,\n"
+            "gemm,3,4000,1333,1500,500,2000,624,50,,,,,,,,,,,,,,,\n");
 }
 
 TEST_F(StatsCommand, RangeIsRelativeToTheFirstEvent) {
@@ -306,9 +311,10 @@ TEST_F(StatsCommand, RangeIsRelativeToTheFirstEvent) {
   ASSERT_EQ(r.rc, kExitOk) << r.err;
   EXPECT_EQ(r.out,
             "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
-            "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns\n"
-            "add,1,4000,4000,4000,4000,4000,0,72.72727272727273,,,,,,,,,,,,\n"
-            "gemm,1,1500,1500,1500,1500,1500,0,27.272727272727273,,,,,,,,,,,,\n");
+            "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns,"
+            "intensity,counted_flops,declared_vs_counted_pct\n"
+            "add,1,4000,4000,4000,4000,4000,0,72.72727272727273,,,,,,,,,,,,,,,\n"
+            "gemm,1,1500,1500,1500,1500,1500,0,27.272727272727273,,,,,,,,,,,,,,,\n");
 }
 
 TEST_F(StatsCommand, SeveralFilesAddUp) {
@@ -317,8 +323,9 @@ TEST_F(StatsCommand, SeveralFilesAddUp) {
   ASSERT_EQ(r.rc, kExitOk) << r.err;
   EXPECT_EQ(r.out,
             "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
-            "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns\n"
-            "add,2,8000,4000,4000,4000,4000,0,50,,,,,,,,,,,,\n");
+            "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns,"
+            "intensity,counted_flops,declared_vs_counted_pct\n"
+            "add,2,8000,4000,4000,4000,4000,0,50,,,,,,,,,,,,,,,\n");
 }
 
 // A kernel with FLOP and byte counts on a device with peaks: 1e9 FLOPs in 20 us is
@@ -341,16 +348,67 @@ TEST_F(StatsCommand, RatesAndPercentOfPeakFromAFile) {
   EXPECT_EQ(
       r.out,
       "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
-      "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns\n"
+      "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns,"
+      "intensity,counted_flops,declared_vs_counted_pct\n"
       "mm,1,20000,20000,20000,20000,20000,0,66.66666666666667,1000000000,1000000,50,50,50,tf32,"
-      "trace,,,,,\n"
+      "trace,,,,,,1000,,\n"
       "noprec,1,10000,10000,10000,10000,10000,0,33.333333333333336,1000000000,,100,,,,trace,"
-      ",,,,\n");
+      ",,,,,,,\n");
   const CliRun t = run_flopline({"stats", write("counts.json", kTraceWithCounts)});
   ASSERT_EQ(t.rc, kExitOk) << t.err;
   EXPECT_NE(t.out.find("GFLOP"), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("% peak"), std::string::npos) << t.out;
   EXPECT_EQ(t.out.find("No values for"), std::string::npos) << t.out;
+}
+
+// flopline run --counters: kernels carry counted FLOPs ("flops source" "counters"); a
+// range that declared its FLOPs keeps them and carries the counters' sum beside them.
+// "off" declares 1.0 GFLOP where the counters measured 1.2 (-16.7 %, flagged); "near"
+// declares 1.0 where they measured 1.02 (-2.0 %, within 5 %, not flagged).
+constexpr const char* kTraceWithCountedFlops = R"json({"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"off","pid":1,"tid":1,"ts":0,"dur":100,
+ "args":{"flops":1e9,"flops source":"suffix","counted flops":1.2e9}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":5,
+ "args":{"correlation":1}},
+{"ph":"X","cat":"user_annotation","name":"near","pid":1,"tid":1,"ts":200,"dur":100,
+ "args":{"flops":1e9,"flops source":"suffix","counted flops":1.02e9}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":210,"dur":5,
+ "args":{"correlation":2}},
+{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":20,"dur":40,
+ "args":{"correlation":1,"flops":1.2e9,"bytes":4e6,"flops source":"counters"}},
+{"ph":"X","cat":"kernel","name":"gemm2","pid":0,"tid":7,"ts":220,"dur":40,
+ "args":{"correlation":2,"flops":1.02e9,"bytes":1e6,"flops source":"counters (same signature)"}}
+]})json";
+
+TEST_F(StatsCommand, CountedFlopsAreNamedAndDisagreementsFlagged) {
+  const std::string f = write("counted.json", kTraceWithCountedFlops);
+  const CliRun k = run_flopline({"stats", f, "--by", "name", "--json"});
+  ASSERT_EQ(k.rc, kExitOk) << k.err;
+  // Both kernels' FLOPs come from counters, whether measured or inferred; 1.2e9 FLOPs
+  // over 4e6 bytes is 300 FLOP/B.
+  EXPECT_NE(k.out.find(R"("name":"gemm")"), std::string::npos) << k.out;
+  EXPECT_EQ(k.out.find(R"("flops_source":"trace")"), std::string::npos) << k.out;
+  EXPECT_NE(k.out.find(R"("flops_source":"counters","busy_ns":null)"), std::string::npos) << k.out;
+  EXPECT_NE(k.out.find(R"("intensity":300,)"), std::string::npos) << k.out;
+  EXPECT_NE(k.out.find(R"("intensity":1020,)"), std::string::npos) << k.out;
+
+  const CliRun o = run_flopline({"stats", f, "--by", "op", "--json"});
+  ASSERT_EQ(o.rc, kExitOk) << o.err;
+  EXPECT_NE(o.out.find(R"("counted_flops":1200000000,"declared_vs_counted_pct":-16.6666666666666)"),
+            std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find(R"("counted_flops":1020000000,"declared_vs_counted_pct":-1.96078431372549)"),
+            std::string::npos)
+      << o.out;
+
+  const CliRun t = run_flopline({"stats", f, "--by", "op"});
+  ASSERT_EQ(t.rc, kExitOk) << t.err;
+  EXPECT_NE(t.out.find("trace!"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("Declared FLOPs differ from the counters' by -16.7% (more than 5%): off "
+                       "declares 1.000 GFLOP, the counters measured 1.200 GFLOP"),
+            std::string::npos)
+      << t.out;
+  EXPECT_EQ(t.out.find(": near declares"), std::string::npos) << t.out;
 }
 
 TEST_F(StatsCommand, NothingMatchingIsAnError) {

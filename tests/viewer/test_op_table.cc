@@ -250,12 +250,13 @@ TEST(OpTable, CsvHasTheStatsColumnsAndEscapes) {
   // `flopline stats --csv`'s header and columns (docs/STATS.md).
   EXPECT_EQ(csv,
             "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
-            "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns\n"
-            "plain,1,3000,3000,3000,3000,3000,0,75,,,,,,,,,,,,\n"
-            "\"add, \"\"fast\"\"\",1,1000,1000,1000,1000,1000,0,25,,,,,,,,,,,,\n");
+            "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns,"
+            "intensity,counted_flops,declared_vs_counted_pct\n"
+            "plain,1,3000,3000,3000,3000,3000,0,75,,,,,,,,,,,,,,,\n"
+            "\"add, \"\"fast\"\"\",1,1000,1000,1000,1000,1000,0,25,,,,,,,,,,,,,,,\n");
   // A selection of rows, in the order given.
   EXPECT_EQ(op_table_csv(table, {1}).substr(op_table_csv(table, {1}).find('\n') + 1),
-            "\"add, \"\"fast\"\"\",1,1000,1000,1000,1000,1000,0,25,,,,,,,,,,,,\n");
+            "\"add, \"\"fast\"\"\",1,1000,1000,1000,1000,1000,0,25,,,,,,,,,,,,,,,\n");
 }
 
 TEST(OpTable, CsvOfFlopColumns) {

@@ -98,6 +98,9 @@ struct GroupExtra {
   std::string precision;
   bool mixed_precision = false;
   std::uint8_t sources = 0;  // bit (1 << FlopsSource) per source seen
+  // Instances with declared and counted FLOPs both: their sums.
+  double compared_declared = 0, compared_counted = 0;
+  bool compared = false;
 
   void note_precision(std::string_view p) {
     if (p.empty() || mixed_precision) return;
@@ -141,9 +144,18 @@ StatsRow make_row(std::string name, std::span<TimeNs> durs, const GroupCounts& c
     r.pct_peak = static_cast<double>(100.0L * c.attainable / static_cast<long double>(c.peak_dur));
   }
   r.precision = x.mixed_precision ? "mixed" : x.precision;
-  for (const FlopsSource f : {FlopsSource::kTrace, FlopsSource::kShapes, FlopsSource::kNested}) {
+  for (const FlopsSource f :
+       {FlopsSource::kTrace, FlopsSource::kShapes, FlopsSource::kNested, FlopsSource::kCounters}) {
     if ((x.sources & (1u << static_cast<unsigned>(f))) == 0) continue;
     r.flops_source = r.flops_source.empty() ? to_string(f) : "mixed";
+  }
+  if (c.has_flops && c.has_bytes && c.bytes > 0) r.intensity = c.flops / c.bytes;
+  if (x.compared) {
+    r.counted_flops = x.compared_counted;
+    if (x.compared_counted > 0) {
+      r.declared_vs_counted_pct =
+          100.0 * (x.compared_declared - x.compared_counted) / x.compared_counted;
+    }
   }
   if (x.op_times) {
     r.busy_ns = saturate(x.busy);
@@ -162,6 +174,10 @@ void add_unique(std::vector<std::string>& to, const std::vector<std::string>& fr
 }
 
 }  // namespace
+
+bool flops_disagree(const StatsRow& r) {
+  return r.declared_vs_counted_pct && std::fabs(*r.declared_vs_counted_pct) > kFlopsDisagreementPct;
+}
 
 struct StatsAccumulator::Impl {
   GroupBy by = GroupBy::kName;
@@ -202,6 +218,13 @@ struct StatsAccumulator::Impl {
       x.note_precision(precision());
       if (source != FlopsSource::kNone)
         x.sources |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(source));
+      if (source == FlopsSource::kTrace) {
+        if (const auto counted = counted_flops_beside_declared(trace, s)) {
+          x.compared = true;
+          x.compared_declared += m.flops * share;
+          x.compared_counted += *counted * share;
+        }
+      }
       any_flops = true;
       if (in_total) total_flops += m.flops * share;
     }
@@ -350,7 +373,7 @@ void StatsAccumulator::Impl::add(const Trace& trace, const StatsQuery& query,
         if (inherit) inherited = operators->inherited(ref);
         const SliceMetrics m = own ? trace.metrics[s.metrics] : inherited.metrics;
         if (!m.has_flops() && !m.has_bytes()) continue;
-        const FlopsSource source = own ? FlopsSource::kTrace : inherited.source;
+        const FlopsSource source = own ? own_flops_source(trace, s) : inherited.source;
         add_counts(gi, trace, s, m, dev, dur, share, true, source, [&] {
           std::string p = detail::slice_precision(trace, s);
           return p.empty() ? std::string(inherited.precision) : p;

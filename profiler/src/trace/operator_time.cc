@@ -96,6 +96,11 @@ struct TwinKeyHash {
   }
 };
 
+std::string_view slice_args_text(const Trace& trace, const Slice& s) {
+  if (s.args == kNoArgs || s.args >= trace.args.size() || trace.args.is_location(s.args)) return {};
+  return trace.args.json(s.args);
+}
+
 }  // namespace
 
 const char* to_string(FlopsSource s) {
@@ -106,10 +111,28 @@ const char* to_string(FlopsSource s) {
       return "shapes";
     case FlopsSource::kNested:
       return "nested";
+    case FlopsSource::kCounters:
+      return "counters";
     case FlopsSource::kNone:
       break;
   }
   return "";
+}
+
+FlopsSource own_flops_source(const Trace& trace, const Slice& s) {
+  const std::string_view args = slice_args_text(trace, s);
+  if (args.empty()) return FlopsSource::kTrace;
+  const auto member = json_member(args, "flops source");
+  if (!member) return FlopsSource::kTrace;
+  const auto text = json_string(*member);
+  return text && text->starts_with("counters") ? FlopsSource::kCounters : FlopsSource::kTrace;
+}
+
+std::optional<double> counted_flops_beside_declared(const Trace& trace, const Slice& s) {
+  const std::string_view args = slice_args_text(trace, s);
+  if (args.empty()) return std::nullopt;
+  const auto member = json_member(args, "counted flops");
+  return member ? json_number(*member) : std::nullopt;
 }
 
 struct OperatorIndex::Impl {
@@ -152,11 +175,7 @@ struct OperatorIndex::Impl {
   const Slice& slice(const Item& it) const { return trace->tracks[it.slice.track].at(it.slice); }
   TimeNs start(const Item& it) const { return slice(it).start; }
   TimeNs end(const Item& it) const { return slice(it).end(); }
-  std::string_view args_text(const Slice& s) const {
-    if (s.args == kNoArgs || s.args >= trace->args.size() || trace->args.is_location(s.args))
-      return {};
-    return trace->args.json(s.args);
-  }
+  std::string_view args_text(const Slice& s) const { return slice_args_text(*trace, s); }
 
   void collect();
   void join_by_flows();
@@ -423,7 +442,7 @@ void OperatorIndex::Impl::count() {
     const bool formula = has_torch_flop_formula(name);
     if (m.has_flops() || m.has_bytes()) {
       op.metrics = m;
-      if (m.has_flops()) op.flops_source = FlopsSource::kTrace;
+      if (m.has_flops()) op.flops_source = own_flops_source(t, s);
     }
     if (!formula && !m.has_flops() && !m.has_bytes()) continue;
     const std::string_view args = args_text(s);

@@ -50,6 +50,11 @@ void append_stats_csv_row(std::string& out, const StatsRow& r) {
     out += ',';
     if (*v) out += std::to_string(**v);
   }
+  for (const std::optional<double>* v :
+       {&r.intensity, &r.counted_flops, &r.declared_vs_counted_pct}) {
+    out += ',';
+    if (*v && std::isfinite(**v)) append_stats_number(out, **v);
+  }
 }
 
 }  // namespace flopline::trace

@@ -56,8 +56,16 @@ struct StatsRow {
   // The precision of the instances that carry FLOPs ("bf16"), "mixed" when they used
   // several, "" when none had one.
   std::string precision;
-  // Where those FLOPs came from: "trace", "shapes", "mixed", "" (operator_time.h).
+  // Where those FLOPs came from: "trace", "shapes", "nested", "counters", "mixed", ""
+  // (operator_time.h).
   std::string flops_source;
+  // FLOP per byte (arithmetic intensity): flops / bytes, when both are known.
+  std::optional<double> intensity;
+  // Over the instances that declared FLOPs and also carry the counters' count of them
+  // (flopline's "counted flops"): the counted sum, and how far the declared sum is from
+  // it, 100 * (declared - counted) / counted. flops_disagree() flags the row.
+  std::optional<double> counted_flops;
+  std::optional<double> declared_vs_counted_pct;
   // Operator rows whose operators own GPU work (GroupBy::kOperator; operator_time.h),
   // summed over the instances; nullopt for other rows. Their time columns (total_ns,
   // avg_ns ...) are then each instance's busy time, so busy_ns equals total_ns.
@@ -67,6 +75,12 @@ struct StatsRow {
   std::optional<TimeNs> extent_ns;        // first start to last end of their GPU work
   std::optional<TimeNs> cpu_ns;           // their own slices' durations (CPU time)
 };
+
+// Declared FLOPs further than this from the counters' (in %) are flagged.
+inline constexpr double kFlopsDisagreementPct = 5.0;
+// True when the row's declared FLOPs differ from the counted ones by more than
+// kFlopsDisagreementPct.
+bool flops_disagree(const StatsRow& r);
 
 struct StatsResult {
   std::vector<StatsRow> rows;           // sorted by total_ns descending, then name (bytewise)

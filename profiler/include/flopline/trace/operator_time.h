@@ -60,11 +60,20 @@ namespace flopline::trace {
 
 enum class FlopsSource : std::uint8_t {
   kNone,
-  kTrace,   // the trace's own count (flopline's metrics, a "flops" arg)
-  kShapes,  // computed from "Input Dims" / "Input type"
-  kNested,  // a range without counts of its own: the sum of the operators inside it
+  kTrace,     // the trace's own count (flopline's metrics, a "flops" arg)
+  kShapes,    // computed from "Input Dims" / "Input type"
+  kNested,    // a range without counts of its own: the sum of the operators inside it
+  kCounters,  // hardware counters (a "flops source" arg "counters ..." beside the count)
 };
-const char* to_string(FlopsSource s);  // "", "trace", "shapes", "nested"
+const char* to_string(FlopsSource s);  // "", "trace", "shapes", "nested", "counters"
+
+// Where the FLOPs a slice carries itself came from: kCounters when its "flops source"
+// arg says counters (flopline run --counters), else kTrace.
+FlopsSource own_flops_source(const Trace& trace, const Slice& s);
+
+// The FLOPs the counters measured for a slice that declared its own as well (flopline's
+// "counted flops" arg on a range with declared FLOPs); nullopt when it carries none.
+std::optional<double> counted_flops_beside_declared(const Trace& trace, const Slice& s);
 
 struct OperatorTime {
   SliceRef slice;                // the operator's slice on its CPU thread

@@ -12,7 +12,8 @@ namespace flopline::trace {
 // The header's columns, in row order, without the newline.
 inline constexpr std::string_view kStatsCsvColumns =
     "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
-    "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns";
+    "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns,"
+    "intensity,counted_flops,declared_vs_counted_pct";
 
 // RFC 4180 field: quoted (quotes doubled) only when it holds a comma, quote, CR or LF.
 std::string csv_field(std::string_view s);
