@@ -73,11 +73,26 @@ EXPECTED = {
         "aten::mm": (15, None, None), "matmul fp32": (3, None, None), "matmul tf32": (3, None, None),
         "matmul bf16": (3, None, None), "softmax(A@B, dim=-1) tf32": (3, None, None),
         "softmax(A@B, dim=0) tf32": (3, None, None)},
+    # Recorded with --counters: each range declares 2 m n k and carries the counters'
+    # count beside it (COUNTED below checks they agree).
+    "matmul_bench_h200_counters.json.gz": {
+        f"{p} matmul bf16 4096x4096x4096": (2, *matmul(4096, 2, 2)) for p in ("builtin", "cublas")},
+    # bench/train_loop.py --steps 3 --warmup 2 with --counters: five "step N" ranges that
+    # declare nothing, so their FLOPs are their kernels' counted ones.
+    "train_loop_h200_counters.json.gz": {f"step {i}": (1, None, None) for i in range(5)},
     # 2 warm-up steps + 3 measured, each range carrying its counts.
     "flopline_h200_torch_ops.json.gz": {
         op: (5, None, None) for op in ("matmul fp32", "matmul tf32", "matmul bf16", "softmax(A@B, dim=-1) tf32",
                                        "softmax(A@B, dim=0) tf32", "add fp32 2^26")},
 }
+
+
+# Traces recorded with `flopline run --counters`: the share of kernel time whose FLOPs
+# the counters gave (measured or inferred) must reach this (%), and operators that
+# declared FLOPs must agree with the counters' within 1 %.
+COUNTED = {"matmul_bench_h200_counters.json.gz": 99.0, "train_loop_h200_counters.json.gz": 90.0}
+COUNTED_OPS = {"train_loop_h200_counters.json.gz": [f"step {i}" for i in range(5)]}
+DECLARED_AND_COUNTED = {"matmul_bench_h200_counters.json.gz"}
 
 
 def close(got, want, rel=1e-9):
@@ -118,6 +133,22 @@ def main():
         rows = {r["name"]: r for r in ops}
         check(rc == 0, f"{name}: the operator table ({err.strip()[:200]})")
         check(any((number(r["tflops"]) or 0) > 0 for r in ops), f"{name}: the operator table shows FLOP/s")
+        if name in COUNTED:
+            total = sum(int(r["total_ns"]) for r in kernels)
+            counted = sum(int(r["total_ns"]) for r in kernels if r["flops_source"] == "counters")
+            check(total > 0 and 100 * counted / total >= COUNTED[name],
+                  f"{name}: {100 * counted / max(total, 1):.1f}% of kernel time has counted FLOPs")
+            if name in DECLARED_AND_COUNTED:
+                check(any(r["counted_flops"] for r in ops), f"{name}: declared FLOPs carry the counters' beside them")
+            for r in ops:
+                if r["counted_flops"]:
+                    pct = number(r["declared_vs_counted_pct"])
+                    check(pct is not None and abs(pct) <= 1.0,
+                          f"{name}: {r['name']!r} declares FLOPs {pct}% from the counters'")
+            for op in COUNTED_OPS.get(name, []):
+                r = rows.get(op)
+                check(r is not None and r["flops_source"] == "counters" and (number(r["flops"]) or 0) > 0,
+                      f"{name}: {op!r} has counted FLOPs ({r and r['flops']}, {r and r['flops_source']})")
         if name not in EXPECTED:
             continue
         for op, (count, flops, nbytes) in EXPECTED[name].items():
