@@ -6,6 +6,7 @@ only where it exceeds that spread.
 
     python3 bench_train_overhead.py --flopline BUILD/profiler/flopline \
         --floor BUILD/bench/libflopline_floor.so [--rounds 10] [--configs none,floor,flopline,torch]
+        [--layers 6] [--deadline SECONDS]
 
 Configurations:
   none         no profiler
@@ -33,7 +34,7 @@ LOOP = os.path.join(HERE, "train_loop.py")
 
 def command(config, args, out_dir, round_no):
     py = [sys.executable, LOOP, "--steps", str(args.steps), "--warmup", str(args.warmup),
-          "--label", config]
+          "--layers", str(args.layers), "--label", config]
     result = os.path.join(out_dir, f"{config}-{round_no}.json")
     py += ["--json", result]
     env = dict(os.environ)
@@ -65,6 +66,10 @@ def main():
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--steps", type=int, default=60)
     ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--layers", type=int, default=6, help="train_loop.py's --layers")
+    ap.add_argument("--deadline", type=float, default=None,
+                    help="seconds: start no round that would end after this (the table then "
+                         "covers the rounds that completed)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     configs = args.configs.split(",")
@@ -75,7 +80,14 @@ def main():
     medians = {c: [] for c in configs}
     walls = {c: [] for c in configs}
     failures = 0
+    started = time.perf_counter()
+    round_s = None  # the longest round so far
     for r in range(args.rounds):
+        elapsed = time.perf_counter() - started
+        if args.deadline and round_s and elapsed + round_s > args.deadline:
+            print(f"deadline: {r} of {args.rounds} rounds fit in {args.deadline:.0f} s", flush=True)
+            break
+        round_start = time.perf_counter()
         order = configs[r % len(configs):] + configs[:r % len(configs)]
         for c in order:
             cmd, env, result = command(c, args, out_dir, r)
@@ -93,6 +105,7 @@ def main():
             medians[c].append(med)
             walls[c].append(wall)
             print(f"round {r} {c:12s} median {med:8.3f} ms  process {wall:6.1f} s", flush=True)
+        round_s = max(round_s or 0, time.perf_counter() - round_start)
 
     base = statistics.median(medians["none"]) if medians.get("none") else None
     summary = {}

@@ -6,7 +6,8 @@
 # table is printed last.
 #   Build here:  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLOPLINE_BUILD_VIEWER=OFF
 #                cmake --build build-gpu && scripts/gpu_pack.sh --slim
-#   Run there:   scripts/gpu_counters.sh [tests|ncu|loop|metrics ...]   (carry build-gpu-slim)
+#   Run there:   scripts/gpu_counters.sh [all|tests|ncu|loop|metrics|overhead ...]   (carry build-gpu-slim)
+# all: every gpu test; tests: those of counters, run files and endings only.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 [ -e "$root/build-gpu" ] || ln -s build-gpu-slim "$root/build-gpu"
@@ -25,6 +26,23 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/mac
 
 for part in "${parts[@]}"; do
   case "$part" in
+  all)
+    echo "== every gpu test"
+    (cd "$build" && ctest -L gpu --output-on-failure 2>&1) | tee "$OUT/ctest.log"
+    grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|Not Run" "$OUT/ctest.log" | sed 's/^/ctest: /' >> "$summary"
+    grep -qE "100% tests passed" "$OUT/ctest.log" || status=1
+    ;;
+  overhead)
+    # Interleaved rounds of the four configurations issue-sized claims compare; as many
+    # as fit in FLOPLINE_OVERHEAD_SECONDS (the call's limit), at least the first.
+    echo "== the cost of recording on a training step"
+    python3 "$root/bench/bench_train_overhead.py" --flopline "$flopline" \
+      --floor "$build/bench/libflopline_floor.so" --configs none,floor,flopline,torch \
+      --rounds "${FLOPLINE_OVERHEAD_ROUNDS:-10}" --steps 30 --warmup 10 --layers "${FLOPLINE_OVERHEAD_LAYERS:-6}" \
+      --deadline "${FLOPLINE_OVERHEAD_SECONDS:-540}" --out "$OUT/overhead" 2>&1 | tee "$OUT/overhead.log"
+    sed -n '/^config/,$p' "$OUT/overhead.log" >> "$summary"
+    grep -E "^deadline" "$OUT/overhead.log" >> "$summary"
+    ;;
   tests)
     echo "== gpu tests: counters, run files, endings"
     (cd "$build" && ctest -L gpu -R "counters|runs|endings" --output-on-failure 2>&1) | tee "$OUT/ctest.log"
