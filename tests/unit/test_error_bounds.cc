@@ -199,5 +199,36 @@ TEST(ErrorBounds, SoftmaxRowsReplacedByUniformFail) {
   }
 }
 
+// A kernel that stores exp(s - max) in bf16 and rescales it there by 1 / sum rounds each
+// output twice: two roundings' bounds take every such value, one rounding's do not, and
+// uniform rows still fail.
+TEST(ErrorBounds, TwoRoundingsOfRescaledExpsPassOnlyTheirOwnBounds) {
+  const std::int64_t m = 72, n = 512, k = 400;
+  const Problem p = random_problem(m, n, k, std::pow(3.0 / k, 0.25), 12);
+  const MatmulReference ref = reference_matmul_host(p.a, p.b, m, n, k);
+  const std::vector<double> scores = fp32_matmul(p, k);
+  const std::vector<double> p_ref = reference_softmax(ref.c, m, n, true);
+  std::vector<double> got(p_ref.size());
+  auto at = [](std::int64_t i, std::int64_t j) { return static_cast<std::size_t>(i * n + j); };
+  for (std::int64_t i = 0; i < m; ++i) {
+    float mx = -INFINITY, sum = 0.0f;
+    for (std::int64_t j = 0; j < n; ++j) mx = std::fmax(mx, static_cast<float>(scores[at(i, j)]));
+    for (std::int64_t j = 0; j < n; ++j) sum += std::exp(static_cast<float>(scores[at(i, j)]) - mx);
+    for (std::int64_t j = 0; j < n; ++j) {
+      const float e = round_to_bf16(std::exp(static_cast<float>(scores[at(i, j)]) - mx));
+      got[at(i, j)] = round_to_bf16(e * (1.0f / sum));
+    }
+  }
+  const std::vector<double> score_bounds = matmul_bounds(ref, k, DType::f32, true);
+  const auto twice = softmax_bounds(p_ref, ref.c, score_bounds, m, n, true, DType::bf16, 2);
+  const auto once = softmax_bounds(p_ref, ref.c, score_bounds, m, n, true, DType::bf16, 1);
+  const BoundReport r2 = check_bounds(got, p_ref, twice, n);
+  EXPECT_TRUE(r2.ok()) << r2.detail;
+  EXPECT_GT(check_bounds(got, p_ref, once, n).outside, 0u) << "one rounding's bounds are tighter";
+  std::vector<double> uniform(got);
+  for (std::int64_t j = 0; j < n; ++j) uniform[at(3, j)] = 1.0 / static_cast<double>(n);
+  EXPECT_GT(check_bounds(uniform, p_ref, twice, n).outside, static_cast<std::size_t>(n / 2));
+}
+
 }  // namespace
 }  // namespace flopline::kernels::testing

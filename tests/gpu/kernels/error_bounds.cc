@@ -88,9 +88,9 @@ std::vector<double> matmul_bounds(const MatmulReference& ref, std::int64_t k, DT
 std::vector<double> softmax_bounds(const std::vector<double>& p_ref,
                                    const std::vector<double>& scores,
                                    const std::vector<double>& score_bounds, std::int64_t m,
-                                   std::int64_t n, bool rows, DType out) {
+                                   std::int64_t n, bool rows, DType out, int output_roundings) {
   std::vector<double> bound(p_ref.size());
-  const double u_out = ulp_relative(out), floor = absolute_floor(out);
+  const double u_out = output_roundings * ulp_relative(out), floor = absolute_floor(out);
   const std::int64_t lines = rows ? m : n, len = rows ? n : m;
   for (std::int64_t l = 0; l < lines; ++l) {
     auto at = [&](std::int64_t i) -> std::size_t {

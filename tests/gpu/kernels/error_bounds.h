@@ -49,10 +49,12 @@ std::vector<double> matmul_bounds(const MatmulReference& ref, std::int64_t k, DT
 
 // Per-element bounds of softmax(scores) stored as `out`, given the exact softmax p_ref of
 // the reference scores and the scores' own bounds (matmul_bounds with out = fp32).
+// output_roundings: 2 for a kernel that stores the unnormalized exps in `out` and rescales
+// them there (each store rounds to `out`), else 1.
 std::vector<double> softmax_bounds(const std::vector<double>& p_ref,
                                    const std::vector<double>& scores,
                                    const std::vector<double>& score_bounds, std::int64_t m,
-                                   std::int64_t n, bool rows, DType out);
+                                   std::int64_t n, bool rows, DType out, int output_roundings = 1);
 
 // The elements of an m x n result outside their bounds (a NaN is outside): how many, and
 // for a failure message the first few and the worst, with their row and column.
