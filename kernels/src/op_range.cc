@@ -9,7 +9,7 @@ namespace flopline::kernels::detail {
 #ifdef FLOPLINE_KERNELS_HAVE_RANGES
 struct OpRange::Impl {
   Impl(const OpCost& c, const char* plan)
-      : range(plan != nullptr ? c.name + " plan=" + plan : c.name, c.flops, c.bytes, c.precision) {}
+      : range(c.name, c.flops, c.bytes, c.precision, plan != nullptr ? plan : "") {}
   Range range;
 };
 OpRange::OpRange(const OpCost& cost, bool enabled, const char* plan) {

@@ -1,7 +1,8 @@
 // The flopline range around one kernel launch: the operator a trace shows, with the
 // FLOPs, bytes and precision of cost.h, and where an operator has several launch
-// sequences, the one that ran ("matmul_softmax_rows tf32 4096x4096x4096 plan=..."). Without
-// the flopline API (a build without CUPTI) it does nothing.
+// sequences, the one that ran (the range's "plan" arg, through the message suffix
+// "[... plan=swapped_rows_scores_beside_pass]"). Without the flopline API (a build without
+// CUPTI) it does nothing.
 #pragma once
 
 #include <memory>

@@ -170,6 +170,15 @@ kernels::OpCost cost_of(const std::string& provider, const Problem& p) {
   return c;
 }
 
+// The launch sequence the fused kernel takes for this problem (its range's "plan" arg);
+// empty for the unfused pair.
+std::string plan_of(const std::string& provider, const Problem& p) {
+  if (provider == "unfused") return {};
+  const kernels::MatmulSoftmaxPlan plan =
+      kernels::matmul_softmax_plan(p.matmul_into(p.fused_out.get()), {.dim = p.dim});
+  return kernels::softmax_plan_name(plan.plan);
+}
+
 // Runs one provider `reps` times at one size; returns false when `test` finds a mismatch.
 bool bench(Runner& runner, const std::string& provider, Problem& p, int reps, std::uint64_t seed) {
   std::vector<double> wall, cpu, gpu;
@@ -185,7 +194,8 @@ bool bench(Runner& runner, const std::string& provider, Problem& p, int reps, st
     const kernels::OpCost cost = cost_of(provider, p);
     samples::check_cuda(cudaEventRecord(start), "cudaEventRecord");
     {
-      flopline::Range range(cost.name, cost.flops, cost.bytes, cost.precision);
+      flopline::Range range(cost.name, cost.flops, cost.bytes, cost.precision,
+                            plan_of(provider, p));
       if (provider != "fused") runner.unfused(p);
       if (provider != "unfused") runner.fused(p);
     }

@@ -256,13 +256,13 @@ TEST(CaptureAttribution, LoneKernelCarriesItsRangeCountsAndKeepsItsFlow) {
   EXPECT_EQ(t.str(t.tracks[to.track].at(to).name), "gemm7");
 }
 
-// A precision in the suffix reaches the operator's CPU and GPU slices, and with it the
+// A precision (and a plan) in the suffix reaches the operator's CPU and GPU slices, and with it the
 // analysis finds the device peak: 2e9 FLOPs in 1000 ns (2e15 FLOP/s) on a 4e15 FLOP/s
 // tf32 peak = 50%.
 TEST(CaptureAttribution, SuffixPrecisionGivesPercentOfPeak) {
   RecordBatch b;
   b.process_id = kPid;
-  b.markers.push_back(start(1, 20000, "mm [flops=2e9 precision=tf32]"));
+  b.markers.push_back(start(1, 20000, "mm [flops=2e9 precision=tf32 plan=tiles_128]"));
   launch(b, 20100, 7, 22000, 23000, 7, kMain, "gemm");
   b.markers.push_back(end(1, 21000));
   Trace t = decode_to_trace(b);
@@ -271,6 +271,8 @@ TEST(CaptureAttribution, SuffixPrecisionGivesPercentOfPeak) {
     ASSERT_EQ(s.size(), 1u) << cat;
     EXPECT_EQ(t.str(s[0].second.name), "mm");
     EXPECT_NE(t.args.json(s[0].second.args).find(R"("precision":"tf32")"), std::string_view::npos)
+        << cat;
+    EXPECT_NE(t.args.json(s[0].second.args).find(R"("plan":"tiles_128")"), std::string_view::npos)
         << cat;
   }
   DeviceProperties d;

@@ -93,6 +93,28 @@ TEST(CaptureNvtxSuffix, PrecisionIsAWordAndRoundTrips) {
   EXPECT_EQ(format_range_message("gemm", c), "gemm [flops=1e+12]");
 }
 
+// A plan is a word like a precision: it reads back, and a bad one is no suffix at all.
+TEST(CaptureNvtxSuffix, PlanIsAWordAndRoundTrips) {
+  const auto p =
+      parse_range_message("matmul_softmax_rows [flops=1e9 precision=tf32 plan=cluster_rows]");
+  ASSERT_TRUE(p.has_suffix);
+  EXPECT_EQ(p.name, "matmul_softmax_rows");
+  EXPECT_EQ(p.counts.plan, "cluster_rows");
+  EXPECT_EQ(p.counts.precision, "tf32");
+  for (const char* bad : {"x [plan=]", "x [plan=a-b]", "x [plan=a plan=b]"}) {
+    const auto b = parse_range_message(bad);
+    EXPECT_FALSE(b.has_suffix) << bad;
+  }
+  RangeCounts c;
+  c.bytes = 64;
+  c.plan = "swapped_rows_scores_beside_pass";
+  EXPECT_EQ(format_range_message("fused", c),
+            "fused [bytes=64 plan=swapped_rows_scores_beside_pass]");
+  EXPECT_EQ(parse_range_message(format_range_message("fused", c)).counts.plan, c.plan);
+  c.plan = "two words";  // never written, so never misread
+  EXPECT_EQ(format_range_message("fused", c), "fused [bytes=64]");
+}
+
 TEST(CaptureNvtxSuffix, MalformedSuffixesLeaveTheMessageWhole) {
   for (const char* msg : {"plain",
                           "layer[3]",
@@ -138,12 +160,13 @@ TEST(CaptureNvtxSuffix, ArbitraryBytesNeverCrash) {
 
 TEST(CaptureNvtxSuffix, FormatterRoundTripsThroughTheParser) {
   EXPECT_EQ(format_range_message("matmul", {}), "matmul");
-  EXPECT_EQ(format_range_message("matmul", {1.37e11, 1e8, ""}),
+  EXPECT_EQ(format_range_message("matmul", {1.37e11, 1e8, "", ""}),
             "matmul [flops=1.37e+11 bytes=1e+08]");
-  EXPECT_EQ(format_range_message("m", {std::nullopt, 0.5, ""}), "m [bytes=0.5]");
-  EXPECT_EQ(format_range_message("m", {-1.0, std::numeric_limits<double>::infinity(), ""}), "m");
+  EXPECT_EQ(format_range_message("m", {std::nullopt, 0.5, "", ""}), "m [bytes=0.5]");
+  EXPECT_EQ(format_range_message("m", {-1.0, std::numeric_limits<double>::infinity(), "", ""}),
+            "m");
   for (const double v : {0.0, 1.0, 3.0000000000000004, 1.2345678901234567e19, 6.02e23, 5e-7}) {
-    const std::string msg = format_range_message("op", {v, v * 3, ""});
+    const std::string msg = format_range_message("op", {v, v * 3, "", ""});
     const auto p = parse_range_message(msg);
     ASSERT_TRUE(p.has_suffix) << msg;
     EXPECT_EQ(p.name, "op");

@@ -71,12 +71,13 @@ class FLOPLINE_API Session {
 // An NVTX range that is also a flopline operator: the kernels launched inside it on this
 // thread are its GPU work; FLOPs and bytes (when >= 0) give its TFLOP/s and GB/s, and the
 // precision ("fp32", "tf32", "bf16", ...; empty when unknown) picks the device peak that
-// "% of peak" divides by. Pushed on construction, popped on destruction, on the calling
-// thread.
+// "% of peak" divides by; a plan (a word: letters, digits, "_") names the code path that
+// ran and shows in the range's args. Pushed on construction, popped on destruction, on
+// the calling thread.
 class FLOPLINE_API Range {
  public:
   explicit Range(const std::string& name, double flops = -1, double bytes = -1,
-                 const std::string& precision = {});
+                 const std::string& precision = {}, const std::string& plan = {});
   ~Range();
   Range(const Range&) = delete;
   Range& operator=(const Range&) = delete;

@@ -68,12 +68,14 @@ bool is_word_char(char c) {
 // Stores one item's value; false when the key is unknown or repeated, or the value
 // does not fit its key.
 bool store_item(std::string_view key, std::string_view value, RangeCounts& out) {
-  if (iequals(key, "precision")) {
-    if (!out.precision.empty() || value.empty() ||
-        !std::all_of(value.begin(), value.end(), is_word_char)) {
+  std::string* word = iequals(key, "precision") ? &out.precision
+                      : iequals(key, "plan")    ? &out.plan
+                                                : nullptr;
+  if (word != nullptr) {
+    if (!word->empty() || value.empty() || !std::all_of(value.begin(), value.end(), is_word_char)) {
       return false;
     }
-    out.precision = std::string(value);
+    *word = std::string(value);
     return true;
   }
   std::optional<double>* slot = nullptr;
@@ -169,11 +171,13 @@ std::string format_range_message(std::string_view name, const RangeCounts& count
   std::string out(name);
   const bool flops = counts.flops && std::isfinite(*counts.flops) && *counts.flops >= 0;
   const bool bytes = counts.bytes && std::isfinite(*counts.bytes) && *counts.bytes >= 0;
-  // A precision is written only when it is a word of the grammar, so it reads back.
-  const bool precision =
-      !counts.precision.empty() &&
-      std::all_of(counts.precision.begin(), counts.precision.end(), is_word_char);
-  if (!flops && !bytes && !precision) return out;
+  // A precision or plan is written only when it is a word of the grammar, so it reads back.
+  auto is_word = [](const std::string& w) {
+    return !w.empty() && std::all_of(w.begin(), w.end(), is_word_char);
+  };
+  const bool precision = is_word(counts.precision);
+  const bool plan = is_word(counts.plan);
+  if (!flops && !bytes && !precision && !plan) return out;
   auto append = [&out](std::string_view key, double v) {
     out += key;
     char buf[32];
@@ -188,6 +192,11 @@ std::string format_range_message(std::string_view name, const RangeCounts& count
     if (flops || bytes) out += ' ';
     out += "precision=";
     out += counts.precision;
+  }
+  if (plan) {
+    if (flops || bytes || precision) out += ' ';
+    out += "plan=";
+    out += counts.plan;
   }
   out += ']';
   return out;

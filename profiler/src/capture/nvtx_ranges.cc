@@ -49,6 +49,7 @@ void apply_counts(NvtxRange& r, const CountOptions& options) {
   if (parsed.counts.flops) r.metrics.flops = *parsed.counts.flops;
   if (parsed.counts.bytes) r.metrics.bytes = *parsed.counts.bytes;
   r.precision = parsed.counts.precision;
+  r.plan = parsed.counts.plan;
   if (parsed.has_suffix) r.count_source = CountSource::kSuffix;
   if (!parsed.counts.flops && options.payload_is_flops) {
     const auto f = payload_flops(r.data.payload_kind, r.data.payload_u64, r.data.payload_i64,

@@ -52,6 +52,7 @@ trace::ArgsId range_args(trace::Trace& t, ArgsBuilder& a, const NvtxRange& r,
   if (r.count_source != CountSource::kNone) a.add("flops source", to_string(r.count_source));
   add_counted(a, r, op);
   if (!r.precision.empty()) a.add("precision", r.precision);  // picks the peak for % of peak
+  if (!r.plan.empty()) a.add("plan", r.plan);
   if (r.from_torch) {
     // Kineto's cpu_op keys, so tools that read torch.profiler traces find them.
     if (r.torch_seq) a.add("Sequence number", *r.torch_seq);
@@ -106,6 +107,7 @@ std::vector<std::uint32_t> emit_operators(const PairedMarkers& markers,
       a.add_uint("gpu records", e.records);
       const NvtxRange& r = markers.ranges[op.range];
       if (!r.precision.empty()) a.add("precision", r.precision);
+      if (!r.plan.empty()) a.add("plan", r.plan);
       if (r.count_source != CountSource::kNone) a.add("flops source", to_string(r.count_source));
       add_counted(a, r, &op);
       if (r.unclosed) a.add_bool("unclosed", true);  // its extent may still grow

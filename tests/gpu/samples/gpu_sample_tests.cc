@@ -112,6 +112,9 @@ TEST(Samples, FusedSoftmaxBenchShowsEveryKernel) {
       // unfused: a matmul and a softmax kernel at least; fused: at least its one kernel.
       const std::size_t least = provider == "fused" ? 1 : provider == "unfused" ? 2 : 3;
       for (const SliceView& range : rs) EXPECT_GE(t.launched_in(range).size(), least) << name;
+      // The fused kernel's launch sequence is in the range's args: which path was timed.
+      const bool has_plan = rs[0].args.find("\"plan\":\"") != std::string::npos;
+      EXPECT_EQ(has_plan, provider != "unfused") << name << ": " << rs[0].args;
     }
   }
 }

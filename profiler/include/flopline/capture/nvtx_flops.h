@@ -5,8 +5,9 @@
 //      message = name blank* suffix blank*
 //      suffix  = "[" blank* item (sep item)* blank* "]"
 //      sep     = blank+ | blank* "," blank*
-//      item    = key blank* "=" blank* number | "precision" blank* "=" blank* word
+//      item    = key blank* "=" blank* number | wkey blank* "=" blank* word
 //      key     = "flops" | "bytes"                  (ASCII, any letter case)
+//      wkey    = "precision" | "plan"               (ASCII, any letter case)
 //      word    = (letter | digit | "_")+            ("tf32", "bf16", "fp32", "float16"...)
 //      number  = mantissa [exponent] [scale]
 //      mantissa= digits ["." digits*] | "." digits
@@ -18,7 +19,8 @@
 //    Pi = 2^50). Each key at most once. The suffix is stripped from the name shown in
 //    the trace ("matmul 4096 [flops=1.37e11 bytes=1e8]" shows as "matmul 4096"). The
 //    precision goes to the range's args ("precision"), which is what "% of peak" needs
-//    to pick the device peak (docs/STATS.md). A
+//    to pick the device peak (docs/STATS.md); the plan (which of a library's code paths
+//    ran, e.g. flopline's fused matmul+softmax) goes to the args as "plan". A
 //    bracket that does not follow the grammar exactly (an unknown key, a negative or
 //    malformed number, a repeated key, text after "]") is not a suffix: the message is
 //    left whole and gives no counts. Nothing is guessed.
@@ -44,6 +46,7 @@ struct RangeCounts {
   std::optional<double> flops;  // floating-point operations
   std::optional<double> bytes;  // bytes moved to or from memory
   std::string precision;        // "tf32", "bf16"...; empty when not given
+  std::string plan;             // the code path that ran; empty when not given
   bool empty() const { return !flops && !bytes; }
 };
 

@@ -49,6 +49,7 @@ struct NvtxRange {
   NvtxMarkerData data;
   trace::SliceMetrics metrics;  // flops / bytes, -1 when unknown
   std::string precision;        // from the suffix ("tf32"); empty when not given
+  std::string plan;             // from the suffix: the code path that ran; empty when not given
   CountSource count_source = CountSource::kNone;
   // PyTorch emit_nvtx fields, when the message was one.
   bool from_torch = false;
