@@ -5,13 +5,19 @@
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <thread>
 
 #include "profiler_host.h"
@@ -31,6 +37,29 @@ constexpr auto kDecodePeriod = std::chrono::milliseconds(20);
 constexpr auto kDecodeRoundLimit = std::chrono::milliseconds(200);
 // The final decode at exit never takes longer than this; what is left is counted.
 constexpr auto kFinalDecodeLimit = std::chrono::seconds(5);
+// Past its limit plus this, a decode is taken to be stuck inside CUPTI.
+constexpr auto kStuckMargin = std::chrono::seconds(2);
+
+// FLOPLINE_GPU_METRICS_DEBUG: each step of setting up, decoding and stopping on stderr,
+// with the time since the sampler started, to find where a run waits.
+bool debug_enabled() {
+  static const bool on = std::getenv("FLOPLINE_GPU_METRICS_DEBUG") != nullptr;
+  return on;
+}
+void debug(const char* format, ...) __attribute__((format(printf, 1, 2)));
+void debug(const char* format, ...) {
+  if (!debug_enabled()) return;
+  static const auto t0 = std::chrono::steady_clock::now();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  char line[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(line, sizeof line, format, args);
+  va_end(args);
+  std::fprintf(stderr, "flopline gpu metrics [%d, %.1f ms]: %s\n", static_cast<int>(getpid()), ms,
+               line);
+}
 
 struct DeviceSampler {
   std::uint32_t device = 0;
@@ -71,7 +100,9 @@ void disable(DeviceSampler& d) {
 
 std::unique_ptr<DeviceSampler> set_up(std::uint32_t device, std::int64_t interval_ns,
                                       std::vector<std::string>* missing, std::string* why) {
+  debug("device %u: set up", device);
   const auto initialized = static_cast<CUptiResult>(initialize_profiler());
+  debug("cuptiProfilerInitialize: %d", static_cast<int>(initialized));
   if (initialized != CUPTI_SUCCESS) {
     *why = failure("cuptiProfilerInitialize", initialized);
     return nullptr;
@@ -89,6 +120,7 @@ std::unique_ptr<DeviceSampler> set_up(std::uint32_t device, std::int64_t interva
   auto en =
       cupti_params<CUpti_PmSampling_Enable_Params>(CUpti_PmSampling_Enable_Params_STRUCT_SIZE);
   en.deviceIndex = device;
+  debug("chip %s: cuptiPmSamplingEnable", chip.pChipName);
   if ((r = cuptiPmSamplingEnable(&en)) != CUPTI_SUCCESS) {
     *why = failure("cuptiPmSamplingEnable", r);
     return nullptr;
@@ -103,6 +135,7 @@ std::unique_ptr<DeviceSampler> set_up(std::uint32_t device, std::int64_t interva
     ca.pCounterAvailabilityImage = availability.data();
     if (cuptiPmSamplingGetCounterAvailability(&ca) != CUPTI_SUCCESS) availability.clear();
   }
+  debug("enabled; counter availability %zu bytes", availability.size());
   d->host =
       ProfilerHost::create(CUPTI_PROFILER_TYPE_PM_SAMPLING, chip.pChipName, availability, why);
   if (!d->host) {
@@ -118,6 +151,7 @@ std::unique_ptr<DeviceSampler> set_up(std::uint32_t device, std::int64_t interva
     disable(*d);
     return nullptr;
   }
+  debug("%zu metrics configured, config %zu bytes", names.size(), d->config.size());
   auto sc = cupti_params<CUpti_PmSampling_SetConfig_Params>(
       CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE);
   sc.pPmSamplingObject = d->object;
@@ -146,6 +180,7 @@ std::unique_ptr<DeviceSampler> set_up(std::uint32_t device, std::int64_t interva
     return nullptr;
   }
   d->counter_data.assign(ds.counterDataSize, 0);
+  debug("config set; counter data %zu bytes", d->counter_data.size());
   if (!reset_data(*d, &r)) {
     *why = failure("cuptiPmSamplingCounterDataImageInitialize", r);
     disable(*d);
@@ -159,7 +194,21 @@ std::unique_ptr<DeviceSampler> set_up(std::uint32_t device, std::int64_t interva
     return nullptr;
   }
   d->running = true;
+  debug("device %u: sampling every %lld ns", device, static_cast<long long>(interval_ns));
   return d;
+}
+
+// Samples stay in the hardware buffer until the capture stops, and are decoded after
+// sampling has stopped: on an H200 a cuptiPmSamplingDecodeData call made while sampling
+// ran never returned (docs/COUNTERS.md). FLOPLINE_GPU_METRICS_DECODE=running decodes on
+// the background thread as the program runs instead, so the hardware buffer never
+// fills, at the risk of that hang.
+bool decode_while_running() {
+  static const bool on = [] {
+    const char* v = std::getenv("FLOPLINE_GPU_METRICS_DECODE");
+    return v != nullptr && std::string_view(v) == "running";
+  }();
+  return on;
 }
 
 }  // namespace
@@ -170,6 +219,8 @@ struct GpuMetricsSampler::Impl {
   std::mutex decode_mu;  // one decode at a time (the thread, stop, snapshot)
   std::condition_variable wake;
   bool stopping = false;
+  bool loop_exited = false;  // the decode thread has left its loop
+  std::condition_variable exited;
   std::thread* thread = nullptr;  // a pointer: a forked child never joins it
   std::int64_t interval_ns = 100000;
   std::map<std::uint32_t, std::unique_ptr<DeviceSampler>> devices;
@@ -183,6 +234,8 @@ struct GpuMetricsSampler::Impl {
   bool decode(DeviceSampler& d, std::vector<capture::GpuMetricSample>& out,
               std::chrono::steady_clock::time_point deadline);
   void loop();
+  // Sets up sampling of `device` and records the outcome; mu held.
+  void add_device(std::uint32_t device);
 };
 
 // False when `deadline` passed with records still in the hardware buffer.
@@ -195,6 +248,7 @@ bool GpuMetricsSampler::Impl::decode(DeviceSampler& d, std::vector<capture::GpuM
     p.pPmSamplingObject = d.object;
     p.pCounterDataImage = d.counter_data.data();
     p.counterDataImageSize = d.counter_data.size();
+    const auto t0 = std::chrono::steady_clock::now();
     const CUptiResult r = cuptiPmSamplingDecodeData(&p);
     if (p.overflow) {
       std::lock_guard<std::mutex> lock(mu);
@@ -225,6 +279,9 @@ bool GpuMetricsSampler::Impl::decode(DeviceSampler& d, std::vector<capture::GpuM
       }
       out.push_back(std::move(s));
     }
+    debug("decoded %zu samples (stop reason %d, overflow %d) in %.1f ms", ci.numCompletedSamples,
+          static_cast<int>(p.decodeStopReason), static_cast<int>(p.overflow),
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     CUptiResult reset = CUPTI_SUCCESS;
     reset_data(d, &reset);
     if (p.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) return true;
@@ -256,10 +313,13 @@ void GpuMetricsSampler::Impl::loop() {
   while (!stopping) {
     wake.wait_for(lock, kDecodePeriod, [this] { return stopping; });
     if (stopping) break;
+    if (!decode_while_running()) continue;
     lock.unlock();
     decode_all(std::chrono::steady_clock::now() + kDecodeRoundLimit, false);
     lock.lock();
   }
+  loop_exited = true;
+  exited.notify_all();
 }
 
 GpuMetricsSampler::GpuMetricsSampler() : impl_(new Impl) {}
@@ -277,7 +337,9 @@ void GpuMetricsSampler::start(std::int64_t interval_ns) {
   s.info.interval_ns = interval_ns;
   // CUPTI's profiler is set up at the first launch (it needs a context).
   s.enabled = true;
-  if (s.thread == nullptr) s.thread = new std::thread([&s] { s.loop(); });
+  if (s.thread == nullptr && decode_while_running()) {
+    s.thread = new std::thread([&s] { s.loop(); });
+  }
 }
 
 void GpuMetricsSampler::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -306,45 +368,78 @@ void GpuMetricsSampler::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackI
   if (cuptiGetDeviceId(data->context, &device) != CUPTI_SUCCESS) return;
   std::lock_guard<std::mutex> lock(s.mu);
   if (s.devices.count(device) != 0 || s.refused.count(device) != 0) return;
+  s.add_device(device);
+}
+
+void GpuMetricsSampler::Impl::add_device(std::uint32_t device) {
   std::string why;
   std::vector<std::string> missing;
-  auto d = set_up(device, s.interval_ns, &missing, &why);
+  auto d = set_up(device, interval_ns, &missing, &why);
   if (!d) {
-    s.refused[device] = true;
-    if (s.info.unavailable.empty()) {
-      s.info.unavailable = why;
+    refused[device] = true;
+    if (info.unavailable.empty()) {
+      info.unavailable = why;
       std::fprintf(stderr, "flopline: GPU metrics unavailable on device %u: %s\n", device,
                    why.c_str());
     }
     return;
   }
-  if (s.info.names.empty()) {
+  if (info.names.empty()) {
     for (const capture::GpuMetric& m : d->metrics) {
-      s.info.names.push_back(m.name);
-      s.info.labels.push_back(m.label);
+      info.names.push_back(m.name);
+      info.labels.push_back(m.label);
     }
   }
-  s.devices.emplace(device, std::move(d));
+  devices.emplace(device, std::move(d));
 }
 
+namespace {
+
+// Ends sampling without waiting on CUPTI again: the samples decoded so far stay, the
+// trace says the rest is missing.
+void give_up(GpuMetricsSampler::Impl& s, const char* why) {
+  std::fprintf(stderr, "flopline: GPU metrics: %s; the trace is written without the rest\n", why);
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.info.unfinished = true;
+}
+
+}  // namespace
+
+// What CUPTI leaves stuck is left behind: the trace is written without the samples not
+// decoded in time, and never waits on a call that does not return.
 void GpuMetricsSampler::stop() {
   Impl& s = *impl_;
   if (!s.enabled.exchange(false)) return;
+  debug("stop: ending the decode thread");
+  bool stuck = false;
   {
-    std::lock_guard<std::mutex> lock(s.mu);
+    std::unique_lock<std::mutex> lock(s.mu);
     s.stopping = true;
+    s.wake.notify_all();
+    if (s.thread != nullptr) {
+      stuck = !s.exited.wait_for(lock, kDecodeRoundLimit + kStuckMargin,
+                                 [&s] { return s.loop_exited; });
+    }
   }
-  s.wake.notify_all();
   if (s.thread != nullptr) {
-    s.thread->join();
+    if (stuck) {
+      s.thread->detach();  // inside a CUPTI call that does not return
+    } else {
+      s.thread->join();
+    }
     delete s.thread;
     s.thread = nullptr;
+  }
+  if (stuck) {
+    give_up(s, "the decode thread did not return from CUPTI");
+    return;
   }
   std::vector<DeviceSampler*> ds;
   {
     std::lock_guard<std::mutex> lock(s.mu);
     for (auto& [id, d] : s.devices) ds.push_back(d.get());
   }
+  debug("stop: stopping sampling");
   for (DeviceSampler* d : ds) {
     if (!d->running) continue;
     auto p = cupti_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
@@ -352,14 +447,27 @@ void GpuMetricsSampler::stop() {
     cuptiPmSamplingStop(&p);
     d->running = false;
   }
-  s.decode_all(std::chrono::steady_clock::now() + kFinalDecodeLimit, true);
+  debug("stop: final decode");
+  // On a thread of its own, so a decode that never returns cannot hold the exit.
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> finished = done->get_future();
+  std::thread([&s, done] {
+    s.decode_all(std::chrono::steady_clock::now() + kFinalDecodeLimit, true);
+    done->set_value();
+  }).detach();
+  if (finished.wait_for(kFinalDecodeLimit + kStuckMargin) != std::future_status::ready) {
+    give_up(s, "the final decode did not return from CUPTI");
+    return;
+  }
   for (DeviceSampler* d : ds) disable(*d);
+  debug("stop: done, %zu samples", s.samples.size());
 }
 
 void GpuMetricsSampler::snapshot(capture::GpuMetricsInfo* info,
                                  std::vector<capture::GpuMetricSample>* samples) {
   Impl& s = *impl_;
-  if (s.enabled.load()) s.decode_all(std::chrono::steady_clock::now() + kDecodeRoundLimit, false);
+  if (s.enabled.load() && decode_while_running())
+    s.decode_all(std::chrono::steady_clock::now() + kDecodeRoundLimit, false);
   std::lock_guard<std::mutex> lock(s.mu);
   *info = s.info;
   *samples = s.samples;
