@@ -7,6 +7,7 @@ only where it exceeds that spread.
     python3 bench_train_overhead.py --flopline BUILD/profiler/flopline \
         --floor BUILD/bench/libflopline_floor.so [--rounds 10] [--configs none,floor,flopline,torch]
         [--layers 6] [--deadline SECONDS]
+    python3 bench_train_overhead.py --flopline X --from DIR [DIR ...]   (the table of earlier runs)
 
 Configurations:
   none         no profiler
@@ -71,8 +72,21 @@ def main():
                     help="seconds: start no round that would end after this (the table then "
                          "covers the rounds that completed)")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--from", dest="from_dirs", nargs="+", default=None,
+                    help="no runs: the table of the rounds in these earlier --out folders "
+                         "(their summary.json), taken together")
     args = ap.parse_args()
     configs = args.configs.split(",")
+    if args.from_dirs:
+        medians = {c: [] for c in configs}
+        walls = {c: [] for c in configs}
+        for d in args.from_dirs:
+            with open(os.path.join(d, "summary.json")) as f:
+                earlier = json.load(f)
+            for c in configs:
+                medians[c] += earlier["medians"].get(c, [])
+                walls[c] += earlier["process_s"].get(c, [])
+        return report(configs, medians, walls, args.from_dirs[0], failures=0, write=False)
     if "floor" in configs and not os.path.exists(args.floor):
         sys.exit(f"bench_train_overhead: --floor {args.floor!r} not found")
     out_dir = args.out or tempfile.mkdtemp(prefix="flopline-overhead-")
@@ -106,7 +120,15 @@ def main():
             walls[c].append(wall)
             print(f"round {r} {c:12s} median {med:8.3f} ms  process {wall:6.1f} s", flush=True)
         round_s = max(round_s or 0, time.perf_counter() - round_start)
+        # Kept after every round: a call cut short still leaves the rounds it finished.
+        with open(os.path.join(out_dir, "summary.json"), "w") as f:
+            json.dump({"medians": medians, "process_s": walls}, f, indent=1)
 
+    return report(configs, medians, walls, out_dir, failures, write=True)
+
+
+def report(configs, medians, walls, out_dir, failures, write):
+    """Prints the table of the rounds' medians (and with `write`, keeps summary.json)."""
     base = statistics.median(medians["none"]) if medians.get("none") else None
     summary = {}
     print()
@@ -139,9 +161,10 @@ def main():
     if "counters" in summary and "flopline" in summary:
         print(f"whole process with --counters / without: "
               f"{summary['counters']['process_s'] / summary['flopline']['process_s']:.2f}")
-    with open(os.path.join(out_dir, "summary.json"), "w") as f:
-        json.dump({"configs": summary, "medians": medians, "process_s": walls}, f, indent=1)
-    print(f"results: {out_dir}")
+    if write:
+        with open(os.path.join(out_dir, "summary.json"), "w") as f:
+            json.dump({"configs": summary, "medians": medians, "process_s": walls}, f, indent=1)
+        print(f"results: {out_dir}")
     return 1 if failures else 0
 
 

@@ -33,13 +33,15 @@ for part in "${parts[@]}"; do
     grep -qE "100% tests passed" "$OUT/ctest.log" || status=1
     ;;
   overhead)
-    # Interleaved rounds of the four configurations issue-sized claims compare; as many
-    # as fit in FLOPLINE_OVERHEAD_SECONDS (the call's limit), at least the first.
-    echo "== the cost of recording on a training step"
+    # Interleaved rounds of the four configurations; as many as fit in what is left of
+    # FLOPLINE_CALL_SECONDS (the device call's limit) after the parts before, at least one.
+    left=$(( ${FLOPLINE_CALL_SECONDS:-570} - SECONDS ))
+    echo "== the cost of recording on a training step (${left} s left)"
+    if [ "$left" -lt 120 ]; then echo "overhead: not enough time left for one round" | tee -a "$summary"; continue; fi
     python3 "$root/bench/bench_train_overhead.py" --flopline "$flopline" \
       --floor "$build/bench/libflopline_floor.so" --configs none,floor,flopline,torch \
       --rounds "${FLOPLINE_OVERHEAD_ROUNDS:-10}" --steps 30 --warmup 10 --layers "${FLOPLINE_OVERHEAD_LAYERS:-6}" \
-      --deadline "${FLOPLINE_OVERHEAD_SECONDS:-540}" --out "$OUT/overhead" 2>&1 | tee "$OUT/overhead.log"
+      --deadline "$left" --out "$OUT/overhead" 2>&1 | tee "$OUT/overhead.log"
     sed -n '/^config/,$p' "$OUT/overhead.log" >> "$summary"
     grep -E "^deadline" "$OUT/overhead.log" >> "$summary"
     ;;
@@ -82,7 +84,8 @@ for part in "${parts[@]}"; do
   *) echo "unknown part $part"; status=2 ;;
   esac
 done
-(cd "$OUT" && tar czf traces.tgz --exclude='*.tgz' ncu/*.csv loop-counted.json metrics/summary.json 2>/dev/null)
+(cd "$OUT" && tar czf traces.tgz --exclude='*.tgz' ncu/*.csv loop-counted.json metrics/summary.json \
+  overhead/summary.json overhead/*.log 2>/dev/null)
 # The gpu tests' own logs and traces, for reading a failure here.
 (cd "$build/tests/gpu" && tar czf "$OUT/test-out.tgz" counters/out/*.log counters/out/matmul_fp32_1536.json \
   run_files/out endings/out/*.log 2>/dev/null)
