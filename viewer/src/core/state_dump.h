@@ -7,7 +7,13 @@
 //    "highlighted":"name" | null,
 //    "search":{"query":"..","matches":N},
 //    "collapsed":["process name", "process name/track name", ...],
-//    "processes":N,"tracks":N,"rows":N,"visible_items":N,"slices":N}
+//    "processes":N,"tracks":N,"rows":N,"visible_items":N,"slices":N,
+//    "counter_items":N,
+//    "counter_tracks":[{"name":"process name/track name","unit":"%","points":N,
+//                       "shown":bool,"y":..,"height":..,"visible_points":N,
+//                       "visible_min":x|null,"visible_max":x|null}, ...]}
+// A counter track's y and height are its graph band's, px from the top of the timeline
+// content; visible_* cover the points in effect in the viewport (counter_lod.h).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +32,8 @@ struct ViewerStateView {
   const Selection* selection = nullptr;    // optional
   const SliceSearch* search = nullptr;     // optional
   std::uint64_t visible_items = 0;         // items drawn in the last frame
+  std::uint64_t counter_items = 0;         // counter items drawn in the last frame
+  std::int64_t end_ns = 0;                 // where the last step of each series ends
 };
 
 std::string dump_state_json(TraceList traces, const ViewerStateView& state);
