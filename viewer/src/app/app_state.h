@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/colors.h"
+#include "core/counter_lod.h"
 #include "core/flows.h"
 #include "core/load_job.h"
 #include "core/lod.h"
@@ -46,6 +47,7 @@ struct TimelineUi {
   float tracks_height = 0;      // visible height of the tracks area, px
   float cursor_x = -1;          // mouse x over the timeline, -1 when elsewhere
   std::vector<DrawItem> items;  // scratch for the LOD pass, reused so frames do not allocate
+  std::vector<CounterItem> counter_items;  // the same for counter tracks
 };
 
 struct AppState {
@@ -70,6 +72,7 @@ struct AppState {
   bool fit_pending = false;        // fit the view to begin/end once the area is known
   TimelineUi ui;
   std::uint64_t visible_items = 0;  // draw items in the last frame (state dump, bench)
+  std::uint64_t counter_items = 0;  // counter track items in the last frame
 
   // --- selection, search ------------------------------------------------------
   Selection selection;

@@ -144,7 +144,9 @@ std::string ViewerApp::state_dump() const {
                              .layout = &s_.layout,
                              .selection = &s_.selection,
                              .search = &s_.search,
-                             .visible_items = s_.visible_items};
+                             .visible_items = s_.visible_items,
+                             .counter_items = s_.counter_items,
+                             .end_ns = s_.end_ns};
   return dump_state_json(s_.trace_list(), view);
 }
 
