@@ -45,6 +45,7 @@ struct TimelineUi {
   bool ruler_dragging = false;
   std::int64_t ruler_anchor_ns = 0;
   float tracks_height = 0;      // visible height of the tracks area, px
+  float origin_y = 0;           // screen y of layout y = 0 (scroll applied), px
   float cursor_x = -1;          // mouse x over the timeline, -1 when elsewhere
   std::vector<DrawItem> items;  // scratch for the LOD pass, reused so frames do not allocate
   std::vector<CounterItem> counter_items;  // the same for counter tracks

@@ -348,6 +348,7 @@ void draw_timeline(AppState& s, ImVec2 pos, ImVec2 size) {
   c.origin_y = tracks_pos.y - s.scroll_y;
   c.content_y0 = s.scroll_y;
   c.content_y1 = s.scroll_y + tracks_size.y;
+  s.ui.origin_y = c.origin_y;
   // The content is as tall as the layout, so ImGui's scrollbar covers it.
   ImGui::Dummy({1.0f, std::max(s.layout.total_height(), 1.0f)});
 

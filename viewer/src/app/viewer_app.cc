@@ -146,7 +146,8 @@ std::string ViewerApp::state_dump() const {
                              .search = &s_.search,
                              .visible_items = s_.visible_items,
                              .counter_items = s_.counter_items,
-                             .end_ns = s_.end_ns};
+                             .end_ns = s_.end_ns,
+                             .origin_y_px = s_.ui.origin_y};
   return dump_state_json(s_.trace_list(), view);
 }
 

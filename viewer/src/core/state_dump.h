@@ -1,6 +1,6 @@
 // A JSON dump of the viewer's state, for the end-to-end test that drives the real
 // window (and for bug reports). One object on one line:
-//   {"viewport":{"t0_ns":..,"t1_ns":..,"x0_px":..,"width_px":..},
+//   {"viewport":{"t0_ns":..,"t1_ns":..,"x0_px":..,"width_px":..,"origin_y_px":..},
 //    "selection":{"trace":..,"track":..,"row":..,"index":..,"name":"..","start_ns":..,
 //                 "dur_ns":..,"flows":N} | null,
 //    "range":{"begin_ns":..,"end_ns":..} | null,
@@ -12,8 +12,9 @@
 //    "counter_tracks":[{"name":"process name/track name","unit":"%","points":N,
 //                       "shown":bool,"y":..,"height":..,"visible_points":N,
 //                       "visible_min":x|null,"visible_max":x|null}, ...]}
-// A counter track's y and height are its graph band's, px from the top of the timeline
-// content; visible_* cover the points in effect in the viewport (counter_lod.h).
+// A layout y (rows, counter bands) plus origin_y_px is a window y. A counter track's y
+// and height are its graph band's; visible_* cover the points in effect in the viewport
+// (counter_lod.h).
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,7 @@ struct ViewerStateView {
   std::uint64_t visible_items = 0;         // items drawn in the last frame
   std::uint64_t counter_items = 0;         // counter items drawn in the last frame
   std::int64_t end_ns = 0;                 // where the last step of each series ends
+  float origin_y_px = 0;                   // window y of the layout's y = 0 (scroll applied)
 };
 
 std::string dump_state_json(TraceList traces, const ViewerStateView& state);
