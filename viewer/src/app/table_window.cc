@@ -15,56 +15,12 @@ namespace flopline::viewer {
 namespace {
 
 constexpr OpColumn kColumns[] = {
-    OpColumn::kName,   OpColumn::kCount,   OpColumn::kTotal,       OpColumn::kSelf,
-    OpColumn::kExtent, OpColumn::kAverage, OpColumn::kMedian,      OpColumn::kMin,
-    OpColumn::kMax,    OpColumn::kPercent, OpColumn::kFlops,       OpColumn::kBytes,
-    OpColumn::kTflops, OpColumn::kGbps,    OpColumn::kPercentPeak, OpColumn::kPrecision,
+    OpColumn::kName,        OpColumn::kCount,   OpColumn::kTotal,       OpColumn::kSelf,
+    OpColumn::kExtent,      OpColumn::kAverage, OpColumn::kMedian,      OpColumn::kMin,
+    OpColumn::kMax,         OpColumn::kPercent, OpColumn::kFlops,       OpColumn::kBytes,
+    OpColumn::kTflops,      OpColumn::kGbps,    OpColumn::kPercentPeak, OpColumn::kPrecision,
+    OpColumn::kFlopsSource,
 };
-
-std::string cell_text(const OpRow& row, OpColumn c) {
-  const trace::StatsRow& r = row.stats;
-  char buf[64];
-  auto opt = [&](const std::optional<double>& v, const char* fmt) -> std::string {
-    if (!v) return "-";
-    std::snprintf(buf, sizeof buf, fmt, *v);
-    return buf;
-  };
-  switch (c) {
-    case OpColumn::kName:
-      return r.name;
-    case OpColumn::kCount:
-      return std::to_string(r.count);
-    case OpColumn::kTotal:
-      return format_duration(r.total_ns);
-    case OpColumn::kAverage:
-      return format_duration(r.avg_ns);
-    case OpColumn::kMedian:
-      return format_duration(r.median_ns);
-    case OpColumn::kMin:
-      return format_duration(r.min_ns);
-    case OpColumn::kMax:
-      return format_duration(r.max_ns);
-    case OpColumn::kPercent:
-      return opt(r.pct, "%.1f");
-    case OpColumn::kFlops:
-      return r.flops ? format_si(*r.flops) : "-";
-    case OpColumn::kBytes:
-      return r.bytes ? format_si(*r.bytes) + "B" : "-";
-    case OpColumn::kTflops:
-      return opt(r.tflops, "%.2f");
-    case OpColumn::kGbps:
-      return opt(r.gbps, "%.1f");
-    case OpColumn::kPercentPeak:
-      return opt(r.pct_peak, "%.1f");
-    case OpColumn::kPrecision:
-      return row.precision.empty() ? "-" : row.precision;
-    case OpColumn::kSelf:
-      return r.self_ns ? format_duration(*r.self_ns) : "-";
-    case OpColumn::kExtent:
-      return r.extent_ns ? format_duration(*r.extent_ns) : "-";
-  }
-  return "";
-}
 
 const char* group_label(trace::GroupBy by) {
   switch (by) {
@@ -216,7 +172,7 @@ void TableWindow::draw_table(AppState& s) {
       ImGui::PushID(i);
       for (int c = 0; c < ncol; ++c) {
         if (!ImGui::TableSetColumnIndex(c)) continue;
-        const std::string text = cell_text(row, kColumns[c]);
+        const std::string text = op_cell_text(row, kColumns[c]);
         if (kColumns[c] == OpColumn::kName) {
           const bool lit = s.selection.highlighted_name == row.stats.name;
           if (ImGui::Selectable(text.c_str(), lit, ImGuiSelectableFlags_SpanAllColumns)) {
