@@ -46,6 +46,10 @@ TEST(AppOptions, TracesAndScreenshotOptions) {
   EXPECT_EQ(p.options.range->end, 2'500'000);
   EXPECT_EQ(p.options.select, "gemm");
   EXPECT_EQ(p.options.window, ShotWindow::kTable);
+  EXPECT_FALSE(p.options.by);
+  EXPECT_EQ(parse({"a.json", "--by", "name"}).options.by, trace::GroupBy::kName);
+  EXPECT_EQ(parse({"a.json", "--by", "op"}).options.by, trace::GroupBy::kOperator);
+  EXPECT_EQ(parse({"a.json", "--by", "category"}).options.by, trace::GroupBy::kCategory);
 }
 
 TEST(AppOptions, ErrorsNameTheProblem) {
@@ -55,6 +59,8 @@ TEST(AppOptions, ErrorsNameTheProblem) {
   EXPECT_NE(parse({"--window", "graph"}).error.find("timeline, table, roofline"),
             std::string::npos);
   EXPECT_FALSE(parse({"--range", "5ms:1ms"}).ok());
+  EXPECT_NE(parse({"t.json", "--by", "kernel"}).error.find("name, op, category"),
+            std::string::npos);
   EXPECT_FALSE(parse({"--bench"}).ok());  // needs a trace
   EXPECT_EQ(parse({"t.json", "--bench"}).options.bench_frames, 100);
   EXPECT_EQ(parse({"t.json", "--bench", "--bench-frames", "100"}).options.bench_frames, 100);

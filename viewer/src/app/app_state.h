@@ -96,6 +96,9 @@ struct AppState {
   bool show_open_dialog = false;
   bool table_to_front = false;  // headless --window table: table fills the window
   bool roofline_to_front = false;
+  // A grouping for the table, asked for by the roofline (its points are the table's
+  // rows) or by --by.
+  std::optional<trace::GroupBy> table_by_request;
   std::vector<Notice> notices;
   bool show_notices = false;     // warnings and notes are shown when asked for
   bool save_screenshot = false;  // F12: write the window as a PNG after this frame

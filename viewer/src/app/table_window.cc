@@ -36,6 +36,20 @@ const char* group_label(trace::GroupBy by) {
 
 }  // namespace
 
+bool grouping_combo(const char* id, trace::GroupBy* by) {
+  int i = static_cast<int>(*by);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 11);
+  const char* labels[] = {group_label(trace::GroupBy::kName),
+                          group_label(trace::GroupBy::kOperator),
+                          group_label(trace::GroupBy::kCategory)};
+  static_assert(static_cast<int>(trace::GroupBy::kName) == 0 &&
+                static_cast<int>(trace::GroupBy::kOperator) == 1 &&
+                static_cast<int>(trace::GroupBy::kCategory) == 2);
+  if (!ImGui::Combo(id, &i, labels, 3)) return false;
+  *by = static_cast<trace::GroupBy>(i);
+  return true;
+}
+
 TableWindow::~TableWindow() {
   wait_idle();
 }
@@ -63,6 +77,7 @@ void TableWindow::start_build(const AppState& s, const Key& key) {
 }
 
 void TableWindow::build_now(AppState& s) {
+  take_grouping_request(s);
   wait_idle();
   if (job_.valid()) {
     table_ = job_.get();
@@ -85,7 +100,15 @@ void TableWindow::build_now(AppState& s) {
   refilter();
 }
 
+void TableWindow::take_grouping_request(AppState& s) {
+  if (!s.table_by_request) return;
+  by_ = *s.table_by_request;
+  auto_switched_ = true;  // asked for: no switch to kernels when there are no operators
+  s.table_by_request.reset();
+}
+
 void TableWindow::poll(AppState& s, bool needed) {
+  take_grouping_request(s);
   if (job_.valid() && job_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     table_ = job_.get();
     ++builds_;
@@ -190,18 +213,7 @@ void TableWindow::draw_table(AppState& s) {
 }
 
 void TableWindow::draw_contents(AppState& s) {
-  int by = static_cast<int>(by_);
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 11);
-  const char* labels[] = {group_label(trace::GroupBy::kName),
-                          group_label(trace::GroupBy::kOperator),
-                          group_label(trace::GroupBy::kCategory)};
-  static_assert(static_cast<int>(trace::GroupBy::kName) == 0 &&
-                static_cast<int>(trace::GroupBy::kOperator) == 1 &&
-                static_cast<int>(trace::GroupBy::kCategory) == 2);
-  if (ImGui::Combo("##by", &by, labels, 3)) {
-    by_ = static_cast<trace::GroupBy>(by);
-    auto_switched_ = true;  // the user chose
-  }
+  if (grouping_combo("##by", &by_)) auto_switched_ = true;  // the user chose
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
   if (ImGui::InputTextWithHint("##filter", "filter names", filter_, sizeof filter_)) refilter();

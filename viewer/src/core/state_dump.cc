@@ -74,26 +74,28 @@ std::string dump_state_json(TraceList traces, const ViewerStateView& st) {
   }
   Json highlighted = nullptr;
   if (sel != nullptr && sel->highlighted_name) highlighted = *sel->highlighted_name;
-  const Json doc = {{"viewport",
-                     {{"t0_ns", vp.t0_ns},
-                      {"t1_ns", vp.t1_ns},
-                      {"x0_px", vp.x0_px},
-                      {"width_px", vp.width_px},
-                      {"origin_y_px", st.origin_y_px}}},
-                    {"selection", selection_json(traces, sel)},
-                    {"range", std::move(range)},
-                    {"highlighted", std::move(highlighted)},
-                    {"search",
-                     {{"query", st.search != nullptr ? st.search->query() : std::string()},
-                      {"matches", st.search != nullptr ? st.search->count() : std::size_t{0}}}},
-                    {"collapsed", collapsed_json(layout)},
-                    {"processes", layout.processes().size()},
-                    {"tracks", layout.tracks().size()},
-                    {"rows", layout.rows().size()},
-                    {"visible_items", st.visible_items},
-                    {"slices", layout.slice_count()},
-                    {"counter_items", st.counter_items},
-                    {"counter_tracks", counter_tracks_json(traces, st)}};
+  const Json doc = {
+      {"viewport",
+       {{"t0_ns", vp.t0_ns},
+        {"t1_ns", vp.t1_ns},
+        {"x0_px", vp.x0_px},
+        {"width_px", vp.width_px},
+        {"origin_y_px", st.origin_y_px}}},
+      {"selection", selection_json(traces, sel)},
+      {"range", std::move(range)},
+      {"highlighted", std::move(highlighted)},
+      {"search",
+       {{"query", st.search != nullptr ? st.search->query() : std::string()},
+        {"matches", st.search != nullptr ? st.search->count() : std::size_t{0}}}},
+      {"collapsed", collapsed_json(layout)},
+      {"processes", layout.processes().size()},
+      {"tracks", layout.tracks().size()},
+      {"rows", layout.rows().size()},
+      {"visible_items", st.visible_items},
+      {"slices", layout.slice_count()},
+      {"counter_items", st.counter_items},
+      {"roofline_points", st.roofline_points ? Json(*st.roofline_points) : Json(nullptr)},
+      {"counter_tracks", counter_tracks_json(traces, st)}};
   // Names come from traces and may hold invalid UTF-8: replaced, never thrown on.
   return doc.dump(-1, ' ', false, Json::error_handler_t::replace);
 }

@@ -8,7 +8,7 @@
 //    "search":{"query":"..","matches":N},
 //    "collapsed":["process name", "process name/track name", ...],
 //    "processes":N,"tracks":N,"rows":N,"visible_items":N,"slices":N,
-//    "counter_items":N,
+//    "counter_items":N,"roofline_points":N | null,
 //    "counter_tracks":[{"name":"process name/track name","unit":"%","points":N,
 //                       "shown":bool,"y":..,"height":..,"visible_points":N,
 //                       "visible_min":x|null,"visible_max":x|null}, ...]}
@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/search.h"
@@ -36,6 +37,8 @@ struct ViewerStateView {
   std::uint64_t counter_items = 0;         // counter items drawn in the last frame
   std::int64_t end_ns = 0;                 // where the last step of each series ends
   float origin_y_px = 0;                   // window y of the layout's y = 0 (scroll applied)
+  std::optional<std::size_t> roofline_points =
+      std::nullopt;  // points the roofline plots, once built
 };
 
 std::string dump_state_json(TraceList traces, const ViewerStateView& state);
