@@ -62,17 +62,9 @@ void visible_counter_items(std::span<const CounterPoint> points, const CounterIn
   if (i >= stop) return;
   const std::int64_t last_end = series_end(points, end_ns);
   const std::int64_t t_stop = std::min(vp.t1_ns, last_end);
-  const double px_per_ns = vp.px_per_ns();
-  const double column_px = std::max(static_cast<double>(params.column_px), 0.0);
-  // A column in whole ns, rounded up so a column is never 0 ns when zoomed far in.
-  const std::int64_t column_ns = std::max<std::int64_t>(
-      1, static_cast<std::int64_t>(std::ceil(column_px / std::max(px_per_ns, 1e-300))));
+  const std::int64_t column_ns = vp.px_to_ns_at_least_1(params.column_px);
   const float min_item_px = std::max(params.min_item_px, 0.0f);
-  const double clip_lo = static_cast<double>(vp.x0_px) - 2.0;
-  const double clip_hi = static_cast<double>(vp.x0_px) + static_cast<double>(vp.width_px) + 2.0;
-  auto to_x = [&](std::int64_t t) {
-    return static_cast<float>(std::clamp(vp.time_to_x(t), clip_lo, clip_hi));
-  };
+  auto to_x = [&](std::int64_t t) { return vp.clamped_x(t); };
   auto step_end = [&](std::size_t k) {
     return k + 1 < points.size() ? points[k + 1].ts : last_end;
   };
