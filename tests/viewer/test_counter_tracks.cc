@@ -71,10 +71,15 @@ std::uint32_t process_named(const TimelineLayout& L, std::string_view prefix) {
   return trace::kNone;
 }
 
-TEST(CounterTracks, GpuMetricsSitUnderTheirGpuFirst) {
+// The trace, read, and its layout.
+class CounterTracks : public ::testing::Test {
+ protected:
   const trace::Trace t = read_json(gpu_metrics_json());
-  const auto list = testing::list_of({&t});
-  const TimelineLayout L = TimelineLayout::build(list);
+  const std::vector<const trace::Trace*> list{&t};
+  TimelineLayout L = TimelineLayout::build(list);
+};
+
+TEST_F(CounterTracks, GpuMetricsSitUnderTheirGpuFirst) {
   const std::uint32_t gpu = process_named(L, "GPU 0: NVIDIA H200");
   ASSERT_NE(gpu, trace::kNone);
   const LayoutProcess& p = L.processes()[gpu];
@@ -102,10 +107,7 @@ TEST(CounterTracks, GpuMetricsSitUnderTheirGpuFirst) {
   EXPECT_EQ(L.slice_count(), t.slice_count());
 }
 
-TEST(CounterTracks, AProcessWithOnlyCountersIsLaidOut) {
-  const trace::Trace t = read_json(gpu_metrics_json());
-  const auto list = testing::list_of({&t});
-  const TimelineLayout L = TimelineLayout::build(list);
+TEST_F(CounterTracks, AProcessWithOnlyCountersIsLaidOut) {
   const std::uint32_t alloc = process_named(L, "allocator");
   ASSERT_NE(alloc, trace::kNone);
   ASSERT_EQ(L.processes()[alloc].track_count, 1u);
@@ -114,10 +116,7 @@ TEST(CounterTracks, AProcessWithOnlyCountersIsLaidOut) {
   EXPECT_GT(lt.graph_height, 0);
 }
 
-TEST(CounterTracks, CollapsingHidesTheGraph) {
-  const trace::Trace t = read_json(gpu_metrics_json());
-  const auto list = testing::list_of({&t});
-  TimelineLayout L = TimelineLayout::build(list);
+TEST_F(CounterTracks, CollapsingHidesTheGraph) {
   const std::uint32_t gpu = process_named(L, "GPU 0");
   const std::uint32_t k = L.processes()[gpu].first_track;
   const float height = L.total_height();
@@ -131,10 +130,7 @@ TEST(CounterTracks, CollapsingHidesTheGraph) {
   for (std::uint32_t j = k; j < k + 4; ++j) EXPECT_EQ(L.tracks()[j].graph_height, 0);
 }
 
-TEST(CounterTracks, StateDumpGivesEachTracksVisibleRange) {
-  const trace::Trace t = read_json(gpu_metrics_json());
-  const auto list = testing::list_of({&t});
-  const TimelineLayout L = TimelineLayout::build(list);
+TEST_F(CounterTracks, StateDumpGivesEachTracksVisibleRange) {
   const auto [begin, end] = t.time_bounds();
   Viewport vp;
   vp.set_extent(begin, end);
@@ -171,7 +167,7 @@ TEST(CounterTracks, StateDumpGivesEachTracksVisibleRange) {
   EXPECT_EQ(all["counter_tracks"][1]["visible_points"], kSamples);
 }
 
-TEST(CounterTracks, LoadingIndexesEverySeries) {
+TEST(CounterTrackLoading, IndexesEverySeries) {
   const std::string path = ::testing::TempDir() + "/gpu_metrics_trace.json";
   {
     std::FILE* f = std::fopen(path.c_str(), "wb");
