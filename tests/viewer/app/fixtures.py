@@ -57,3 +57,40 @@ def write_ops(path):
                 "peakFlops": {"fp32": 6.69e13, "tf32": PEAK_TF32, "bf16": 9.89e14},
                 "peakBandwidthBytesPerSec": PEAK_BW, "peakSource": "table"}]
     write_trace(path, ev, deviceProperties=devices)
+
+
+# GPU metrics as `flopline run --gpu-metrics` writes them (profiler/src/capture/
+# counter_records.cc, the Chrome writer): "C" events named "GPU metrics", cat
+# "gpu_metrics", one args member per series, on the GPU device's pid. A sample every
+# METRICS_INTERVAL_US from 0; SM active is SM_HIGH for the first half, SM_LOW after.
+METRICS_PID = 0
+METRICS_SAMPLES = 100
+METRICS_INTERVAL_US = 10
+METRICS_SERIES = ["SM active %", "tensor pipe active %", "DRAM read GB/s", "DRAM write GB/s"]
+SM_HIGH, SM_LOW = 100.0, 25.0
+
+
+def metrics_value(series, i):
+    if series == 0:
+        return SM_HIGH if i < METRICS_SAMPLES // 2 else SM_LOW
+    if series == 1:
+        return 40.0
+    return (1000.0 if series == 2 else 500.0) * (1 + i % 4)
+
+
+def write_gpu_metrics(path):
+    ev = [
+        meta("process_name", 1636, 0, "python3"),
+        meta("thread_name", 1636, 1636, "python3"),
+        meta("process_name", METRICS_PID, 0, "GPU 0: NVIDIA H200"),
+        {"ph": "M", "name": "process_labels", "pid": METRICS_PID, "tid": 0, "args": {"labels": "GPU 0"}},
+        {"ph": "M", "name": "process_sort_index", "pid": METRICS_PID, "tid": 0, "args": {"sort_index": 5000000}},
+        meta("thread_name", METRICS_PID, 7, "stream 7"),
+        x_event("cudaLaunchKernel", "cuda_runtime", 1636, 1636, 1, 3, {"correlation": 1}),
+        x_event("gemm", "kernel", METRICS_PID, 7, 5, 900, {"stream": 7, "correlation": 1}),
+    ]
+    for s, key in enumerate(METRICS_SERIES):
+        for i in range(METRICS_SAMPLES):
+            ev.append({"ph": "C", "name": "GPU metrics", "cat": "gpu_metrics", "pid": METRICS_PID,
+                       "ts": i * METRICS_INTERVAL_US, "args": {key: metrics_value(s, i)}})
+    write_trace(path, ev)

@@ -7,12 +7,14 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include "app_options.h"
 #include "app_state.h"
+#include "counted_info.h"
 #include "file_browser.h"
 #include "flopline/trace/chrome_reader.h"
 #include "frame_pacer.h"
@@ -44,6 +46,10 @@ TEST(AppOptions, TracesAndScreenshotOptions) {
   EXPECT_EQ(p.options.range->end, 2'500'000);
   EXPECT_EQ(p.options.select, "gemm");
   EXPECT_EQ(p.options.window, ShotWindow::kTable);
+  EXPECT_FALSE(p.options.by);
+  EXPECT_EQ(parse({"a.json", "--by", "name"}).options.by, trace::GroupBy::kName);
+  EXPECT_EQ(parse({"a.json", "--by", "op"}).options.by, trace::GroupBy::kOperator);
+  EXPECT_EQ(parse({"a.json", "--by", "category"}).options.by, trace::GroupBy::kCategory);
 }
 
 TEST(AppOptions, ErrorsNameTheProblem) {
@@ -53,6 +59,8 @@ TEST(AppOptions, ErrorsNameTheProblem) {
   EXPECT_NE(parse({"--window", "graph"}).error.find("timeline, table, roofline"),
             std::string::npos);
   EXPECT_FALSE(parse({"--range", "5ms:1ms"}).ok());
+  EXPECT_NE(parse({"t.json", "--by", "kernel"}).error.find("name, op, category"),
+            std::string::npos);
   EXPECT_FALSE(parse({"--bench"}).ok());  // needs a trace
   EXPECT_EQ(parse({"t.json", "--bench"}).options.bench_frames, 100);
   EXPECT_EQ(parse({"t.json", "--bench", "--bench-frames", "100"}).options.bench_frames, 100);
@@ -139,6 +147,78 @@ TEST(DescribeSlice, MetricsAndArgs) {
   EXPECT_EQ(key_args[0].key, "grid");
   EXPECT_EQ(key_args[0].value, "[128,1,1]");
   EXPECT_EQ(key_args[1].key, "stream");
+}
+
+// The args of two kernels of a training loop recorded with --counters on an H200
+// (samples/traces/train_loop_h200_counters.json.gz): one measured by replay, one
+// inferred from its signature. The reader keeps `flops` and `bytes` as metrics.
+constexpr std::string_view kReplayedArgs =
+    R"j({"grid":[8192,1,1],"flops by precision":{"fp16":4194304,"fp32":4194304},)j"
+    R"j("dram bytes":15620096,"dram bytes read":8555520,"dram bytes written":7064576,)j"
+    R"j("flops source":"counters","counters replayed":true,"precision":"fp16"})j";
+constexpr std::string_view kInferredArgs =
+    R"j({"flops by precision":{"fp32":78893056,"fp16":9437184},"dram bytes":16955648,)j"
+    R"j("dram bytes read":8416768,"dram bytes written":8538880,)j"
+    R"j("flops source":"counters (same signature)","precision":"fp32"})j";
+
+SliceInfo kernel_info(std::string_view args) {
+  const trace::Trace t = read(R"({"traceEvents":[
+    {"ph":"X","name":"k","cat":"kernel","pid":0,"tid":7,"ts":1,"dur":9}]})");
+  const std::vector<const trace::Trace*> list{&t};
+  return describe_slice(list, SliceHandle{.trace = 0, .ref = {0, 0, 0}}, args, 0);
+}
+
+std::string value_in(const std::vector<InfoLine>& lines, std::string_view key) {
+  for (const InfoLine& l : lines) {
+    if (l.key == key) return l.value;
+  }
+  return "(none)";
+}
+
+TEST(CountedInfo, AMeasuredKernel) {
+  const std::vector<InfoLine> lines = counted_info(kernel_info(kReplayedArgs));
+  EXPECT_NE(value_in(lines, "FLOPs from").find("measured by replay"), std::string::npos);
+  EXPECT_NE(value_in(lines, "FLOPs from").find("leave it out of timings"), std::string::npos);
+  EXPECT_EQ(value_in(lines, "FLOPs by precision"), "");
+  EXPECT_EQ(value_in(lines, "  fp16"), "4.19 M (50%)");
+  EXPECT_EQ(value_in(lines, "  fp32"), "4.19 M (50%)");
+  EXPECT_EQ(value_in(lines, "DRAM read"), "8.56 MB");
+  EXPECT_EQ(value_in(lines, "DRAM written"), "7.06 MB");
+  EXPECT_EQ(value_in(lines, "counted FLOPs"), "(none)");
+}
+
+TEST(CountedInfo, AnInferredKernelListsPrecisionsLargestFirst) {
+  const std::vector<InfoLine> lines = counted_info(kernel_info(kInferredArgs));
+  EXPECT_NE(
+      value_in(lines, "FLOPs from").find("inferred from a measured launch of the same signature"),
+      std::string::npos);
+  const auto fp32 =
+      std::find_if(lines.begin(), lines.end(), [](auto& l) { return l.key == "  fp32"; });
+  const auto fp16 =
+      std::find_if(lines.begin(), lines.end(), [](auto& l) { return l.key == "  fp16"; });
+  ASSERT_TRUE(fp32 != lines.end() && fp16 != lines.end());
+  EXPECT_LT(fp32, fp16);
+  EXPECT_EQ(fp32->value, "78.9 M (89%)");
+}
+
+TEST(CountedInfo, AnOperatorWithDeclaredAndCountedFlops) {
+  const trace::Trace t = read(R"({"traceEvents":[
+    {"ph":"X","name":"matmul","cat":"user_annotation","pid":1,"tid":1,"ts":1,"dur":9,
+     "args":{"flops":1000000,"counted flops":1032000,"counted dram bytes":4096,
+             "flops source":"declared"}}]})");
+  const std::vector<const trace::Trace*> list{&t};
+  const SliceInfo info = describe_slice(
+      list, SliceHandle{.trace = 0, .ref = {0, 0, 0}},
+      R"({"flops":1000000,"counted flops":1032000,"counted dram bytes":4096,"flops source":"declared"})",
+      0);
+  const std::vector<InfoLine> lines = counted_info(info);
+  EXPECT_EQ(value_in(lines, "counted FLOPs"), "1.03 M; declared 1.00 M, +3.2%");
+  EXPECT_EQ(value_in(lines, "counted DRAM bytes"), "4.10 kB");
+  EXPECT_EQ(value_in(lines, "FLOPs from"), "declared (API, NVTX range or trace arg)");
+  EXPECT_EQ(
+      flops_source_words("counters (same signature)", false, false).find("sum of its kernels"),
+      std::string("hardware counters, the ").size());
+  EXPECT_TRUE(counted_info(kernel_info(R"({"grid":[1,1,1]})")).empty());
 }
 
 TEST(ShortKernelName, TemplatesThatDifferInTheirArgumentsStayApart) {

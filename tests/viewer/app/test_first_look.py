@@ -3,8 +3,9 @@
 and --dump-state dumps: a merged block says "x758" (its text is four glyphs wide, not
 three), --select zooms to the slice, Kineto's bookkeeping processes (pid Traces, pid -1,
 pid Spans) start folded, the reader's warnings reach stderr without a window, the
-roofline has a legend beside its plot, and the table's operators of a torch.profiler
-trace carry their GPU self time (the CSV export)."""
+roofline has a legend beside its plot, the table's operators of a torch.profiler
+trace carry their GPU self time (the CSV export), and every kernel of a trace recorded
+with --counters is a roofline point."""
 import argparse
 import csv
 import os
@@ -104,6 +105,28 @@ def main():
                 f"the table's aten::mm has a GPU self time ({mm.get('self_ns')})")
         c.check(mm.get("precision") == "bf16" and mm.get("flops_source") == "shapes" and mm.get("tflops"),
                 f"aten::mm: bf16, FLOPs from shapes, a TFLOP/s ({mm.get('precision')}, {mm.get('tflops')})")
+
+        # --- counted FLOPs: every kernel with FLOPs and bytes is a roofline point ------------
+        # A training loop recorded with --counters: its kernels carry counted FLOPs and DRAM
+        # bytes. With --by name the roofline plots kernels; its points are the table rows
+        # with both (the CSV of the same table).
+        counted = os.path.join(a.traces, "train_loop_h200_counters.json.gz")
+        csv_path = os.path.join(d, "counted.csv")
+        rc, err, png, st = shot(a.viewer, env, counted, d, "counted_roofline", "--window", "roofline",
+                                "--by", "name", "--csv", csv_path)
+        rows = []
+        if os.path.exists(csv_path):
+            with open(csv_path) as f:
+                rows = list(csv.DictReader(f))
+        placed = [r for r in rows if float(r["flops"] or 0) > 0 and float(r["bytes"] or 0) > 0]
+        c.check(rc == 0 and len(rows) == 64, f"--by name: a row per kernel name, 64 ({len(rows)}; {err.strip()[:200]})")
+        c.check(len(placed) == 44 and st.get("roofline_points") == len(placed),
+                f"the roofline plots the 44 kernels with FLOPs and bytes (rows {len(placed)}, "
+                f"points {st.get('roofline_points')})")
+        c.check(all(r["flops_source"] for r in rows), "every kernel row says where its FLOPs came from")
+        _, _, px = read_png(png)
+        axis_cols = [xx for xx in range(W) if px[H // 2][xx] == AXIS]
+        c.check(len(axis_cols) >= 2, "the roofline is drawn")
     c.finish()
 
 

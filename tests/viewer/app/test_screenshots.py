@@ -35,6 +35,61 @@ def x_of(state, t_ns):
     return int(vp["x0_px"] + (t_ns - vp["t0_ns"]) / (vp["t1_ns"] - vp["t0_ns"]) * vp["width_px"])
 
 
+def filled_height(px, x, top, height, background):
+    """Pixels of a counter band's column x that the graph covers (differ from the band's
+    empty background)."""
+    return sum(1 for yy in range(top, top + height) if px[yy][x] != background)
+
+
+def check_counter_tracks(c, viewer, env, d):
+    """GPU metrics written as capture writes them: one track per series under the GPU,
+    drawn to scale, with the values in view in the state dump."""
+    path = os.path.join(d, "gpu_metrics.json")
+    fixtures.write_gpu_metrics(path)
+    rc, err, png, st = shot(viewer, env, path, d, "gpu_metrics")
+    c.check(rc == 0, f"screenshot of GPU metrics exits 0 ({err.strip()})")
+    tracks = st.get("counter_tracks", [])
+    names = [t["name"].split("/", 1)[1] for t in tracks]
+    want = ["GPU metrics: " + s for s in fixtures.METRICS_SERIES]
+    c.check(names == want, f"one counter track per series, in order (got {names})")
+    c.check(all(t["name"].startswith("GPU 0: NVIDIA H200") for t in tracks),
+            "the counter tracks sit under the GPU's process")
+    c.check([t.get("unit") for t in tracks] == ["%", "%", "GB/s", "GB/s"],
+            f"units from the names (got {[t.get('unit') for t in tracks]})")
+    c.check(all(t["shown"] and t["points"] == fixtures.METRICS_SAMPLES for t in tracks),
+            "every track is shown with all its samples")
+    maxima = [max(fixtures.metrics_value(s, i) for i in range(fixtures.METRICS_SAMPLES)) for s in range(4)]
+    c.check([t.get("visible_max") for t in tracks] == maxima,
+            f"the maxima in view are the series' (got {[t.get('visible_max') for t in tracks]}, want {maxima})")
+    c.check(st.get("counter_items", 0) >= 4, f"counter items were drawn ({st.get('counter_items')})")
+    if len(tracks) != 4:
+        return
+    # The graphs to scale: SM active is 100% in the first half and 25% after, tensor pipe
+    # 40% throughout; percentages are drawn against 100, not against the highest value.
+    _, _, px = read_png(png)
+    origin = st["viewport"]["origin_y_px"]
+    pad = 2  # counter_track_view.cc kBandPad
+    half = fixtures.METRICS_SAMPLES * fixtures.METRICS_INTERVAL_US * 1000 // 2
+    x_high, x_low = x_of(st, half // 2), x_of(st, half + half // 3)
+    sm, tensor = tracks[0], tracks[1]
+    sm_top, inner = int(origin + sm["y"]) + pad, int(sm["height"]) - 2 * pad
+    bg = px[sm_top + 1][x_low]  # above the 25% line: the band's empty background
+    high = filled_height(px, x_high, sm_top, inner, bg)
+    low = filled_height(px, x_low, sm_top, inner, bg)
+    c.check(high >= inner - 2, f"SM active 100% fills its band ({high} of {inner} px)")
+    c.check(abs(low - 0.25 * inner) <= 2.5, f"SM active 25% fills a quarter ({low} of {inner} px)")
+    t_top = int(origin + tensor["y"]) + pad
+    t_fill = filled_height(px, x_high, t_top, inner, bg)
+    c.check(abs(t_fill - 0.4 * inner) <= 2.5, f"tensor pipe 40% fills 40% of its band ({t_fill} of {inner} px)")
+
+    # Zoomed to the second half: the state dump gives what is in view.
+    rc, err, _, st2 = shot(viewer, env, path, d, "gpu_metrics_late", "--range", f"{half // 1000 + 100}us:900us")
+    late = st2.get("counter_tracks", [{}])
+    c.check(rc == 0 and late[0].get("visible_max") == fixtures.SM_LOW and late[0].get("visible_min") == fixtures.SM_LOW,
+            f"in the second half SM active is {fixtures.SM_LOW}% only (got {late[0].get('visible_min')}"
+            f"..{late[0].get('visible_max')})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--viewer", required=True)
@@ -67,6 +122,8 @@ def main():
         c.check(all(16 <= r[1] <= 19 for r in runs), f"each row is one slice row tall (heights {[r[1] for r in runs]})")
         headers = [r for r in column_runs(px, scan_x, 0, H, keep=lambda col: col == PROCESS_HEADER) if r[1] >= 15]
         c.check(len(headers) == 2, f"two process header bars (got {len(headers)})")
+
+        check_counter_tracks(c, a.viewer, env, d)
 
         # --- --range shows exactly that time range --------------------------------------
         rc, err, _, st_range_tl = shot(a.viewer, env, tracks, d, "tracks_range", "--range", "20us:60us")

@@ -14,6 +14,7 @@ constexpr cli::OptionSpec kSpecs[] = {
     {.name = "--select", .takes_value = true, .alias = {}},
     {.name = "--window", .takes_value = true, .alias = {}},
     {.name = "--csv", .takes_value = true, .alias = {}},
+    {.name = "--by", .takes_value = true, .alias = {}},
     {.name = "--dump-state", .takes_value = true, .alias = {}},
     {.name = "--bench", .takes_value = false, .alias = {}},
     {.name = "--bench-frames", .takes_value = true, .alias = {}},
@@ -90,6 +91,17 @@ ParsedOptions parse_app_options(std::span<const std::string> args) {
       }
     } else if (name == "--csv") {
       o.csv = value;
+    } else if (name == "--by") {
+      if (value == "name") {
+        o.by = trace::GroupBy::kName;
+      } else if (value == "op") {
+        o.by = trace::GroupBy::kOperator;
+      } else if (value == "category") {
+        o.by = trace::GroupBy::kCategory;
+      } else {
+        r.error = cli::concat("--by '", value, "' is not one of name, op, category");
+        return r;
+      }
     } else if (name == "--dump-state") {
       o.dump_state = value;
     } else if (name == "--bench") {
@@ -133,6 +145,9 @@ options:
   --select NAME          select the longest slice named NAME
   --window W             bring W to the front: timeline (default), table, roofline
   --csv OUT.csv          with --screenshot: also write the FLOP/s table as CSV
+  --by name|op|category  rows of the table and points of the roofline: kernels (and
+                         other slices) by name, operators, or categories (default:
+                         operators, or names when the traces have none)
   --dump-state OUT.json  write the viewer state as JSON (headless: at exit;
                          interactive: whenever it changes)
   --bench                scripted fit / zoom to 1 us / pan / zoom out; prints frame

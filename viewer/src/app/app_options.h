@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli_parse.h"
+#include "flopline/trace/analysis.h"
 
 namespace flopline::viewer {
 
@@ -30,6 +31,9 @@ struct AppOptions {
   std::optional<std::string> dump_state;  // state dump path (headless: written at exit;
                                           // interactive: written on every change)
   std::optional<std::string> csv;         // with --screenshot: also export the table as CSV
+  // --by: the rows of the table and the points of the roofline, as `flopline stats --by`
+  // (default: operators, or kernels when the traces have no operators).
+  std::optional<trace::GroupBy> by;
   bool bench = false;
   int bench_frames = 100;  // frames per zoom level (--bench-frames)
   bool bench_frames_given = false;

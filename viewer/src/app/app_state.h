@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/colors.h"
+#include "core/counter_lod.h"
 #include "core/flows.h"
 #include "core/load_job.h"
 #include "core/lod.h"
@@ -44,8 +45,10 @@ struct TimelineUi {
   bool ruler_dragging = false;
   std::int64_t ruler_anchor_ns = 0;
   float tracks_height = 0;      // visible height of the tracks area, px
+  float origin_y = 0;           // screen y of layout y = 0 (scroll applied), px
   float cursor_x = -1;          // mouse x over the timeline, -1 when elsewhere
   std::vector<DrawItem> items;  // scratch for the LOD pass, reused so frames do not allocate
+  std::vector<CounterItem> counter_items;  // the same for counter tracks
 };
 
 struct AppState {
@@ -70,6 +73,7 @@ struct AppState {
   bool fit_pending = false;        // fit the view to begin/end once the area is known
   TimelineUi ui;
   std::uint64_t visible_items = 0;  // draw items in the last frame (state dump, bench)
+  std::uint64_t counter_items = 0;  // counter track items in the last frame
 
   // --- selection, search ------------------------------------------------------
   Selection selection;
@@ -92,6 +96,9 @@ struct AppState {
   bool show_open_dialog = false;
   bool table_to_front = false;  // headless --window table: table fills the window
   bool roofline_to_front = false;
+  // A grouping for the table, asked for by the roofline (its points are the table's
+  // rows) or by --by.
+  std::optional<trace::GroupBy> table_by_request;
   std::vector<Notice> notices;
   bool show_notices = false;     // warnings and notes are shown when asked for
   bool save_screenshot = false;  // F12: write the window as a PNG after this frame

@@ -1,5 +1,6 @@
 #include "details_panel.h"
 
+#include "counted_info.h"
 #include "slice_info.h"
 
 namespace flopline::viewer {
@@ -70,6 +71,7 @@ void draw_details_panel(AppState& s, ImVec2 size) {
     if (track) row("track", track->name);
     if (s.files.size() > 1) row("file", s.files[h.trace]->label);
     for (const InfoLine& m : info.metrics) row(m.key.c_str(), m.value);
+    for (const InfoLine& m : counted_info(info)) row(m.key.c_str(), m.value);
     const trace::OperatorIndex* ops = h.trace < s.operators.size() ? s.operators[h.trace] : nullptr;
     for (const InfoLine& m : operator_info(*s.traces[h.trace], ops, h.ref))
       row(m.key.c_str(), m.value);

@@ -6,6 +6,7 @@
 
 #include "core/colors.h"
 #include "core/viewport.h"
+#include "table_window.h"
 #include "ui_colors.h"
 
 namespace flopline::viewer {
@@ -95,6 +96,12 @@ std::string legend_text(const RooflinePoint& p, std::size_t number) {
 
 void RooflineWindow::draw_plot(AppState& s, const OpTable& table) {
   const Roofline& r = *roofline_;
+  ImGui::TextUnformatted("points:");
+  ImGui::SameLine();
+  trace::GroupBy by = table.query().by;
+  if (grouping_combo("##points", &by)) s.table_by_request = by;
+  ImGui::SameLine();
+  ImGui::TextDisabled("%zu with FLOPs and bytes", r.points.size());
   if (!r.has_ceilings()) {
     ImGui::TextColored(ImVec4(1, 0.8f, 0.4f, 1),
                        "The traces carry no device peaks (deviceProperties): points only.");
@@ -176,6 +183,8 @@ void RooflineWindow::draw_plot(AppState& s, const OpTable& table) {
       if (best > 0) ImGui::Text("attainable %.3g TFLOP/s (%.0f%%)", best, 100.0 * p.tflops / best);
       ImGui::Text("time       %s", format_duration(p.total_ns).c_str());
       if (!p.precision.empty()) ImGui::Text("precision  %s", p.precision.c_str());
+      const std::string& source = table.rows()[p.table_row].stats.flops_source;
+      if (!source.empty()) ImGui::Text("FLOPs from %s", source.c_str());
       ImGui::EndTooltip();
       if (ImGui::IsItemClicked()) highlight_and_jump(s, table.query(), p.name);
     }

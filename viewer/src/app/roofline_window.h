@@ -19,6 +19,10 @@ class RooflineWindow {
   // `version` changes whenever the table does.
   void draw(AppState& s, const OpTable* table, std::uint64_t version, bool full, ImVec2 full_pos,
             ImVec2 full_size);
+  // Points plotted, nullopt before the first build (state dumps).
+  std::optional<std::size_t> point_count() const {
+    return roofline_ ? std::optional<std::size_t>(roofline_->points.size()) : std::nullopt;
+  }
 
  private:
   void draw_plot(AppState& s, const OpTable& table);

@@ -33,28 +33,6 @@ std::string format_rate(double v) {
 
 }  // namespace
 
-std::string format_si(double v) {
-  static constexpr std::array<const char*, 7> kPrefixes = {"", " k", " M", " G", " T", " P", " E"};
-  double a = std::fabs(v);
-  std::size_t p = 0;
-  while (a >= 999.5 && p + 1 < kPrefixes.size()) {
-    a /= 1000;
-    v /= 1000;
-    ++p;
-  }
-  char buf[48];
-  if (p == 0 && a == std::floor(a)) {
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  } else if (a >= 99.95) {
-    std::snprintf(buf, sizeof buf, "%.0f%s", v, kPrefixes[p]);
-  } else if (a >= 9.995) {
-    std::snprintf(buf, sizeof buf, "%.1f%s", v, kPrefixes[p]);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.2f%s", v, kPrefixes[p]);
-  }
-  return buf;
-}
-
 SliceInfo describe_slice(TraceList traces, const SliceHandle& h, std::string_view args_json,
                          std::int64_t origin_ns) {
   SliceInfo info;
@@ -86,12 +64,12 @@ SliceInfo describe_slice(TraceList traces, const SliceHandle& h, std::string_vie
 
 std::vector<InfoLine> tooltip_args(const SliceInfo& info) {
   // Kineto's kernel args and flopline's own, in the order a reader scans them.
-  static constexpr std::array<std::string_view, 14> kKeys = {
+  static constexpr std::array<std::string_view, 15> kKeys = {
       "grid",          "block",         "registers per thread",
       "shared memory", "blocks per SM", "est. achieved occupancy %",
       "stream",        "device",        "flops",
       "bytes",         "TFLOP/s",       "GB/s",
-      "precision",     "correlation"};
+      "precision",     "flops source",  "correlation"};
   std::vector<InfoLine> out;
   for (std::string_view k : kKeys) {
     for (const InfoLine& a : info.args) {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/si_format.h"
 #include "core/slice_handle.h"
 #include "flopline/trace/operator_time.h"
 
@@ -44,8 +45,5 @@ std::vector<InfoLine> tooltip_args(const SliceInfo& info);
 std::vector<InfoLine> operator_info(const trace::Trace& trace,
                                     const trace::OperatorIndex* operators,
                                     const trace::SliceRef& slice);
-
-// 3 significant digits with an SI prefix: 1.37e11 -> "137 G", 2e6 -> "2.00 M".
-std::string format_si(double v);
 
 }  // namespace flopline::viewer

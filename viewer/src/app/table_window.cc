@@ -15,56 +15,12 @@ namespace flopline::viewer {
 namespace {
 
 constexpr OpColumn kColumns[] = {
-    OpColumn::kName,   OpColumn::kCount,   OpColumn::kTotal,       OpColumn::kSelf,
-    OpColumn::kExtent, OpColumn::kAverage, OpColumn::kMedian,      OpColumn::kMin,
-    OpColumn::kMax,    OpColumn::kPercent, OpColumn::kFlops,       OpColumn::kBytes,
-    OpColumn::kTflops, OpColumn::kGbps,    OpColumn::kPercentPeak, OpColumn::kPrecision,
+    OpColumn::kName,        OpColumn::kCount,   OpColumn::kTotal,       OpColumn::kSelf,
+    OpColumn::kExtent,      OpColumn::kAverage, OpColumn::kMedian,      OpColumn::kMin,
+    OpColumn::kMax,         OpColumn::kPercent, OpColumn::kFlops,       OpColumn::kBytes,
+    OpColumn::kTflops,      OpColumn::kGbps,    OpColumn::kPercentPeak, OpColumn::kPrecision,
+    OpColumn::kFlopsSource,
 };
-
-std::string cell_text(const OpRow& row, OpColumn c) {
-  const trace::StatsRow& r = row.stats;
-  char buf[64];
-  auto opt = [&](const std::optional<double>& v, const char* fmt) -> std::string {
-    if (!v) return "-";
-    std::snprintf(buf, sizeof buf, fmt, *v);
-    return buf;
-  };
-  switch (c) {
-    case OpColumn::kName:
-      return r.name;
-    case OpColumn::kCount:
-      return std::to_string(r.count);
-    case OpColumn::kTotal:
-      return format_duration(r.total_ns);
-    case OpColumn::kAverage:
-      return format_duration(r.avg_ns);
-    case OpColumn::kMedian:
-      return format_duration(r.median_ns);
-    case OpColumn::kMin:
-      return format_duration(r.min_ns);
-    case OpColumn::kMax:
-      return format_duration(r.max_ns);
-    case OpColumn::kPercent:
-      return opt(r.pct, "%.1f");
-    case OpColumn::kFlops:
-      return r.flops ? format_si(*r.flops) : "-";
-    case OpColumn::kBytes:
-      return r.bytes ? format_si(*r.bytes) + "B" : "-";
-    case OpColumn::kTflops:
-      return opt(r.tflops, "%.2f");
-    case OpColumn::kGbps:
-      return opt(r.gbps, "%.1f");
-    case OpColumn::kPercentPeak:
-      return opt(r.pct_peak, "%.1f");
-    case OpColumn::kPrecision:
-      return row.precision.empty() ? "-" : row.precision;
-    case OpColumn::kSelf:
-      return r.self_ns ? format_duration(*r.self_ns) : "-";
-    case OpColumn::kExtent:
-      return r.extent_ns ? format_duration(*r.extent_ns) : "-";
-  }
-  return "";
-}
 
 const char* group_label(trace::GroupBy by) {
   switch (by) {
@@ -79,6 +35,20 @@ const char* group_label(trace::GroupBy by) {
 }
 
 }  // namespace
+
+bool grouping_combo(const char* id, trace::GroupBy* by) {
+  int i = static_cast<int>(*by);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 11);
+  const char* labels[] = {group_label(trace::GroupBy::kName),
+                          group_label(trace::GroupBy::kOperator),
+                          group_label(trace::GroupBy::kCategory)};
+  static_assert(static_cast<int>(trace::GroupBy::kName) == 0 &&
+                static_cast<int>(trace::GroupBy::kOperator) == 1 &&
+                static_cast<int>(trace::GroupBy::kCategory) == 2);
+  if (!ImGui::Combo(id, &i, labels, 3)) return false;
+  *by = static_cast<trace::GroupBy>(i);
+  return true;
+}
 
 TableWindow::~TableWindow() {
   wait_idle();
@@ -107,6 +77,7 @@ void TableWindow::start_build(const AppState& s, const Key& key) {
 }
 
 void TableWindow::build_now(AppState& s) {
+  take_grouping_request(s);
   wait_idle();
   if (job_.valid()) {
     table_ = job_.get();
@@ -129,7 +100,15 @@ void TableWindow::build_now(AppState& s) {
   refilter();
 }
 
+void TableWindow::take_grouping_request(AppState& s) {
+  if (!s.table_by_request) return;
+  by_ = *s.table_by_request;
+  auto_switched_ = true;  // asked for: no switch to kernels when there are no operators
+  s.table_by_request.reset();
+}
+
 void TableWindow::poll(AppState& s, bool needed) {
+  take_grouping_request(s);
   if (job_.valid() && job_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     table_ = job_.get();
     ++builds_;
@@ -216,7 +195,7 @@ void TableWindow::draw_table(AppState& s) {
       ImGui::PushID(i);
       for (int c = 0; c < ncol; ++c) {
         if (!ImGui::TableSetColumnIndex(c)) continue;
-        const std::string text = cell_text(row, kColumns[c]);
+        const std::string text = op_cell_text(row, kColumns[c]);
         if (kColumns[c] == OpColumn::kName) {
           const bool lit = s.selection.highlighted_name == row.stats.name;
           if (ImGui::Selectable(text.c_str(), lit, ImGuiSelectableFlags_SpanAllColumns)) {
@@ -234,18 +213,7 @@ void TableWindow::draw_table(AppState& s) {
 }
 
 void TableWindow::draw_contents(AppState& s) {
-  int by = static_cast<int>(by_);
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 11);
-  const char* labels[] = {group_label(trace::GroupBy::kName),
-                          group_label(trace::GroupBy::kOperator),
-                          group_label(trace::GroupBy::kCategory)};
-  static_assert(static_cast<int>(trace::GroupBy::kName) == 0 &&
-                static_cast<int>(trace::GroupBy::kOperator) == 1 &&
-                static_cast<int>(trace::GroupBy::kCategory) == 2);
-  if (ImGui::Combo("##by", &by, labels, 3)) {
-    by_ = static_cast<trace::GroupBy>(by);
-    auto_switched_ = true;  // the user chose
-  }
+  if (grouping_combo("##by", &by_)) auto_switched_ = true;  // the user chose
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
   if (ImGui::InputTextWithHint("##filter", "filter names", filter_, sizeof filter_)) refilter();

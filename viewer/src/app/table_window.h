@@ -17,6 +17,10 @@
 
 namespace flopline::viewer {
 
+// The grouping picker shared by the table and the roofline (which plots the table's
+// rows): kernels by name, operators, categories. True when the user changed it.
+bool grouping_combo(const char* id, trace::GroupBy* by);
+
 class TableWindow {
  public:
   ~TableWindow();
@@ -53,6 +57,8 @@ class TableWindow {
     friend bool operator==(const Key&, const Key&) = default;
   };
   Key wanted_key(const AppState& s) const;
+  // Takes s.table_by_request (the roofline's picker, --by) as the grouping.
+  void take_grouping_request(AppState& s);
   void start_build(const AppState& s, const Key& key);
   void refilter();
   void draw_contents(AppState& s);

@@ -5,22 +5,16 @@
 
 #include "core/hit_test.h"
 #include "core/lod.h"
+#include "counter_track_view.h"
 #include "slice_tooltip.h"
+#include "timeline_canvas.h"
 #include "timeline_ruler.h"
 #include "ui_colors.h"
 
 namespace flopline::viewer {
 namespace {
 
-// Where the tracks are on screen this frame.
-struct Canvas {
-  ImDrawList* dl = nullptr;
-  float x0 = 0, x1 = 0;       // timeline area, screen px
-  float top = 0, bottom = 0;  // visible part of the tracks area, screen px
-  float origin_y = 0;         // screen y of layout y = 0 (scroll applied)
-  float content_y0 = 0;       // visible layout y range
-  float content_y1 = 0;
-};
+using Canvas = TimelineCanvas;
 
 constexpr float kMinLabelPx = 24.0f;  // narrower slices get no text
 constexpr float kHeaderIndent = 6.0f;
@@ -62,7 +56,12 @@ void draw_headers(const AppState& s, const Canvas& c) {
     const float y = c.origin_y + t.y;
     const float ty = y + (p.track_header_px - font) * 0.5f;
     draw_disclosure(c.dl, c.x0 + kHeaderIndent + 8, ty + 3, font - 6, !t.collapsed, kHeaderDimText);
-    std::snprintf(buf, sizeof buf, "  (%llu)", static_cast<unsigned long long>(t.slice_count));
+    if (t.is_counter()) {
+      std::snprintf(buf, sizeof buf, "  (%llu samples)",
+                    static_cast<unsigned long long>(t.point_count));
+    } else {
+      std::snprintf(buf, sizeof buf, "  (%llu)", static_cast<unsigned long long>(t.slice_count));
+    }
     const ImVec2 name_pos{c.x0 + kHeaderIndent + 8 + font, ty};
     c.dl->AddText(name_pos, kTrackHeaderText, t.name.c_str());
     const float nw = ImGui::CalcTextSize(t.name.c_str()).x;
@@ -300,7 +299,10 @@ void hover(AppState& s, const Canvas& c) {
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   if (mouse.y < c.top || mouse.y >= c.bottom || mouse.x < c.x0 || mouse.x >= c.x1) return;
   const auto hit = hit_test(s.trace_list(), s.layout, s.viewport, mouse.x, mouse.y - c.origin_y);
-  if (!hit) return;
+  if (!hit) {
+    hover_counter_track(s, c, mouse);
+    return;
+  }
   const LayoutRow& row = s.layout.rows()[hit->layout_row];
   const float y0 = c.origin_y + row.y;
   c.dl->AddRect({hit->item.x0 - 1, y0 - 1}, {hit->item.x1 + 1, y0 + row.height + 1}, kHoverOutline);
@@ -346,6 +348,7 @@ void draw_timeline(AppState& s, ImVec2 pos, ImVec2 size) {
   c.origin_y = tracks_pos.y - s.scroll_y;
   c.content_y0 = s.scroll_y;
   c.content_y1 = s.scroll_y + tracks_size.y;
+  s.ui.origin_y = c.origin_y;
   // The content is as tall as the layout, so ImGui's scrollbar covers it.
   ImGui::Dummy({1.0f, std::max(s.layout.total_height(), 1.0f)});
 
@@ -355,6 +358,7 @@ void draw_timeline(AppState& s, ImVec2 pos, ImVec2 size) {
   c.dl->PushClipRect({c.x0, c.top}, {c.x1, c.bottom}, true);
   draw_time_grid(s, c);
   draw_rows(s, c, s.ui.items);
+  draw_counter_tracks(s, c);
   draw_headers(s, c);
   draw_range_overlay(s, c);
   if (s.search_cursor && *s.search_cursor < s.search.matches().size()) {

@@ -113,6 +113,7 @@ std::string ViewerApp::apply_view_options() {
     if (options_.window != ShotWindow::kTimeline)
       s_.selection.range = TimeRange{.begin_ns = b, .end_ns = e};
   }
+  if (options_.by) s_.table_by_request = options_.by;
   std::string error;
   if (options_.select) {
     const SliceHandle h = longest_slice_named(s_.trace_list(), *options_.select);
@@ -144,7 +145,11 @@ std::string ViewerApp::state_dump() const {
                              .layout = &s_.layout,
                              .selection = &s_.selection,
                              .search = &s_.search,
-                             .visible_items = s_.visible_items};
+                             .visible_items = s_.visible_items,
+                             .counter_items = s_.counter_items,
+                             .end_ns = s_.end_ns,
+                             .origin_y_px = s_.ui.origin_y,
+                             .roofline_points = roofline_.point_count()};
   return dump_state_json(s_.trace_list(), view);
 }
 

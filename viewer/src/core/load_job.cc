@@ -117,6 +117,9 @@ void lay_out(LoadResult& result, const LoadOptions& options, bool cancelled) {
       result.end_ns = std::max(result.end_ns, e);
       any = true;
     }
+    f->counter_index.clear();
+    f->counter_index.reserve(f->trace.counters.size());
+    for (const trace::CounterSeries& c : f->trace.counters) f->counter_index.emplace_back(c.points);
     f->args.start_indexing();
   }
   if (!any) result.begin_ns = result.end_ns = 0;

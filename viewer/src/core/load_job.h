@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/args_source.h"
+#include "core/counter_index.h"
 #include "core/flows.h"
 #include "core/timeline_layout.h"
 #include "flopline/trace/chrome_reader.h"
@@ -41,6 +42,9 @@ struct LoadedFile {
   // they are released. Refers to `trace`: a LoadedFile never moves (it is held by
   // unique_ptr).
   trace::OperatorIndex operators;
+  // One min/max index per trace.counters entry, same order (counter_index.h): counter
+  // tracks draw in time that follows pixels.
+  std::vector<CounterIndex> counter_index;
 };
 
 struct LoadResult {

@@ -22,15 +22,9 @@ void visible_items(std::span<const Slice> row, const Viewport& vp, std::vector<D
   if (row.empty()) return;
   const double px_per_ns = vp.px_per_ns();
   const double merge_px = std::max(static_cast<double>(params.merge_px), 0.0);
-  // Merge distance in ns, rounded up so that "within merge_px" never rounds to 0 ns.
-  const std::int64_t merge_ns = std::max<std::int64_t>(
-      1, static_cast<std::int64_t>(std::ceil(merge_px / std::max(px_per_ns, 1e-300))));
+  const std::int64_t merge_ns = vp.px_to_ns_at_least_1(merge_px);
   const float min_item_px = std::max(params.min_item_px, 0.0f);
-  const double clip_lo = static_cast<double>(vp.x0_px) - 2.0;
-  const double clip_hi = static_cast<double>(vp.x0_px) + static_cast<double>(vp.width_px) + 2.0;
-  auto to_x = [&](std::int64_t t) {
-    return static_cast<float>(std::clamp(vp.time_to_x(t), clip_lo, clip_hi));
-  };
+  auto to_x = [&](std::int64_t t) { return vp.clamped_x(t); };
   auto emit = [&](std::size_t first, std::size_t count, std::int64_t t_begin, std::int64_t t_end) {
     DrawItem item;
     item.x0 = to_x(t_begin);

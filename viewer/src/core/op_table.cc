@@ -99,6 +99,8 @@ bool has_unknown(const OpRow& r, OpColumn c) {
       return !r.stats.self_ns;
     case OpColumn::kExtent:
       return !r.stats.extent_ns;
+    case OpColumn::kFlopsSource:
+      return r.stats.flops_source.empty();
     default:
       return false;
   }
@@ -141,6 +143,8 @@ bool less_by(const OpRow& a, const OpRow& b, OpColumn c) {
       return *x.self_ns < *y.self_ns;
     case OpColumn::kExtent:
       return *x.extent_ns < *y.extent_ns;
+    case OpColumn::kFlopsSource:
+      return x.flops_source < y.flops_source;
   }
   return false;
 }
@@ -159,8 +163,8 @@ bool trace_has_peaks(const trace::Trace& t) {
 
 std::string_view op_column_title(OpColumn c) {
   static constexpr std::array<std::string_view, kOpColumnCount> kTitles{
-      "Name",  "Count", "Total",   "Average", "Median", "Min",       "Max",  "% time",
-      "FLOPs", "Bytes", "TFLOP/s", "GB/s",    "% peak", "Precision", "Self", "Extent"};
+      "Name",  "Count",   "Total", "Average", "Median",    "Min",  "Max",    "% time",    "FLOPs",
+      "Bytes", "TFLOP/s", "GB/s",  "% peak",  "Precision", "Self", "Extent", "FLOPs from"};
   return kTitles[static_cast<std::size_t>(c)];
 }
 

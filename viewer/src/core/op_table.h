@@ -40,10 +40,11 @@ enum class OpColumn {
   kGbps,
   kPercentPeak,
   kPrecision,
-  kSelf,    // operator rows: GPU time launched directly (trace::StatsRow::self_ns)
-  kExtent,  // operator rows: first start to last end of their GPU work
+  kSelf,         // operator rows: GPU time launched directly (trace::StatsRow::self_ns)
+  kExtent,       // operator rows: first start to last end of their GPU work
+  kFlopsSource,  // where the FLOPs came from: trace::StatsRow::flops_source
 };
-inline constexpr int kOpColumnCount = 16;
+inline constexpr int kOpColumnCount = 17;
 // Column titles as the table and the CSV header show them.
 std::string_view op_column_title(OpColumn c);
 

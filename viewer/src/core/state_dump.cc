@@ -3,6 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/counter_format.h"
+#include "core/counter_lod.h"
+
 namespace flopline::viewer {
 namespace {
 
@@ -34,6 +37,31 @@ Json collapsed_json(const TimelineLayout& layout) {
   return names;
 }
 
+Json counter_tracks_json(TraceList traces, const ViewerStateView& st) {
+  const TimelineLayout& layout = *st.layout;
+  Json out = Json::array();
+  for (std::uint32_t k : layout.counter_tracks()) {
+    const LayoutTrack& lt = layout.tracks()[k];
+    if (lt.trace >= traces.size() || lt.counter >= traces[lt.trace]->counters.size()) continue;
+    const auto& points = traces[lt.trace]->counters[lt.counter].points;
+    // The dump is not drawn every frame: an index built here costs O(n) once.
+    const CounterIndex index(points);
+    const auto [first, last] =
+        visible_points(points, st.viewport->t0_ns, st.viewport->t1_ns, st.end_ns);
+    const ValueRange v = index.range(first, last);
+    out.push_back({{"name", layout.processes()[lt.layout_process].name + "/" + lt.name},
+                   {"unit", counter_unit(lt.name)},
+                   {"points", lt.point_count},
+                   {"shown", lt.graph_height > 0},
+                   {"y", lt.graph_y},
+                   {"height", lt.graph_height},
+                   {"visible_points", last - first},
+                   {"visible_min", v.empty ? Json(nullptr) : Json(v.min)},
+                   {"visible_max", v.empty ? Json(nullptr) : Json(v.max)}});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string dump_state_json(TraceList traces, const ViewerStateView& st) {
@@ -48,7 +76,11 @@ std::string dump_state_json(TraceList traces, const ViewerStateView& st) {
   if (sel != nullptr && sel->highlighted_name) highlighted = *sel->highlighted_name;
   const Json doc = {
       {"viewport",
-       {{"t0_ns", vp.t0_ns}, {"t1_ns", vp.t1_ns}, {"x0_px", vp.x0_px}, {"width_px", vp.width_px}}},
+       {{"t0_ns", vp.t0_ns},
+        {"t1_ns", vp.t1_ns},
+        {"x0_px", vp.x0_px},
+        {"width_px", vp.width_px},
+        {"origin_y_px", st.origin_y_px}}},
       {"selection", selection_json(traces, sel)},
       {"range", std::move(range)},
       {"highlighted", std::move(highlighted)},
@@ -60,7 +92,10 @@ std::string dump_state_json(TraceList traces, const ViewerStateView& st) {
       {"tracks", layout.tracks().size()},
       {"rows", layout.rows().size()},
       {"visible_items", st.visible_items},
-      {"slices", layout.slice_count()}};
+      {"slices", layout.slice_count()},
+      {"counter_items", st.counter_items},
+      {"roofline_points", st.roofline_points ? Json(*st.roofline_points) : Json(nullptr)},
+      {"counter_tracks", counter_tracks_json(traces, st)}};
   // Names come from traces and may hold invalid UTF-8: replaced, never thrown on.
   return doc.dump(-1, ' ', false, Json::error_handler_t::replace);
 }

@@ -1,16 +1,24 @@
 // A JSON dump of the viewer's state, for the end-to-end test that drives the real
 // window (and for bug reports). One object on one line:
-//   {"viewport":{"t0_ns":..,"t1_ns":..,"x0_px":..,"width_px":..},
+//   {"viewport":{"t0_ns":..,"t1_ns":..,"x0_px":..,"width_px":..,"origin_y_px":..},
 //    "selection":{"trace":..,"track":..,"row":..,"index":..,"name":"..","start_ns":..,
 //                 "dur_ns":..,"flows":N} | null,
 //    "range":{"begin_ns":..,"end_ns":..} | null,
 //    "highlighted":"name" | null,
 //    "search":{"query":"..","matches":N},
 //    "collapsed":["process name", "process name/track name", ...],
-//    "processes":N,"tracks":N,"rows":N,"visible_items":N,"slices":N}
+//    "processes":N,"tracks":N,"rows":N,"visible_items":N,"slices":N,
+//    "counter_items":N,"roofline_points":N | null,
+//    "counter_tracks":[{"name":"process name/track name","unit":"%","points":N,
+//                       "shown":bool,"y":..,"height":..,"visible_points":N,
+//                       "visible_min":x|null,"visible_max":x|null}, ...]}
+// A layout y (rows, counter bands) plus origin_y_px is a window y. A counter track's y
+// and height are its graph band's; visible_* cover the points in effect in the viewport
+// (counter_lod.h).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/search.h"
@@ -26,6 +34,11 @@ struct ViewerStateView {
   const Selection* selection = nullptr;    // optional
   const SliceSearch* search = nullptr;     // optional
   std::uint64_t visible_items = 0;         // items drawn in the last frame
+  std::uint64_t counter_items = 0;         // counter items drawn in the last frame
+  std::int64_t end_ns = 0;                 // where the last step of each series ends
+  float origin_y_px = 0;                   // window y of the layout's y = 0 (scroll applied)
+  std::optional<std::size_t> roofline_points =
+      std::nullopt;  // points the roofline plots, once built
 };
 
 std::string dump_state_json(TraceList traces, const ViewerStateView& state);

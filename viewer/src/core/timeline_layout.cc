@@ -6,6 +6,8 @@
 #include <string>
 #include <tuple>
 
+#include "core/counter_format.h"
+
 namespace flopline::viewer {
 namespace {
 
@@ -85,6 +87,11 @@ TimelineLayout TimelineLayout::build(TraceList traces, std::span<const std::stri
       const Track& tr = t.tracks[k];
       if (tr.process < t.processes.size()) tracks_of[tr.process].push_back(k);
     }
+    std::vector<std::vector<std::uint32_t>> counters_of(t.processes.size());
+    for (std::uint32_t c = 0; c < t.counters.size(); ++c) {
+      if (t.counters[c].process < t.processes.size())
+        counters_of[t.counters[c].process].push_back(c);
+    }
     std::vector<std::uint32_t> order(t.processes.size());
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
@@ -94,7 +101,7 @@ TimelineLayout TimelineLayout::build(TraceList traces, std::span<const std::stri
     });
     for (std::uint32_t pi : order) {
       auto& ks = tracks_of[pi];
-      if (ks.empty()) continue;  // a process with only counters or metadata
+      if (ks.empty() && counters_of[pi].empty()) continue;  // a process with only metadata
       std::stable_sort(ks.begin(), ks.end(), [&](std::uint32_t a, std::uint32_t b) {
         const Track& x = t.tracks[a];
         const Track& y = t.tracks[b];
@@ -112,7 +119,20 @@ TimelineLayout TimelineLayout::build(TraceList traces, std::span<const std::stri
       }
       lp.is_gpu = t.processes[pi].is_gpu;
       lp.first_track = static_cast<std::uint32_t>(L.tracks_.size());
-      lp.collapsed = true;  // folded unless a track holds content
+      lp.collapsed = counters_of[pi].empty();  // folded unless a track holds content
+      for (std::uint32_t c : counters_of[pi]) {
+        const trace::CounterSeries& series = t.counters[c];
+        LayoutTrack lt;
+        lt.trace = ti;
+        lt.track = trace::kNone;
+        lt.counter = c;
+        lt.layout_process = static_cast<std::uint32_t>(L.processes_.size());
+        lt.name = counter_track_name(t.str(series.name), t.str(series.key));
+        lt.first_row = static_cast<std::uint32_t>(L.rows_.size());
+        lt.point_count = series.points.size();
+        L.counter_tracks_.push_back(static_cast<std::uint32_t>(L.tracks_.size()));
+        L.tracks_.push_back(std::move(lt));
+      }
       for (std::uint32_t k : ks) {
         const Track& tr = t.tracks[k];
         LayoutTrack lt;
@@ -163,6 +183,12 @@ void TimelineLayout::recompute() {
         y += p.track_header_px;
       }
       const bool rows_shown = lt.visible && !lt.collapsed;
+      lt.graph_y = y;
+      lt.graph_height = 0;
+      if (lt.is_counter() && rows_shown) {
+        lt.graph_height = p.counter_px;
+        y += p.counter_px;
+      }
       for (std::uint32_t r = lt.first_row; r < lt.first_row + lt.row_count; ++r) {
         LayoutRow& row = rows_[r];
         row.visible = rows_shown;
@@ -234,6 +260,14 @@ std::uint32_t TimelineLayout::layout_row_of(std::uint32_t trace, std::uint32_t t
   const std::uint32_t lt = track_index_[trace][track];
   if (lt == trace::kNone || row >= tracks_[lt].row_count) return trace::kNone;
   return tracks_[lt].first_row + row;
+}
+
+std::uint32_t TimelineLayout::counter_track_at_y(float y) const {
+  for (std::uint32_t k : counter_tracks_) {
+    const LayoutTrack& t = tracks_[k];
+    if (t.graph_height > 0 && y >= t.graph_y && y < t.graph_y + t.graph_height) return k;
+  }
+  return trace::kNone;
 }
 
 std::uint64_t TimelineLayout::slice_count() const {

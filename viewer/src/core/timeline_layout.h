@@ -8,7 +8,10 @@
 // trace is its own entry, so two files with the same pids stay apart.
 //
 // Every row of every track (nesting depths, then the model's overlap rows) gets a
-// LayoutRow: no slice is left out of the layout. Collapsing hides rows, never drops
+// LayoutRow: no slice is left out of the layout. Every counter series gets a counter
+// track of its own (a graph band under a header, no rows), first in its process, in the
+// order of Trace::counters: GPU metrics sit right under their GPU's header. A process
+// with counters and no slice tracks gets an entry too. Collapsing hides rows, never drops
 // them from rows(). Tracks that hold no content start collapsed (folded to their
 // header): no slices (only instants, like Kineto's "Iteration Start" on pid Traces),
 // or only Kineto's bookkeeping (cat overhead: "Activity Buffer Request" on pid -1; cat
@@ -29,6 +32,7 @@ struct LayoutParams {
   float process_header_px = 22;  // process title bar
   float track_header_px = 16;    // track title (thread or stream name)
   float row_px = 18;             // one slice row
+  float counter_px = 34;         // the graph band of a counter track
   float row_gap_px = 1;          // between rows of one track
   float track_gap_px = 4;        // after each track
   float process_gap_px = 6;      // after each process
@@ -47,17 +51,22 @@ struct LayoutRow {
 
 struct LayoutTrack {
   std::uint32_t trace = 0;
-  std::uint32_t track = 0;           // index into that trace's tracks
-  std::uint32_t layout_process = 0;  // index into TimelineLayout::processes()
-  std::string name;                  // "thread 1262 (python)", "stream 7", ...
+  std::uint32_t track = 0;               // index into that trace's tracks; kNone for a counter
+  std::uint32_t counter = trace::kNone;  // index into that trace's counters, for a counter track
+  std::uint32_t layout_process = 0;      // index into TimelineLayout::processes()
+  std::string name;                      // "thread 1262 (python)", "stream 7", ...
   trace::TrackKind kind = trace::TrackKind::kThread;
   std::uint32_t first_row = 0;  // its rows are rows()[first_row, first_row + row_count)
   std::uint32_t row_count = 0;
   std::uint64_t slice_count = 0;
+  std::uint64_t point_count = 0;  // a counter track's points
   bool collapsed = false;
-  bool visible = true;  // false when its process is collapsed
-  float y = 0;          // top of the header
-  float height = 0;     // header + rows + gap; 0 when hidden
+  bool visible = true;     // false when its process is collapsed
+  float y = 0;             // top of the header
+  float height = 0;        // header + rows (or graph) + gap; 0 when hidden
+  float graph_y = 0;       // a counter track's graph band: top...
+  float graph_height = 0;  // ...and height; 0 when hidden or collapsed
+  bool is_counter() const { return counter != trace::kNone; }
 };
 
 struct LayoutProcess {
@@ -103,13 +112,18 @@ class TimelineLayout {
   std::uint32_t layout_row_of(std::uint32_t trace, std::uint32_t track, std::uint32_t row) const;
   // Slices over all rows laid out; equals the sum of the traces' slice_count().
   std::uint64_t slice_count() const;
+  // Indices into tracks() of the counter tracks, in layout order.
+  const std::vector<std::uint32_t>& counter_tracks() const { return counter_tracks_; }
+  // The counter track whose shown graph band holds layout y, or kNone.
+  std::uint32_t counter_track_at_y(float y) const;
 
  private:
   LayoutParams params_;
   std::vector<LayoutProcess> processes_;
   std::vector<LayoutTrack> tracks_;
   std::vector<LayoutRow> rows_;
-  std::vector<std::uint32_t> visible_rows_;  // rows_ indices of visible rows, by y
+  std::vector<std::uint32_t> visible_rows_;    // rows_ indices of visible rows, by y
+  std::vector<std::uint32_t> counter_tracks_;  // tracks_ indices of counter tracks
   // Per trace, per track: the index of its LayoutTrack (for layout_row_of).
   std::vector<std::vector<std::uint32_t>> track_index_;
   float total_height_ = 0;

@@ -57,6 +57,17 @@ double Viewport::time_to_x(std::int64_t t_ns) const {
   return static_cast<double>(x0_px) + static_cast<double>(t_ns - t0_ns) * px_per_ns();
 }
 
+std::int64_t Viewport::px_to_ns_at_least_1(double px) const {
+  return std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(std::ceil(std::max(px, 0.0) / std::max(px_per_ns(), 1e-300))));
+}
+
+float Viewport::clamped_x(std::int64_t t_ns) const {
+  const double lo = static_cast<double>(x0_px) - 2.0;
+  const double hi = static_cast<double>(x0_px) + static_cast<double>(width_px) + 2.0;
+  return static_cast<float>(std::clamp(time_to_x(t_ns), lo, hi));
+}
+
 std::int64_t Viewport::x_to_time(double x_px) const {
   return t0_ns + round_to_i64((x_px - static_cast<double>(x0_px)) * ns_per_px());
 }

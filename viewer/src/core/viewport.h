@@ -41,6 +41,11 @@ struct Viewport {
   std::int64_t x_to_time(double x_px) const;
   // A duration in ns as a width in px.
   double ns_to_px(double dur_ns) const { return dur_ns * px_per_ns(); }
+  // A width in px as whole ns, rounded up and at least 1, so a distance of a few pixels
+  // never rounds to 0 ns when zoomed far in (LOD merging and columns).
+  std::int64_t px_to_ns_at_least_1(double px) const;
+  // time_to_x clamped to the drawing area with a 2 px margin: where LOD items are cut.
+  float clamped_x(std::int64_t t_ns) const;
 
   // Records the trace extent used by the clamps (no change of the view). False when it
   // had to be cut to +-kTimeLimitNs.
