@@ -11,7 +11,6 @@ plain interval tests, and computes per operator name: instances owning work, the
 their busy times (the union of their work's intervals, by sorting), self times, device
 totals and extents. Times come from the JSON text exactly (decimal, as the reader does).
 """
-import argparse
 import csv
 import decimal
 import glob
@@ -21,6 +20,8 @@ import json
 import os
 import subprocess
 import sys
+
+from cli_checker import Checker, script_args
 
 WORK = ("kernel", "gpu_memcpy", "gpu_memset")
 LAUNCH = ("cuda_runtime", "cuda_driver")
@@ -85,20 +86,9 @@ def expected_rows(path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--flopline", required=True)
-    ap.add_argument("--data", required=True)
-    ap.add_argument("--corpus")
-    ap.add_argument("--tmp")
-    a = ap.parse_args()
-    passed = failed = 0
-
-    def check(cond, what):
-        nonlocal passed, failed
-        if not cond:
-            print("FAIL:", what, flush=True)
-        passed, failed = passed + bool(cond), failed + (not cond)
-        return cond
+    a, _ = script_args(__doc__.splitlines()[0], "test_stats_operator_time")
+    c = Checker()
+    check = c.check
 
     traces = sorted(glob.glob(os.path.join(a.data, "flopline_h200_*.json.gz")))
     check(len(traces) >= 3, f"flopline's recorded traces are there ({len(traces)})")
@@ -120,8 +110,8 @@ def main():
                              ("device_total", "device_total_ns"), ("extent", "extent_ns")):
                 check(int(r[col]) == w[key], f"{name}: {op} {col} {r[col]} vs {w[key]} computed here")
             check(int(r["busy_ns"]) <= int(r["extent_ns"]), f"{name}: {op} busy within its extent")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    print(f"{c.passed} passed, {c.failed} failed")
+    return 1 if c.failed else 0
 
 
 if __name__ == "__main__":

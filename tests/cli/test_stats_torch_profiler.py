@@ -9,7 +9,6 @@ aten::conv2d, flopline's row must have PyTorch's count, its FLOPs within 1% (fro
 with_flops run of the same dtype: the trace itself carries no FLOPs, they come from the
 shapes in both runs), its self GPU time within 2 ns per instance, and a TFLOP/s.
 """
-import argparse
 import csv
 import io
 import json
@@ -17,24 +16,15 @@ import os
 import subprocess
 import sys
 
+from cli_checker import Checker, script_args
+
 OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::conv2d")
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--flopline", required=True)
-    ap.add_argument("--data", required=True)
-    ap.add_argument("--corpus")
-    ap.add_argument("--tmp")
-    a = ap.parse_args()
-    passed = failed = 0
-
-    def check(cond, what):
-        nonlocal passed, failed
-        if not cond:
-            print("FAIL:", what, flush=True)
-        passed, failed = passed + bool(cond), failed + (not cond)
-        return cond
+    a, _ = script_args(__doc__.splitlines()[0], "test_stats_torch_profiler")
+    c = Checker()
+    check = c.check
 
     with open(os.path.join(a.data, "torch_profiler_key_averages.json")) as f:
         ref = json.load(f)
@@ -72,8 +62,8 @@ def main():
             check(ours["precision"] == expect_precision,
                   f"{name}: {op} precision {ours['precision']!r}, expected {expect_precision}")
             check(ours["flops_source"] == "shapes", f"{name}: {op} FLOPs from {ours['flops_source']!r}")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    print(f"{c.passed} passed, {c.failed} failed")
+    return 1 if c.failed else 0
 
 
 if __name__ == "__main__":
