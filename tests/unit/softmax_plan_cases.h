@@ -13,9 +13,9 @@ namespace flopline::kernels::plan_cases {
 
 // A device as the plan sees it. Clusters of s CTAs (one CTA per SM, the cluster-rows
 // kernels' shared memory allows no more) fit within a GPC: sum over the GPCs of
-// floor(SMs / s). The GPC sizes are one layout that gives the 7 clusters of 16 and the
-// 15 clusters of 8 that cudaOccupancyMaxActiveClusters reported on an H200 and an H100
-// (docs/results/2026-11-21-kernels-h200.md).
+// floor(SMs / s). The GPC sizes are one layout that gives the cluster counts
+// cudaOccupancyMaxActiveClusters reports on the real devices (docs/KERNELS.md, "The
+// plan"; the readings are in docs/results/).
 struct DeviceModel {
   const char* name;
   int arch;

@@ -199,10 +199,10 @@ std::unique_ptr<DeviceSampler> set_up(std::uint32_t device, std::int64_t interva
 }
 
 // Samples stay in the hardware buffer until the capture stops, and are decoded after
-// sampling has stopped: on an H200 a cuptiPmSamplingDecodeData call made while sampling
-// ran never returned (docs/COUNTERS.md). FLOPLINE_GPU_METRICS_DECODE=running decodes on
-// the background thread as the program runs instead, so the hardware buffer never
-// fills, at the risk of that hang.
+// sampling has stopped: a cuptiPmSamplingDecodeData call made while sampling runs can
+// spin inside CUPTI and never return (docs/COUNTERS.md). FLOPLINE_GPU_METRICS_DECODE=
+// running decodes on the background thread as the program runs instead, so the
+// hardware buffer never fills, at the risk of that hang.
 bool decode_while_running() {
   static const bool on = [] {
     const char* v = std::getenv("FLOPLINE_GPU_METRICS_DECODE");

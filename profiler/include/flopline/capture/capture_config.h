@@ -39,8 +39,8 @@ enum ActivityKindBit : std::uint32_t {
 // Every CUPTI activity kind (calls are their callback-based stand-in, not included).
 inline constexpr std::uint32_t kAllKinds = (1u << 10) - 1;
 // Kernels, copies, sets, NVTX, names, overhead, and the calls that matter through
-// callbacks. Not SYNCHRONIZATION: on a PyTorch loop it cost as much per operator as
-// everything else together (docs/results/2026-11-24-performance-log.md), and the synchronizing
+// callbacks. Not SYNCHRONIZATION: on a PyTorch loop it costs about as much per operator
+// as everything else together (docs/PERFORMANCE.md, capture overhead), and the synchronizing
 // calls themselves (cudaDeviceSynchronize, cudaStreamSynchronize, ...) are among the calls
 // recorded, with their durations.
 inline constexpr std::uint32_t kDefaultKinds =
