@@ -2,17 +2,16 @@
 // and a Triton matmul run under `flopline run`, and each kernel's counted FLOPs and DRAM
 // bytes are compared with the work the program is known to do. Without a CUDA device
 // the binary prints "skipped: no CUDA device" and exits 77.
-#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include "flopline/trace/json_value.h"
+#include "gpu_test_main.h"
 #include "gpu_test_support.h"
 #include "trace_query.h"
 
@@ -275,16 +274,5 @@ TEST(Counters, GpuMetricsShowTensorActivityDuringMatmulsOnly) {
 }  // namespace flopline::gputest
 
 int main(int argc, char** argv) {
-  int devices = 0;
-  const cudaError_t e = cudaGetDeviceCount(&devices);
-  if (e == cudaErrorNoDevice || (e == cudaSuccess && devices == 0)) {
-    std::printf("skipped: no CUDA device\n");
-    return 77;
-  }
-  if (e != cudaSuccess) {
-    std::printf("CUDA does not start: %s\n", cudaGetErrorString(e));
-    return 1;
-  }
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
+  return flopline::gputest::run_gpu_tests(argc, argv);
 }

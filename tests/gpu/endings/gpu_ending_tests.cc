@@ -2,14 +2,13 @@
 // thread, a fork-started multiprocessing worker, SIGKILL with the trace flushed while the
 // program ran, and a normal end with and without flushing. Without a CUDA device the
 // binary prints "skipped: no CUDA device" and exits 77.
-#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "gpu_test_main.h"
 #include "gpu_test_support.h"
 #include "trace_query.h"
 
@@ -96,16 +95,5 @@ TEST(Endings, NormalEndGivesTheSameTraceWithAndWithoutFlushing) {
 }  // namespace flopline::gputest
 
 int main(int argc, char** argv) {
-  int devices = 0;
-  const cudaError_t e = cudaGetDeviceCount(&devices);
-  if (e == cudaErrorNoDevice || (e == cudaSuccess && devices == 0)) {
-    std::printf("skipped: no CUDA device\n");
-    return 77;
-  }
-  if (e != cudaSuccess) {
-    std::printf("CUDA does not start: %s\n", cudaGetErrorString(e));
-    return 1;
-  }
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
+  return flopline::gputest::run_gpu_tests(argc, argv);
 }

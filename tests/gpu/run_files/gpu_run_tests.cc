@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_test_main.h"
 #include "gpu_test_support.h"
 #include "trace_query.h"
 
@@ -86,16 +87,5 @@ TEST(Runs, OnlyProcessesWithGpuWorkWriteTraces) {
 }  // namespace flopline::gputest
 
 int main(int argc, char** argv) {
-  int devices = 0;
-  const cudaError_t e = cudaGetDeviceCount(&devices);
-  if (e == cudaErrorNoDevice || (e == cudaSuccess && devices == 0)) {
-    std::printf("skipped: no CUDA device\n");
-    return 77;
-  }
-  if (e != cudaSuccess) {
-    std::printf("CUDA does not start: %s\n", cudaGetErrorString(e));
-    return 1;
-  }
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
+  return flopline::gputest::run_gpu_tests(argc, argv);
 }
