@@ -154,6 +154,8 @@ void CUPTIAPI on_buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint
   g_impl->complete(ctx, stream, buffer, valid);
 }
 
+}  // namespace
+
 void CUPTIAPI on_api_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                               const void* data) {
   (void)user;
@@ -177,8 +179,6 @@ void CUPTIAPI on_api_callback(void* user, CUpti_CallbackDomain domain, CUpti_Cal
   }
   if (hook) hook();
 }
-
-}  // namespace
 
 void CuptiSource::Impl::request(std::uint8_t** buffer, std::size_t* size,
                                 std::size_t* max_records) {

@@ -14,6 +14,8 @@
 // CUPTI's own dropped-record count, make RecordBatch::dropped_records.
 #pragma once
 
+#include <cupti.h>
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -45,6 +47,12 @@ struct SourceStats {
   std::uint64_t peak_memory_bytes = 0;
   std::uint64_t dropped() const { return cupti_dropped + cap_dropped_records; }
 };
+
+// The subscriber's callback for runtime and driver calls: what every recorded call runs
+// on the program's own thread, at its entry and its exit. Public so that
+// bench_call_callback can time it without a GPU.
+void CUPTIAPI on_api_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                              const void* data);
 
 class CuptiSource {
  public:
