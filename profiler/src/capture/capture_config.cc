@@ -2,6 +2,7 @@
 
 #include "flopline/capture/output_manifest.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -365,6 +366,12 @@ std::optional<std::int64_t> parse_flush_interval(std::string_view text, std::str
     return std::nullopt;
   }
   return static_cast<std::int64_t>(ns + 0.5);
+}
+
+std::int64_t next_append_wait_ns(std::int64_t interval_ns, std::int64_t last_append_ns) {
+  constexpr std::int64_t kMaxShareInverse = 5;  // appending at most 1/5 of the time
+  return std::max(std::max<std::int64_t>(interval_ns, 0),
+                  (kMaxShareInverse - 1) * std::max<std::int64_t>(last_append_ns, 0));
 }
 
 CaptureEnv read_capture_env(const GetEnv& getenv) {

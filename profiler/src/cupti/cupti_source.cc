@@ -8,7 +8,6 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
-#include <iterator>
 #include <mutex>
 #include <thread>
 #include <unordered_set>
@@ -19,6 +18,7 @@
 #include "cupti_records.h"
 #include "device_info.h"
 #include "flopline/capture/kernel_counts.h"
+#include "flopline/capture/segmented_batch.h"
 #include "gpu_metrics_sampler.h"
 #include "process_info.h"
 
@@ -72,28 +72,6 @@ std::string api_name(capture::ApiDomain domain, std::uint32_t cbid) {
          std::to_string(cbid);
 }
 
-template <class T>
-void append_moved(std::vector<T>& to, std::vector<T>& from) {
-  if (to.empty()) {
-    to = std::move(from);
-  } else {
-    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
-  }
-  from.clear();
-}
-
-void append_batch(RecordBatch& to, RecordBatch& from) {
-  append_moved(to.kernels, from.kernels);
-  append_moved(to.memcpys, from.memcpys);
-  append_moved(to.memsets, from.memsets);
-  append_moved(to.api_calls, from.api_calls);
-  append_moved(to.syncs, from.syncs);
-  append_moved(to.markers, from.markers);
-  append_moved(to.marker_data, from.marker_data);
-  append_moved(to.overheads, from.overheads);
-  append_moved(to.names, from.names);
-}
-
 struct CompletedBuffer {
   std::uint8_t* data = nullptr;
   std::size_t valid = 0;
@@ -121,7 +99,8 @@ struct CuptiSource::Impl {
   std::uint32_t enabled_kinds = 0;
   CUpti_SubscriberHandle subscriber = nullptr;
   SourceOptions options;
-  RecordBatch batch;
+  // Decoded records; snapshot() copies them without holding `mu` (segmented_batch.h).
+  capture::SegmentedBatch batch;
   std::uint64_t batch_bytes = 0;
   std::uint64_t allocated_bytes = 0;
   SourceStats stats;
@@ -264,8 +243,7 @@ void CuptiSource::Impl::decode_loop() {
       for (const CallRecord& c : calls) bytes += append_call(c, pid, local, names);
       note_new_threads_and_devices(local);
       lock.lock();
-      append_batch(batch, local);
-      append_moved(batch.thread_names, local.thread_names);
+      batch.append(std::move(local));
       batch_bytes += bytes;
       stats.records += calls.size();
       stats.peak_memory_bytes = std::max(stats.peak_memory_bytes, memory());
@@ -294,9 +272,7 @@ void CuptiSource::Impl::decode_loop() {
     note_new_threads_and_devices(local);
 
     lock.lock();
-    append_batch(batch, local);
-    append_moved(batch.thread_names, local.thread_names);
-    append_moved(batch.devices, local.devices);
+    batch.append(std::move(local));
     batch_bytes += bytes;
     stats.records += kept;
     stats.cap_dropped_records += thrown;
@@ -469,12 +445,15 @@ void CuptiSource::stop() {
 }
 
 RecordBatch CuptiSource::snapshot() {
-  RecordBatch b;
+  capture::SegmentedBatch::Segments segments;
+  std::uint64_t dropped = 0;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
-    b = impl_->batch;
-    b.dropped_records = impl_->stats.dropped();
+    segments = impl_->batch.seal();
+    dropped = impl_->stats.dropped();
   }
+  RecordBatch b = capture::SegmentedBatch::flatten(segments);  // the copy, without `mu`
+  b.dropped_records = dropped;
   b.process_id = static_cast<std::uint32_t>(getpid());
   b.process_name = process_name();
   CounterProfiler::instance().snapshot(&b.counters, &b.counter_records);
@@ -485,12 +464,7 @@ RecordBatch CuptiSource::snapshot() {
 
 void CuptiSource::clear() {
   std::lock_guard<std::mutex> lock(impl_->mu);
-  // Devices and thread names stay: the decoder reports each only once.
-  std::vector<capture::DeviceInfo> devices = std::move(impl_->batch.devices);
-  std::vector<capture::ThreadName> threads = std::move(impl_->batch.thread_names);
-  impl_->batch = RecordBatch{};
-  impl_->batch.devices = std::move(devices);
-  impl_->batch.thread_names = std::move(threads);
+  impl_->batch.clear_records();  // devices and thread names stay: each is reported once
   impl_->batch_bytes = 0;
   impl_->stats.records = 0;
   impl_->stats.cupti_dropped = 0;

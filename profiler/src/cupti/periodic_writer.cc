@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cupti_source.h"
+#include "flopline/capture/capture_config.h"
 #include "flopline/capture/record_decoder.h"
 #include "flopline/trace/incremental_trace.h"
 
@@ -72,19 +73,26 @@ void PeriodicWriter::Impl::append_now() {
 }
 
 void PeriodicWriter::Impl::loop() {
-  auto next = std::chrono::steady_clock::now() + std::chrono::nanoseconds(options.interval_ns);
+  using Clock = std::chrono::steady_clock;
+  auto last_end = Clock::now();
+  std::int64_t last_took_ns = 0;
   std::unique_lock<std::mutex> lock(mu);
   while (!stopped) {
     wake.wait_for(lock, kPoll);
     if (stopped) break;
-    const bool due = std::chrono::steady_clock::now() >= next;
+    const std::int64_t since_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - last_end).count();
+    const bool due = since_ns >= capture::next_append_wait_ns(options.interval_ns, last_took_ns);
     const bool full =
+        since_ns >= capture::next_append_wait_ns(0, last_took_ns) &&
         CuptiSource::instance().stats().records - records_at_last >= kRecordsPerAppend;
     if (!due && !full) continue;
     lock.unlock();
+    const auto begin = Clock::now();
     append_now();
+    last_end = Clock::now();
+    last_took_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(last_end - begin).count();
     lock.lock();
-    next = std::chrono::steady_clock::now() + std::chrono::nanoseconds(options.interval_ns);
   }
 }
 

@@ -129,6 +129,12 @@ std::string run_output_path(std::string_view output, std::int64_t pid,
 inline constexpr std::int64_t kDefaultFlushIntervalNs = 5'000'000'000;
 std::optional<std::int64_t> parse_flush_interval(std::string_view text, std::string* error);
 
+// How long after an append ends the next may start: `interval_ns` (0: as soon as records
+// call for one), and never sooner than four times what the last append took. Each append
+// decodes everything captured so far, so on a long run appends grow longer; this keeps
+// their thread to at most a fifth of a core.
+std::int64_t next_append_wait_ns(std::int64_t interval_ns, std::int64_t last_append_ns);
+
 // The capture configuration read from the environment.
 struct CaptureEnv {
   std::string output;  // FLOPLINE_OUTPUT, as given ("" = default name in the working dir)

@@ -1,0 +1,90 @@
+#include "flopline/capture/segmented_batch.h"
+
+#include <iterator>
+#include <utility>
+
+namespace flopline::capture {
+namespace {
+
+template <class T>
+void append_moved(std::vector<T>& to, std::vector<T>& from) {
+  if (to.empty()) {
+    to = std::move(from);
+  } else {
+    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+  }
+  from.clear();
+}
+
+template <class T>
+void append_copied(std::vector<T>& to, const std::vector<T>& from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
+// Calls f(member pointer) for every vector flatten() and append_records() carry.
+template <class F>
+void for_each_vector(F&& f) {
+  f(&RecordBatch::kernels);
+  f(&RecordBatch::memcpys);
+  f(&RecordBatch::memsets);
+  f(&RecordBatch::api_calls);
+  f(&RecordBatch::syncs);
+  f(&RecordBatch::markers);
+  f(&RecordBatch::marker_data);
+  f(&RecordBatch::overheads);
+  f(&RecordBatch::names);
+  f(&RecordBatch::devices);
+  f(&RecordBatch::thread_names);
+}
+
+}  // namespace
+
+std::size_t record_count(const RecordBatch& b) {
+  return b.kernels.size() + b.memcpys.size() + b.memsets.size() + b.api_calls.size() +
+         b.syncs.size() + b.markers.size() + b.marker_data.size() + b.overheads.size() +
+         b.names.size();
+}
+
+void append_records(RecordBatch& to, RecordBatch&& from) {
+  for_each_vector([&](auto member) { append_moved(to.*member, from.*member); });
+}
+
+void SegmentedBatch::append(RecordBatch&& part) {
+  append_records(open_, std::move(part));
+  if (record_count(open_) >= records_per_segment_) seal();
+}
+
+bool SegmentedBatch::open_empty() const {
+  return record_count(open_) == 0 && open_.devices.empty() && open_.thread_names.empty();
+}
+
+SegmentedBatch::Segments SegmentedBatch::seal() {
+  if (!open_empty()) {
+    sealed_.push_back(std::make_shared<const RecordBatch>(std::move(open_)));
+    open_ = RecordBatch{};
+  }
+  return sealed_;
+}
+
+RecordBatch SegmentedBatch::flatten(const Segments& segments) {
+  RecordBatch out;
+  for_each_vector([&](auto member) {
+    std::size_t n = 0;
+    for (const auto& s : segments) n += ((*s).*member).size();
+    (out.*member).reserve(n);
+    for (const auto& s : segments) append_copied(out.*member, (*s).*member);
+  });
+  return out;
+}
+
+void SegmentedBatch::clear_records() {
+  RecordBatch kept;
+  for (const auto& s : seal()) {
+    append_copied(kept.devices, s->devices);
+    append_copied(kept.thread_names, s->thread_names);
+  }
+  sealed_.clear();
+  open_ = std::move(kept);
+}
+
+}  // namespace flopline::capture
