@@ -18,6 +18,9 @@ Configurations:
   gpu-metrics  flopline run --gpu-metrics
   flush        flopline run --flush-interval 200ms (appends while the timed steps run; the
                default 5s rarely falls inside them)
+  self-timed   flopline run with FLOPLINE_SELF_TIMING=1: its step time shows what the
+               timing costs, and the table after the main one says where flopline's own
+               time went (callbacks, buffer requests and completions, decoding, appends)
 Prints a table last; --out DIR keeps every run's JSON and log.
 """
 import argparse
@@ -56,7 +59,45 @@ def command(config, args, out_dir, round_no):
         run.append("--gpu-metrics")
     elif config == "flush":
         run += ["--flush-interval", "200ms"]
+    elif config == "self-timed":
+        env["FLOPLINE_SELF_TIMING"] = "1"
     return run + ["--"] + py, env, result
+
+
+UNIT_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
+
+
+def self_timing(out_dirs):
+    """{part: [(count, total_ms, max_ms) per self-timed run]} from the runs' logs, where
+    the capture printed `flopline: self timing: PART: COUNT x MEAN = TOTAL (max MAX)`."""
+    import re
+    line = re.compile(r"flopline: self timing: ([a-z ]+): ([\d,]+) x [\d.]+ \w+ = ([\d.]+) (\w+) "
+                      r"\(max ([\d.]+) (\w+)\)")
+    parts = {}
+    for d in out_dirs:
+        for name in sorted(os.listdir(d)):
+            if not (name.startswith("self-timed-") and name.endswith(".log")):
+                continue
+            with open(os.path.join(d, name)) as f:
+                for m in line.finditer(f.read()):
+                    parts.setdefault(m.group(1), []).append(
+                        (int(m.group(2).replace(",", "")), float(m.group(3)) * UNIT_MS[m.group(4)],
+                         float(m.group(5)) * UNIT_MS[m.group(6)]))
+    return parts
+
+
+def print_self_timing(out_dirs):
+    parts = self_timing(out_dirs)
+    if not parts:
+        return
+    print()
+    print("flopline's own time per self-timed run (whole process, medians over runs)")
+    print(f"{'part':22s} {'runs':>4s} {'count':>10s} {'total ms':>10s} {'mean ns':>10s} {'max ms':>8s}")
+    for part, runs in parts.items():
+        count = statistics.median(r[0] for r in runs)
+        total = statistics.median(r[1] for r in runs)
+        print(f"{part:22s} {len(runs):4d} {count:10.0f} {total:10.2f} {total * 1e6 / max(count, 1):10.0f} "
+              f"{max(r[2] for r in runs):8.3f}")
 
 
 def main():
@@ -86,7 +127,9 @@ def main():
             for c in configs:
                 medians[c] += earlier["medians"].get(c, [])
                 walls[c] += earlier["process_s"].get(c, [])
-        return report(configs, medians, walls, args.from_dirs[0], failures=0, write=False)
+        rc = report(configs, medians, walls, args.from_dirs[0], failures=0, write=False)
+        print_self_timing(args.from_dirs)
+        return rc
     if "floor" in configs and not os.path.exists(args.floor):
         sys.exit(f"bench_train_overhead: --floor {args.floor!r} not found")
     out_dir = args.out or tempfile.mkdtemp(prefix="flopline-overhead-")
@@ -124,7 +167,9 @@ def main():
         with open(os.path.join(out_dir, "summary.json"), "w") as f:
             json.dump({"medians": medians, "process_s": walls}, f, indent=1)
 
-    return report(configs, medians, walls, out_dir, failures, write=True)
+    rc = report(configs, medians, walls, out_dir, failures, write=True)
+    print_self_timing([out_dir])
+    return rc
 
 
 def report(configs, medians, walls, out_dir, failures, write):

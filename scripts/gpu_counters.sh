@@ -6,7 +6,7 @@
 # table is printed last.
 #   Build here:  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLOPLINE_BUILD_VIEWER=OFF
 #                cmake --build build-gpu && scripts/gpu_pack.sh --slim
-#   Run there:   scripts/gpu_counters.sh [all|tests|ncu|loop|metrics|overhead ...]   (carry build-gpu-slim)
+#   Run there:   scripts/gpu_counters.sh [all|tests|ncu|loop|metrics|overhead|selftime ...]   (carry build-gpu-slim)
 # all: every gpu test; tests: those of counters, run files and endings only.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -44,6 +44,15 @@ for part in "${parts[@]}"; do
       --deadline "$left" --out "$OUT/overhead" 2>&1 | tee "$OUT/overhead.log"
     sed -n '/^config/,$p' "$OUT/overhead.log" >> "$summary"
     grep -E "^deadline" "$OUT/overhead.log" >> "$summary"
+    ;;
+  selftime)
+    # Where flopline's own time goes on the training step: flopline beside itself with
+    # FLOPLINE_SELF_TIMING=1 (its step time shows the timing's own cost).
+    echo "== flopline's own time on a training step"
+    python3 "$root/bench/bench_train_overhead.py" --flopline "$flopline" \
+      --configs none,flopline,self-timed --rounds "${FLOPLINE_SELFTIME_ROUNDS:-3}" --steps 30 --warmup 10 \
+      --layers "${FLOPLINE_OVERHEAD_LAYERS:-6}" --out "$OUT/selftime" 2>&1 | tee "$OUT/selftime.log"
+    sed -n '/^config/,$p' "$OUT/selftime.log" >> "$summary"
     ;;
   tests)
     echo "== gpu tests: counters, run files, endings"

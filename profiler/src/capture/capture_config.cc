@@ -1,6 +1,7 @@
 #include "flopline/capture/capture_config.h"
 
 #include "flopline/capture/output_manifest.h"
+#include "flopline/capture/self_timing.h"
 
 #include <algorithm>
 #include <array>
@@ -399,6 +400,7 @@ CaptureEnv read_capture_env(const GetEnv& getenv) {
   if (const char* v = getenv("FLOPLINE_MANIFEST")) env.manifest = v;
   if (const char* v = getenv("FLOPLINE_QUIET")) env.quiet = std::string_view(v) == "1";
   if (const char* v = getenv("FLOPLINE_RUN_ID")) env.run_id = v;
+  env.self_timing = parse_self_timing(getenv("FLOPLINE_SELF_TIMING"));
   if (const char* v = getenv("FLOPLINE_RUN_PID"); v != nullptr && *v != '\0') {
     const std::string_view sv(v);
     std::int64_t pid = 0;

@@ -19,6 +19,7 @@
 #include "device_info.h"
 #include "flopline/capture/kernel_counts.h"
 #include "flopline/capture/segmented_batch.h"
+#include "flopline/capture/self_timing.h"
 #include "gpu_metrics_sampler.h"
 #include "process_info.h"
 
@@ -124,12 +125,14 @@ CuptiSource::Impl* g_impl = nullptr;  // CUPTI's callbacks are plain functions
 
 void CUPTIAPI on_buffer_requested(std::uint8_t** buffer, std::size_t* size,
                                   std::size_t* max_records) {
+  const capture::SelfTimer timer(capture::SelfPart::kBufferRequest);
   g_impl->request(buffer, size, max_records);
 }
 
 void CUPTIAPI on_buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer,
                                   std::size_t size, std::size_t valid) {
   (void)size;
+  const capture::SelfTimer timer(capture::SelfPart::kBufferComplete);
   g_impl->complete(ctx, stream, buffer, valid);
 }
 
@@ -138,6 +141,7 @@ void CUPTIAPI on_buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint
 void CUPTIAPI on_api_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                               const void* data) {
   (void)user;
+  const capture::SelfTimer timer(capture::SelfPart::kCallback);
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   on_call_callback(domain, cbid, cb);  // returns at once unless kKindCalls is recording
@@ -238,6 +242,7 @@ void CuptiSource::Impl::decode_loop() {
       call_queue.pop_front();
       decoding = true;
       lock.unlock();
+      const capture::SelfTimer timer(capture::SelfPart::kDecode);
       RecordBatch local;
       std::uint64_t bytes = 0;
       for (const CallRecord& c : calls) bytes += append_call(c, pid, local, names);
@@ -256,6 +261,7 @@ void CuptiSource::Impl::decode_loop() {
     decoding = true;
     const bool over_cap = batch_bytes + allocated_bytes > options.max_memory_bytes;
     lock.unlock();
+    const capture::SelfTimer timer(capture::SelfPart::kDecode);
 
     RecordBatch local;
     std::uint64_t bytes = 0, kept = 0, thrown = 0;

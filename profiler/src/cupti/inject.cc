@@ -35,6 +35,7 @@
 #include "cupti_source.h"
 #include "flopline/capture/capture_config.h"
 #include "flopline/capture/output_manifest.h"
+#include "flopline/capture/self_timing.h"
 #include "periodic_writer.h"
 #include "trace_output.h"
 
@@ -107,6 +108,19 @@ void write_trace(bool stop, bool always = false) {
       {"max memory MB", std::to_string(s.env.max_memory_bytes >> 20)}};
   if (!s.env.run_id.empty()) info.emplace_back("run id", s.env.run_id);
   if (s.env.rank) info.emplace_back("rank", *s.env.rank);
+  if (stop && s.env.self_timing) {
+    // What recording cost until now, by part, in the trace and on stderr.
+    const std::string report =
+        capture::format_self_timing(capture::self_timing_totals(), capture::self_timer_cost_ns());
+    std::string one_line;
+    std::size_t from = 0;
+    for (std::size_t nl; (nl = report.find('\n', from)) != std::string::npos; from = nl + 1) {
+      const std::string line = report.substr(from, nl - from);
+      say("self timing: " + line);
+      one_line += (one_line.empty() ? "" : "; ") + line;
+    }
+    info.emplace_back("self timing", one_line);
+  }
   const CaptureWriteResult r = write_capture(batch, path, info);
   if (!r.ok) {
     capture::note_failed(s.env.manifest, pid, path, r.error);
@@ -200,6 +214,7 @@ bool start_capture() {
   if (s.initialized && s.owner == getpid()) return true;
   s.env = capture::read_capture_env([](const char* n) { return std::getenv(n); });
   for (const std::string& w : s.env.warnings) say(w);
+  capture::set_self_timing(s.env.self_timing);
   SourceOptions options;
   options.kinds = s.env.kinds;
   options.max_memory_bytes = s.env.max_memory_bytes;

@@ -12,6 +12,7 @@
 #include "cupti_source.h"
 #include "flopline/capture/capture_config.h"
 #include "flopline/capture/record_decoder.h"
+#include "flopline/capture/self_timing.h"
 #include "flopline/trace/incremental_trace.h"
 
 namespace flopline::cupti {
@@ -46,6 +47,7 @@ struct PeriodicWriter::Impl {
 
 void PeriodicWriter::Impl::append_now() {
   std::lock_guard<std::mutex> lock(append_mu);
+  const capture::SelfTimer timer(capture::SelfPart::kAppend);
   if (stopped) return;
   CuptiSource& source = CuptiSource::instance();
   source.flush_completed();

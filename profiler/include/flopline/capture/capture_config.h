@@ -147,6 +147,7 @@ struct CaptureEnv {
   CountersSetting counters;       // FLOPLINE_COUNTERS
   GpuMetricsSetting gpu_metrics;  // FLOPLINE_GPU_METRICS
   std::int64_t flush_interval_ns = kDefaultFlushIntervalNs;  // FLOPLINE_FLUSH_INTERVAL; 0 = off
+  bool self_timing = false;  // FLOPLINE_SELF_TIMING=1: flopline's own time, by part, at exit
   std::optional<std::string> rank;
   // One line per variable that could not be used (its default was taken instead).
   std::vector<std::string> warnings;
