@@ -48,6 +48,16 @@ TEST(SelfTiming, ThreadsAddUpAndTheMaximumIsKept) {
   EXPECT_GE(now.max_ns, 1003u);
 }
 
+TEST(SelfTiming, ResetStartsFromZero) {
+  add_self_time(SelfPart::kBufferRequest, 10);
+  reset_self_timing();
+  for (const SelfPartTotal& t : self_timing_totals()) {
+    EXPECT_EQ(t.count, 0u);
+    EXPECT_EQ(t.ns, 0u);
+    EXPECT_EQ(t.max_ns, 0u);
+  }
+}
+
 TEST(SelfTiming, ReportNamesEachPartThatRan) {
   SelfTotals t{};
   t[static_cast<int>(SelfPart::kCallback)] = {1'234'567, 1'234'567ull * 95, 8'100};

@@ -89,6 +89,14 @@ SelfTotals self_timing_totals() {
   return t;
 }
 
+void reset_self_timing() {
+  for (PartCounters& c : g_parts) {
+    c.count.store(0, std::memory_order_relaxed);
+    c.ns.store(0, std::memory_order_relaxed);
+    c.max_ns.store(0, std::memory_order_relaxed);
+  }
+}
+
 std::string format_self_timing(const SelfTotals& totals, std::uint64_t timer_ns) {
   std::string out;
   for (int i = 0; i < kSelfParts; ++i) {

@@ -202,6 +202,7 @@ void after_fork_in_child() {
   // The parent's records are the parent's to write. CUDA cannot start in a child forked
   // from a process that uses it, so this process will not capture.
   CuptiSource::instance().reset_after_fork();
+  capture::reset_self_timing();
   InjectState& s = state();
   s.signal_write_started = false;
   g_final_write_started = false;

@@ -38,6 +38,9 @@ void add_self_time(SelfPart part, std::uint64_t ns);
 
 SelfTotals self_timing_totals();
 
+// Back to zero (a forked child: its parent's time is the parent's to report).
+void reset_self_timing();
+
 // One line per part that ran: "callbacks: 123,456 x 95 ns = 11.7 ms (max 8.1 us)", and a
 // last line with what one timing itself costs (`timer_ns`, two clock reads), which each
 // part's figure includes.
