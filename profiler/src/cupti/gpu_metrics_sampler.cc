@@ -439,27 +439,28 @@ void GpuMetricsSampler::stop() {
     std::lock_guard<std::mutex> lock(s.mu);
     for (auto& [id, d] : s.devices) ds.push_back(d.get());
   }
-  debug("stop: stopping sampling");
-  for (DeviceSampler* d : ds) {
-    if (!d->running) continue;
-    auto p = cupti_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
-    p.pPmSamplingObject = d->object;
-    cuptiPmSamplingStop(&p);
-    d->running = false;
-  }
-  debug("stop: final decode");
-  // On a thread of its own, so a decode that never returns cannot hold the exit.
+  debug("stop: stopping sampling, then the final decode");
+  // Both on a thread of their own, so a CUPTI call that never returns cannot hold the exit.
   auto done = std::make_shared<std::promise<void>>();
   std::future<void> finished = done->get_future();
-  std::thread([&s, done] {
+  std::thread([&s, ds, done] {
+    for (DeviceSampler* d : ds) {
+      if (!d->running) continue;
+      auto p = cupti_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
+      p.pPmSamplingObject = d->object;
+      cuptiPmSamplingStop(&p);
+      d->running = false;
+    }
     s.decode_all(std::chrono::steady_clock::now() + kFinalDecodeLimit, true);
     done->set_value();
   }).detach();
   if (finished.wait_for(kFinalDecodeLimit + kStuckMargin) != std::future_status::ready) {
-    give_up(s, "the final decode did not return from CUPTI");
+    give_up(s, "stopping or the final decode did not return from CUPTI");
     return;
   }
-  for (DeviceSampler* d : ds) disable(*d);
+  // The sampling objects are not disabled: cuptiPmSamplingDisable has been reported to
+  // finalize the whole of CUPTI (XLA's PM sampler leaves them enabled for that reason),
+  // and the activity records are flushed after this. Stopped, they sample nothing.
   debug("stop: done, %zu samples", s.samples.size());
 }
 
