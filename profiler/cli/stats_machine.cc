@@ -24,6 +24,11 @@ nlohmann::ordered_json json_number(const std::optional<double>& v) {
   return *shown;
 }
 
+// A time in ns, or null when there is none.
+nlohmann::ordered_json json_ns(const std::optional<trace::TimeNs>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+}
+
 }  // namespace
 
 std::optional<double> shown_value(const std::optional<double>& v) {
@@ -63,8 +68,8 @@ void write_stats_json(const StatsReport& report, std::ostream& out) {
   doc["all_categories"] = res.all_categories;
   doc["range"] = nullptr;
   if (report.range) {
-    auto ns = [](const std::optional<trace::TimeNs>& v) { return v ? Json(*v) : Json(nullptr); };
-    doc["range"] = Json{{"begin_ns", ns(report.range->begin)}, {"end_ns", ns(report.range->end)}};
+    doc["range"] =
+        Json{{"begin_ns", json_ns(report.range->begin)}, {"end_ns", json_ns(report.range->end)}};
   }
   doc["total_ns"] = res.total_ns;
   doc["slices"] = res.slices_considered;
@@ -94,12 +99,11 @@ void write_stats_json(const StatsReport& report, std::ostream& out) {
     row["precision"] = r.precision;
     row["flops_source"] = r.flops_source;
     // Operator times: null for rows that are not operators owning GPU work.
-    auto ns = [](const std::optional<trace::TimeNs>& v) { return v ? Json(*v) : Json(nullptr); };
-    row["busy_ns"] = ns(r.busy_ns);
-    row["self_ns"] = ns(r.self_ns);
-    row["device_total_ns"] = ns(r.device_total_ns);
-    row["extent_ns"] = ns(r.extent_ns);
-    row["cpu_ns"] = ns(r.cpu_ns);
+    row["busy_ns"] = json_ns(r.busy_ns);
+    row["self_ns"] = json_ns(r.self_ns);
+    row["device_total_ns"] = json_ns(r.device_total_ns);
+    row["extent_ns"] = json_ns(r.extent_ns);
+    row["cpu_ns"] = json_ns(r.cpu_ns);
     row["intensity"] = json_number(r.intensity);
     row["counted_flops"] = json_number(r.counted_flops);
     row["declared_vs_counted_pct"] = json_number(r.declared_vs_counted_pct);
