@@ -37,16 +37,17 @@ void for_each_vector(F&& f) {
   f(&RecordBatch::thread_names);
 }
 
+// Moves every record, device and thread name of `from` to the end of `to`'s vectors.
+void append_records(RecordBatch& to, RecordBatch&& from) {
+  for_each_vector([&](auto member) { append_moved(to.*member, from.*member); });
+}
+
 }  // namespace
 
 std::size_t record_count(const RecordBatch& b) {
   return b.kernels.size() + b.memcpys.size() + b.memsets.size() + b.api_calls.size() +
          b.syncs.size() + b.markers.size() + b.marker_data.size() + b.overheads.size() +
          b.names.size();
-}
-
-void append_records(RecordBatch& to, RecordBatch&& from) {
-  for_each_vector([&](auto member) { append_moved(to.*member, from.*member); });
 }
 
 void SegmentedBatch::append(RecordBatch&& part) {

@@ -22,9 +22,6 @@ namespace flopline::capture {
 // marker data, overheads, names), devices and thread names aside.
 std::size_t record_count(const RecordBatch& b);
 
-// Moves every record, device and thread name of `from` to the end of `to`'s vectors.
-void append_records(RecordBatch& to, RecordBatch&& from);
-
 class SegmentedBatch {
  public:
   using Segments = std::vector<std::shared_ptr<const RecordBatch>>;
