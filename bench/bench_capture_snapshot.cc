@@ -21,7 +21,7 @@ using flopline::capture::RecordBatch;
 using flopline::capture::SegmentedBatch;
 
 // `n` launches from `first` on: an elementwise kernel (one of 50 names of the length
-// PyTorch's have) and its cudaLaunchKernel, 3 us apart.
+// PyTorch's have) and its cudaLaunchKernel, evenly spaced.
 RecordBatch launches(long first, long n) {
   RecordBatch b;
   for (long i = first; i < first + n; ++i) {

@@ -281,7 +281,7 @@ namespace {
 TEST(FlushInterval, AppendsTakeAtMostAFifthOfTheTime) {
   // Short appends: the interval rules.
   EXPECT_EQ(next_append_wait_ns(5'000'000'000, 100'000'000), 5'000'000'000);
-  // An append that took 3 s waits 12 s: 3 of every 15 s spent appending.
+  // An append that took T waits 4T: a fifth of the time spent appending.
   EXPECT_EQ(next_append_wait_ns(5'000'000'000, 3'000'000'000), 12'000'000'000);
   // The early append of many records waits only for the share.
   EXPECT_EQ(next_append_wait_ns(0, 250'000'000), 1'000'000'000);

@@ -62,12 +62,11 @@ TEST(SelfTiming, ReportNamesEachPartThatRan) {
   SelfTotals t{};
   t[static_cast<int>(SelfPart::kCallback)] = {1'234'567, 1'234'567ull * 95, 8'100};
   t[static_cast<int>(SelfPart::kAppend)] = {2, 5'000'000'000, 3'000'000'000};
-  const std::string r = format_self_timing(t, 42);
-  EXPECT_EQ(r,
-            "callbacks: 1,234,567 x 95 ns = 117.3 ms (max 8.1 us)\n"
-            "appends to the file: 2 x 2.50 s = 5.00 s (max 3.00 s)\n"
-            "each figure includes the timing itself: 42 ns a run\n");
-  EXPECT_EQ(format_self_timing(SelfTotals{}, 42), "nothing timed\n");
+  EXPECT_EQ(format_self_timing(t, 42),
+            (std::vector<std::string>{"callbacks: 1,234,567 x 95 ns = 117.3 ms (max 8.1 us)",
+                                      "appends to the file: 2 x 2.50 s = 5.00 s (max 3.00 s)",
+                                      "each figure includes the timing itself: 42 ns a run"}));
+  EXPECT_EQ(format_self_timing(SelfTotals{}, 42), std::vector<std::string>{"nothing timed"});
 }
 
 TEST(SelfTiming, EnvironmentTurnsItOn) {

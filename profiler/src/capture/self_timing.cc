@@ -27,7 +27,7 @@ std::string grouped(std::uint64_t v) {
   return out;
 }
 
-// 950 -> "950 ns", 8100 -> "8.1 us", 11'700'000 -> "11.7 ms", 2.5e9 -> "2.50 s".
+// In ns, us, ms or s: the largest unit the value reaches.
 std::string duration(double ns) {
   char buf[32];
   if (ns < 1e3) {
@@ -97,21 +97,20 @@ void reset_self_timing() {
   }
 }
 
-std::string format_self_timing(const SelfTotals& totals, std::uint64_t timer_ns) {
-  std::string out;
+std::vector<std::string> format_self_timing(const SelfTotals& totals, std::uint64_t timer_ns) {
+  std::vector<std::string> lines;
   for (int i = 0; i < kSelfParts; ++i) {
     const SelfPartTotal& t = totals[i];
     if (t.count == 0) continue;
-    out += to_string(static_cast<SelfPart>(i));
-    out += ": " + grouped(t.count) + " x " +
-           duration(static_cast<double>(t.ns) / static_cast<double>(t.count)) + " = " +
-           duration(static_cast<double>(t.ns)) + " (max " +
-           duration(static_cast<double>(t.max_ns)) + ")\n";
+    lines.push_back(std::string(to_string(static_cast<SelfPart>(i))) + ": " + grouped(t.count) +
+                    " x " + duration(static_cast<double>(t.ns) / static_cast<double>(t.count)) +
+                    " = " + duration(static_cast<double>(t.ns)) + " (max " +
+                    duration(static_cast<double>(t.max_ns)) + ")");
   }
-  if (out.empty()) return "nothing timed\n";
-  out += "each figure includes the timing itself: " + duration(static_cast<double>(timer_ns)) +
-         " a run\n";
-  return out;
+  if (lines.empty()) return {"nothing timed"};
+  lines.push_back("each figure includes the timing itself: " +
+                  duration(static_cast<double>(timer_ns)) + " a run");
+  return lines;
 }
 
 std::uint64_t self_timer_cost_ns() {

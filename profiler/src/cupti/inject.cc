@@ -110,12 +110,9 @@ void write_trace(bool stop, bool always = false) {
   if (s.env.rank) info.emplace_back("rank", *s.env.rank);
   if (stop && s.env.self_timing) {
     // What recording cost until now, by part, in the trace and on stderr.
-    const std::string report =
-        capture::format_self_timing(capture::self_timing_totals(), capture::self_timer_cost_ns());
     std::string one_line;
-    std::size_t from = 0;
-    for (std::size_t nl; (nl = report.find('\n', from)) != std::string::npos; from = nl + 1) {
-      const std::string line = report.substr(from, nl - from);
+    for (const std::string& line : capture::format_self_timing(capture::self_timing_totals(),
+                                                               capture::self_timer_cost_ns())) {
       say("self timing: " + line);
       one_line += (one_line.empty() ? "" : "; ") + line;
     }

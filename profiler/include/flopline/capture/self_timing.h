@@ -10,10 +10,12 @@
 #pragma once
 
 #include <time.h>
+
 #include <array>
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace flopline::capture {
 
@@ -41,10 +43,10 @@ SelfTotals self_timing_totals();
 // Back to zero (a forked child: its parent's time is the parent's to report).
 void reset_self_timing();
 
-// One line per part that ran: "callbacks: 123,456 x 95 ns = 11.7 ms (max 8.1 us)", and a
-// last line with what one timing itself costs (`timer_ns`, two clock reads), which each
-// part's figure includes.
-std::string format_self_timing(const SelfTotals& totals, std::uint64_t timer_ns);
+// One line per part that ran, "PART: COUNT x MEAN = TOTAL (max MAX)", and a last line
+// with what one timing itself costs (`timer_ns`, two clock reads), which each part's
+// figure includes; "nothing timed" alone when no part ran.
+std::vector<std::string> format_self_timing(const SelfTotals& totals, std::uint64_t timer_ns);
 
 // Times its scope as one run of `part` when timing is on.
 class SelfTimer {
