@@ -7,7 +7,8 @@
 #   Build here:  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLOPLINE_BUILD_VIEWER=OFF
 #                cmake --build build-gpu && scripts/gpu_pack.sh --slim
 #   Run there:   scripts/gpu_counters.sh [all|tests|ncu|loop|metrics|overhead|selftime ...]   (carry build-gpu-slim)
-# all: every gpu test; tests: those of counters, run files and endings only.
+# all: every gpu test; tests: those of counters, run files and endings only; others: every
+# gpu test but those; runs: the run-file tests only (for a two-GPU kind: torchrun, 2 ranks).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 [ -e "$root/build-gpu" ] || ln -s build-gpu-slim "$root/build-gpu"
@@ -54,11 +55,17 @@ for part in "${parts[@]}"; do
       --layers "${FLOPLINE_OVERHEAD_LAYERS:-6}" --out "$OUT/selftime" 2>&1 | tee "$OUT/selftime.log"
     sed -n '/^config/,$p' "$OUT/selftime.log" >> "$summary"
     ;;
-  tests)
-    echo "== gpu tests: counters, run files, endings"
-    (cd "$build" && ctest -L gpu -R "counters|runs|endings" --output-on-failure 2>&1) | tee "$OUT/ctest.log"
-    grep -E "tests passed|tests failed" "$OUT/ctest.log" | sed 's/^/ctest: /' >> "$summary"
-    grep -qE "100% tests passed" "$OUT/ctest.log" || status=1
+  tests|others|runs)
+    case "$part" in
+      tests) select=(-R "gpu\.(counters|runs|endings)\.") ;;
+      others) select=(-E "gpu\.(counters|runs|endings)\.") ;;
+      runs) select=(-R "gpu\.runs\.") ;;
+    esac
+    echo "== gpu tests: $part"
+    (cd "$build" && ctest -L gpu "${select[@]}" --output-on-failure 2>&1) | tee "$OUT/ctest-$part.log"
+    grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|Not Run" "$OUT/ctest-$part.log" |
+      sed "s/^/ctest $part: /" >> "$summary"
+    grep -qE "100% tests passed" "$OUT/ctest-$part.log" || status=1
     ;;
   ncu)
     echo "== flopline against Nsight Compute, five kernels of a training step"
