@@ -6,7 +6,7 @@ only where it exceeds that spread.
 
     python3 bench_train_overhead.py --flopline BUILD/profiler/flopline \
         --floor BUILD/bench/libflopline_floor.so [--rounds 10] [--configs none,floor,flopline,torch]
-        [--layers 6] [--deadline SECONDS]
+        [--layers 6] [--deadline SECONDS] [--cpus 2-5]
     python3 bench_train_overhead.py --flopline X --from DIR [DIR ...]   (the table of earlier runs)
 
 Configurations:
@@ -21,7 +21,9 @@ Configurations:
   self-timed   flopline run with FLOPLINE_SELF_TIMING=1: its step time shows what the
                timing costs, and the table after the main one says where flopline's own
                time went (callbacks, buffer requests and completions, decoding, appends)
-Prints a table last; --out DIR keeps every run's JSON and log.
+Prints a table last; --out DIR keeps every run's JSON and log. --cpus pins every
+configuration's process (and what it starts) to the same CPUs, so that where the
+scheduler puts the launching thread is not one more difference between processes.
 """
 import argparse
 import json
@@ -100,6 +102,15 @@ def print_self_timing(out_dirs):
               f"{max(r[2] for r in runs):8.3f}")
 
 
+def parse_cpus(text):
+    """'2-5,8' -> {2, 3, 4, 5, 8}; an empty text pins nothing."""
+    cpus = set()
+    for part in filter(None, text.split(",")):
+        lo, _, hi = part.partition("-")
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--flopline", required=True)
@@ -112,6 +123,7 @@ def main():
     ap.add_argument("--deadline", type=float, default=None,
                     help="seconds: start no round that would end after this (the table then "
                          "covers the rounds that completed)")
+    ap.add_argument("--cpus", default="", help="pin every run to these CPUs, e.g. 2-5")
     ap.add_argument("--out", default=None)
     ap.add_argument("--from", dest="from_dirs", nargs="+", default=None,
                     help="no runs: the table of the rounds in these earlier --out folders "
@@ -132,6 +144,8 @@ def main():
         return rc
     if "floor" in configs and not os.path.exists(args.floor):
         sys.exit(f"bench_train_overhead: --floor {args.floor!r} not found")
+    cpus = parse_cpus(args.cpus)
+    pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
     out_dir = args.out or tempfile.mkdtemp(prefix="flopline-overhead-")
     os.makedirs(out_dir, exist_ok=True)
     medians = {c: [] for c in configs}
@@ -149,7 +163,7 @@ def main():
         for c in order:
             cmd, env, result = command(c, args, out_dir, r)
             t0 = time.perf_counter()
-            p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+            p = subprocess.run(cmd, env=env, capture_output=True, text=True, preexec_fn=pin)
             wall = time.perf_counter() - t0
             with open(os.path.join(out_dir, f"{c}-{r}.log"), "w") as log:
                 log.write(" ".join(cmd) + "\n" + p.stdout + p.stderr)

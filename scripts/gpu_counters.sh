@@ -41,7 +41,8 @@ for part in "${parts[@]}"; do
     if [ "$left" -lt 120 ]; then echo "overhead: not enough time left for one round" | tee -a "$summary"; continue; fi
     python3 "$root/bench/bench_train_overhead.py" --flopline "$flopline" \
       --floor "$build/bench/libflopline_floor.so" --configs none,floor,flopline,torch \
-      --rounds "${FLOPLINE_OVERHEAD_ROUNDS:-10}" --steps 30 --warmup 10 --layers "${FLOPLINE_OVERHEAD_LAYERS:-6}" \
+      --rounds "${FLOPLINE_OVERHEAD_ROUNDS:-10}" --steps "${FLOPLINE_OVERHEAD_STEPS:-30}" --warmup 10 \
+      --layers "${FLOPLINE_OVERHEAD_LAYERS:-6}" --cpus "${FLOPLINE_OVERHEAD_CPUS:-}" \
       --deadline "$left" --out "$OUT/overhead" 2>&1 | tee "$OUT/overhead.log"
     sed -n '/^config/,$p' "$OUT/overhead.log" >> "$summary"
     grep -E "^deadline" "$OUT/overhead.log" >> "$summary"
@@ -94,14 +95,20 @@ for part in "${parts[@]}"; do
   metrics)
     echo "== --gpu-metrics per step, interleaved"
     python3 "$root/bench/bench_train_overhead.py" --flopline "$flopline" --configs flopline,gpu-metrics \
-      --rounds 4 --out "$OUT/metrics" 2>&1 | tee "$OUT/metrics.log"
+      --rounds "${FLOPLINE_METRICS_ROUNDS:-4}" --cpus "${FLOPLINE_OVERHEAD_CPUS:-}" --out "$OUT/metrics" 2>&1 | tee "$OUT/metrics.log"
+    # The samples themselves: counter events in each trace, and what flopline said of them.
+    for t in "$OUT"/metrics/gpu-metrics-*.trace.json; do
+      python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['traceEvents']; \
+print(sys.argv[1].rsplit('/',1)[1], sum(1 for x in e if x.get('ph') == 'C'), 'counter events')" "$t"
+    done | tee -a "$OUT/metrics.log" >> "$summary"
+    grep -h "GPU metrics" "$OUT"/metrics/*.log | sort | uniq -c >> "$summary"
     sed -n '/^config/,$p' "$OUT/metrics.log" >> "$summary"
     ;;
   *) echo "unknown part $part"; status=2 ;;
   esac
 done
-(cd "$OUT" && tar czf traces.tgz --exclude='*.tgz' ncu/*.csv loop-counted.json metrics/summary.json \
-  overhead/summary.json overhead/*.log 2>/dev/null)
+(cd "$OUT" && tar czf traces.tgz --exclude='*.tgz' --exclude='*.trace.json' ncu/*.csv loop-counted.json \
+  metrics/summary.json metrics/*.log overhead/*.json overhead/*.log selftime/*.json selftime/*.log 2>/dev/null)
 # The gpu tests' own logs and traces, for reading a failure here.
 (cd "$build/tests/gpu" && tar czf "$OUT/test-out.tgz" counters/out/*.log counters/out/matmul_fp32_1536.json \
   run_files/out endings/out/*.log 2>/dev/null)
