@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Where a `flopline run --gpu-metrics` waits, on a GPU machine: a cuBLAS matmul sample
-# under PM sampling with FLOPLINE_GPU_METRICS_DEBUG, once per configuration (decoding
-# while the program runs or only at its end, at several intervals), each with a time
-# limit; a run still going after it gets its threads' stacks (gdb when there, else the
-# kernel's wait channels) and is killed. Logs go to $OUT/gpu-metrics-<label>.log.
+# under PM sampling with FLOPLINE_GPU_METRICS_DEBUG, once per sampling interval, each
+# with a time limit; a run still going after it gets its threads' stacks (gdb or cuda-gdb
+# when there, else the kernel's wait channels) and is killed. Logs go to $OUT/gpu-metrics-<label>.log.
 #   Run there:   scripts/gpu_metrics_debug.sh [SECONDS]   (carry build-gpu-slim)
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,8 +17,10 @@ stacks() {  # PID: every thread's stack of PID and its children
   local p
   for p in $1 $(pgrep -P "$1") $(pgrep -P "$(pgrep -P "$1" | head -1)" 2>/dev/null); do
     echo "-- pid $p: $(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null)"
-    if command -v gdb > /dev/null; then
-      gdb -q -batch -p "$p" -ex "thread apply all bt 12" 2>/dev/null | grep -E "^#|^Thread"
+    local gdb=gdb
+    command -v gdb > /dev/null || gdb=cuda-gdb  # the GPU machines have only cuda-gdb
+    if command -v "$gdb" > /dev/null; then
+      timeout 60 "$gdb" -q -batch -p "$p" -ex "thread apply all bt 12" 2>/dev/null | grep -E "^#|^Thread"
     else
       for t in /proc/$p/task/*; do echo "  task ${t##*/}: $(cat $t/wchan 2>/dev/null) $(cat $t/comm)"; done
     fi
@@ -27,11 +28,13 @@ stacks() {  # PID: every thread's stack of PID and its children
 }
 
 status=0
-for config in running:50us exit:50us running:1ms running:100us; do
-  decode=${config%%:*} interval=${config#*:} label=${config/:/-}
+intervals="${FLOPLINE_GM_INTERVALS:-50us 100us 1ms}"
+n=0
+for interval in $intervals; do
+  n=$((n + 1)); label="$n-$interval"
   log="$OUT/gpu-metrics-$label.log"
-  echo "== decode while $decode, every $interval" | tee "$log"
-  FLOPLINE_GPU_METRICS_DEBUG=1 FLOPLINE_GPU_METRICS_DECODE="$decode" \
+  echo "== every $interval" | tee "$log"
+  FLOPLINE_GPU_METRICS_DEBUG=1 \
     "$build/profiler/flopline" run --gpu-metrics="$interval" -o "$OUT/gm-$label.json.gz" -- \
     "$build/samples/matmul_bench" --size 4096 --provider cublas --dtype bf16 --reps 20 >> "$log" 2>&1 &
   pid=$!
@@ -43,7 +46,10 @@ for config in running:50us exit:50us running:1ms running:100us; do
     status=1
   fi
   wait "$pid"; echo "exit $?" >> "$log"
-  grep -E "stop: done|unavailable|exit |still running|wrote" "$log" | sed "s/^/$label: /"
+  grep -E "stop: done|unavailable|exit |still running|wrote|did not return" "$log" | sed "s/^/$label: /"
   grep -c "decoded" "$log" | sed "s/^/$label: decode calls: /"
+  python3 -c "import gzip,json,sys; e=json.load(gzip.open(sys.argv[1]))['traceEvents']; \
+print(sum(1 for x in e if x.get('ph') == 'C'), 'counter events')" "$OUT/gm-$label.json.gz" 2>&1 |
+    sed "s/^/$label: /"
 done
 exit $status

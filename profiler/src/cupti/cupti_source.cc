@@ -142,6 +142,11 @@ void CUPTIAPI on_api_callback(void* user, CUpti_CallbackDomain domain, CUpti_Cal
                               const void* data) {
   (void)user;
   const capture::SelfTimer timer(capture::SelfPart::kCallback);
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+    GpuMetricsSampler::instance().on_context_destroying(
+        static_cast<const CUpti_ResourceData*>(data)->context);
+    return;
+  }
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   on_call_callback(domain, cbid, cb);  // returns at once unless kKindCalls is recording
@@ -373,6 +378,8 @@ bool CuptiSource::start(const SourceOptions& options, std::string* error) {
   if (options.gpu_metrics_interval_ns && s.subscriber != nullptr) {
     GpuMetricsSampler::instance().start(*options.gpu_metrics_interval_ns);
     CounterProfiler::enable_callbacks(s.subscriber);  // the launch callbacks it starts on
+    cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                        CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);  // where it stops
   }
   // Calls through callbacks, for the domains whose activity records are not on.
   bool calls_runtime = false, calls_driver = false;

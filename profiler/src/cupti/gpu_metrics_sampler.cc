@@ -5,6 +5,7 @@
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -63,13 +64,32 @@ void debug(const char* format, ...) {
 
 struct DeviceSampler {
   std::uint32_t device = 0;
+  CUcontext context = nullptr;  // the context of the launch that started sampling
   CUpti_PmSampling_Object* object = nullptr;
   std::unique_ptr<ProfilerHost> host;
   std::vector<capture::GpuMetric> metrics;
   std::vector<std::uint8_t> config;
   std::vector<std::uint8_t> counter_data;
   bool running = false;
+  bool finished = false;  // stopped and decoded as its context was destroyed
 };
+
+// Makes `context` current on the calling thread. Stopping and decoding run on threads of
+// flopline's own, which have no current context; the program's thread that started
+// sampling had one. The driver's entry point is looked up rather than linked, so that
+// flopline's libraries load where there is no driver.
+void make_current(CUcontext context) {
+  using SetCurrent = CUresult (*)(CUcontext);
+  static const SetCurrent set = [] {
+    void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    return driver == nullptr ? nullptr
+                             : reinterpret_cast<SetCurrent>(dlsym(driver, "cuCtxSetCurrent"));
+  }();
+  if (set != nullptr && context != nullptr) {
+    const CUresult r = set(context);
+    debug("cuCtxSetCurrent: %d", static_cast<int>(r));
+  }
+}
 
 std::string failure(const std::string& what, CUptiResult r) {
   std::string s = what + ": " + cupti_result_text(r);
@@ -98,8 +118,9 @@ void disable(DeviceSampler& d) {
   d.object = nullptr;
 }
 
-std::unique_ptr<DeviceSampler> set_up(std::uint32_t device, std::int64_t interval_ns,
-                                      std::vector<std::string>* missing, std::string* why) {
+std::unique_ptr<DeviceSampler> set_up(std::uint32_t device, CUcontext context,
+                                      std::int64_t interval_ns, std::vector<std::string>* missing,
+                                      std::string* why) {
   debug("device %u: set up", device);
   const auto initialized = static_cast<CUptiResult>(initialize_profiler());
   debug("cuptiProfilerInitialize: %d", static_cast<int>(initialized));
@@ -109,6 +130,7 @@ std::unique_ptr<DeviceSampler> set_up(std::uint32_t device, std::int64_t interva
   }
   auto d = std::make_unique<DeviceSampler>();
   d->device = device;
+  d->context = context;
   auto chip =
       cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
   chip.deviceIndex = device;
@@ -198,19 +220,6 @@ std::unique_ptr<DeviceSampler> set_up(std::uint32_t device, std::int64_t interva
   return d;
 }
 
-// Samples stay in the hardware buffer until the capture stops, and are decoded after
-// sampling has stopped: a cuptiPmSamplingDecodeData call made while sampling runs can
-// spin inside CUPTI and never return (docs/COUNTERS.md). FLOPLINE_GPU_METRICS_DECODE=
-// running decodes on the background thread as the program runs instead, so the
-// hardware buffer never fills, at the risk of that hang.
-bool decode_while_running() {
-  static const bool on = [] {
-    const char* v = std::getenv("FLOPLINE_GPU_METRICS_DECODE");
-    return v != nullptr && std::string_view(v) == "running";
-  }();
-  return on;
-}
-
 }  // namespace
 
 struct GpuMetricsSampler::Impl {
@@ -235,7 +244,9 @@ struct GpuMetricsSampler::Impl {
               std::chrono::steady_clock::time_point deadline);
   void loop();
   // Sets up sampling of `device` and records the outcome; mu held.
-  void add_device(std::uint32_t device);
+  void add_device(std::uint32_t device, CUcontext context);
+  // Stops sampling `d` (on the calling thread).
+  static void stop_sampling(DeviceSampler& d);
 };
 
 // False when `deadline` passed with records still in the hardware buffer.
@@ -245,6 +256,8 @@ bool GpuMetricsSampler::Impl::decode(DeviceSampler& d, std::vector<capture::GpuM
     if (std::chrono::steady_clock::now() > deadline) return false;
     auto p = cupti_params<CUpti_PmSampling_DecodeData_Params>(
         CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE);
+    make_current(d.context);
+    debug("device %u: cuptiPmSamplingDecodeData", d.device);
     p.pPmSamplingObject = d.object;
     p.pCounterDataImage = d.counter_data.data();
     p.counterDataImageSize = d.counter_data.size();
@@ -254,7 +267,11 @@ bool GpuMetricsSampler::Impl::decode(DeviceSampler& d, std::vector<capture::GpuM
       std::lock_guard<std::mutex> lock(mu);
       ++info.overflows;
     }
-    if (r != CUPTI_SUCCESS) return true;
+    if (r != CUPTI_SUCCESS) {
+      // CUPTI_ERROR_OUT_OF_MEMORY: the hardware buffer overflowed (counted above).
+      debug("device %u: decode: %s", d.device, cupti_result_text(r).c_str());
+      return true;
+    }
     auto ci = cupti_params<CUpti_PmSampling_GetCounterDataInfo_Params>(
         CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
     ci.pCounterDataImage = d.counter_data.data();
@@ -295,7 +312,7 @@ void GpuMetricsSampler::Impl::decode_all(std::chrono::steady_clock::time_point d
   {
     std::lock_guard<std::mutex> lock(mu);
     for (auto& [id, d] : devices) {
-      if (d->object != nullptr) ds.push_back(d.get());
+      if (d->object != nullptr && !d->finished) ds.push_back(d.get());
     }
   }
   std::vector<capture::GpuMetricSample> out;
@@ -313,7 +330,6 @@ void GpuMetricsSampler::Impl::loop() {
   while (!stopping) {
     wake.wait_for(lock, kDecodePeriod, [this] { return stopping; });
     if (stopping) break;
-    if (!decode_while_running()) continue;
     lock.unlock();
     decode_all(std::chrono::steady_clock::now() + kDecodeRoundLimit, false);
     lock.lock();
@@ -337,7 +353,7 @@ void GpuMetricsSampler::start(std::int64_t interval_ns) {
   s.info.interval_ns = interval_ns;
   // CUPTI's profiler is set up at the first launch (it needs a context).
   s.enabled = true;
-  if (s.thread == nullptr && decode_while_running()) {
+  if (s.thread == nullptr) {
     s.thread = new std::thread([&s] { s.loop(); });
   }
 }
@@ -368,13 +384,13 @@ void GpuMetricsSampler::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackI
   if (cuptiGetDeviceId(data->context, &device) != CUPTI_SUCCESS) return;
   std::lock_guard<std::mutex> lock(s.mu);
   if (s.devices.count(device) != 0 || s.refused.count(device) != 0) return;
-  s.add_device(device);
+  s.add_device(device, data->context);
 }
 
-void GpuMetricsSampler::Impl::add_device(std::uint32_t device) {
+void GpuMetricsSampler::Impl::add_device(std::uint32_t device, CUcontext context) {
   std::string why;
   std::vector<std::string> missing;
-  auto d = set_up(device, interval_ns, &missing, &why);
+  auto d = set_up(device, context, interval_ns, &missing, &why);
   if (!d) {
     refused[device] = true;
     if (info.unavailable.empty()) {
@@ -391,6 +407,47 @@ void GpuMetricsSampler::Impl::add_device(std::uint32_t device) {
     }
   }
   devices.emplace(device, std::move(d));
+  // Registered after the first launch, so after the CUDA runtime registered its own
+  // teardown: it runs before that teardown, while CUPTI can still stop and decode
+  // (PM sampling calls made during or after it were seen not to return).
+  static std::once_flag at_exit;
+  std::call_once(at_exit, [] { std::atexit([] { GpuMetricsSampler::instance().stop(); }); });
+}
+
+void GpuMetricsSampler::Impl::stop_sampling(DeviceSampler& d) {
+  if (!d.running) return;
+  make_current(d.context);
+  debug("device %u: cuptiPmSamplingStop", d.device);
+  auto p = cupti_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
+  p.pPmSamplingObject = d.object;
+  const CUptiResult r = cuptiPmSamplingStop(&p);
+  debug("device %u: stopped (%d)", d.device, static_cast<int>(r));
+  d.running = false;
+}
+
+void GpuMetricsSampler::on_context_destroying(CUcontext context) {
+  Impl& s = *impl_;
+  if (!s.enabled.load()) return;
+  DeviceSampler* d = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    for (auto& [id, sampler] : s.devices) {
+      if (sampler->context == context && sampler->running) d = sampler.get();
+    }
+  }
+  if (d == nullptr) return;
+  // The context is still alive here and is being destroyed by this thread: stop and
+  // decode now, on it, since neither can be done once the context is gone.
+  debug("device %u: its context is being destroyed", d->device);
+  std::lock_guard<std::mutex> one(s.decode_mu);
+  Impl::stop_sampling(*d);
+  std::vector<capture::GpuMetricSample> out;
+  const bool complete = s.decode(*d, out, std::chrono::steady_clock::now() + kFinalDecodeLimit);
+  std::lock_guard<std::mutex> lock(s.mu);
+  d->finished = true;
+  if (!complete) s.info.unfinished = true;
+  s.samples.insert(s.samples.end(), std::make_move_iterator(out.begin()),
+                   std::make_move_iterator(out.end()));
 }
 
 namespace {
@@ -444,13 +501,7 @@ void GpuMetricsSampler::stop() {
   auto done = std::make_shared<std::promise<void>>();
   std::future<void> finished = done->get_future();
   std::thread([&s, ds, done] {
-    for (DeviceSampler* d : ds) {
-      if (!d->running) continue;
-      auto p = cupti_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
-      p.pPmSamplingObject = d->object;
-      cuptiPmSamplingStop(&p);
-      d->running = false;
-    }
+    for (DeviceSampler* d : ds) Impl::stop_sampling(*d);
     s.decode_all(std::chrono::steady_clock::now() + kFinalDecodeLimit, true);
     done->set_value();
   }).detach();
@@ -467,7 +518,7 @@ void GpuMetricsSampler::stop() {
 void GpuMetricsSampler::snapshot(capture::GpuMetricsInfo* info,
                                  std::vector<capture::GpuMetricSample>* samples) {
   Impl& s = *impl_;
-  if (s.enabled.load() && decode_while_running())
+  if (s.enabled.load())
     s.decode_all(std::chrono::steady_clock::now() + kDecodeRoundLimit, false);
   std::lock_guard<std::mutex> lock(s.mu);
   *info = s.info;

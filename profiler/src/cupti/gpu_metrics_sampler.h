@@ -1,10 +1,12 @@
 // GPU metrics over time (--gpu-metrics) through CUPTI's PM Sampling API: each device
 // that launches work samples SM active %, tensor pipe active % and DRAM read and write
-// throughput at a fixed interval into the hardware buffer, decoded once sampling has
-// stopped (or, with FLOPLINE_GPU_METRICS_DECODE=running, by a background thread as the
-// program runs), so the launching threads never wait on it. Sampling of a device starts
-// after the first launch on it returns (a launch on the thread's last context costs one
-// comparison) and stops at write time. docs/COUNTERS.md.
+// throughput at a fixed interval into the hardware buffer, which a background thread of
+// flopline's decodes as the program runs (with the sampled context current on it), so the
+// buffer never fills and the launching threads never wait on it. Sampling of a device
+// starts after the first launch on it returns (a launch on the thread's last context
+// costs one comparison). It stops in an exit handler registered at that first launch, so
+// before the CUDA runtime's own teardown, or when the context is destroyed, whichever
+// comes first. docs/COUNTERS.md.
 #pragma once
 
 #include <cupti.h>
@@ -28,6 +30,10 @@ class GpuMetricsSampler {
   // device returns, sampling of that device starts.
   void on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                    const CUpti_CallbackData* data);
+  // A context is being destroyed (cudaDeviceReset, the runtime's teardown at exit): the
+  // device sampled on it is stopped and decoded now, on the destroying thread, while the
+  // context still exists.
+  void on_context_destroying(CUcontext context);
   // Stops every device and decodes what is left, never waiting on CUPTI past a limit.
   void stop();
   // Copies the samples out (decoding what the devices hold so far when decoding while
