@@ -28,6 +28,7 @@ scheduler puts the launching thread is not one more difference between processes
 import argparse
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -186,13 +187,22 @@ def main():
     return rc
 
 
+def added_interval(values, base, reps=2000, seed=1):
+    """The 5th and 95th percentiles of median(values) - median(base) over bootstrap
+    resamples of the rounds: how far the added time could move with other rounds."""
+    rng = random.Random(seed)
+    diffs = sorted(statistics.median(rng.choices(values, k=len(values))) -
+                   statistics.median(rng.choices(base, k=len(base))) for _ in range(reps))
+    return diffs[int(0.05 * reps)], diffs[int(0.95 * reps) - 1]
+
+
 def report(configs, medians, walls, out_dir, failures, write):
     """Prints the table of the rounds' medians (and with `write`, keeps summary.json)."""
     base = statistics.median(medians["none"]) if medians.get("none") else None
     summary = {}
     print()
     print(f"{'config':12s} {'rounds':>6s} {'median ms':>10s} {'spread ms':>17s} {'added ms':>9s} "
-          f"{'process s':>9s}")
+          f"{'process s':>9s}  added ms, 90% of resamples")
     for c in configs:
         v = medians[c]
         if not v:
@@ -204,10 +214,12 @@ def report(configs, medians, walls, out_dir, failures, write):
         # The cost is visible only when it is larger than the spread of either side.
         noise = (hi - lo) if base is None else max(hi - lo, max(medians["none"]) - min(medians["none"]))
         shown = "-" if added is None else (f"{added:+.3f}" if abs(added) > noise else "noise")
+        interval = None if base is None or c == "none" else added_interval(v, medians["none"])
         summary[c] = {"median_ms": m, "min_ms": lo, "max_ms": hi, "added_ms": added, "noise_ms": noise,
-                      "process_s": statistics.median(walls[c])}
+                      "process_s": statistics.median(walls[c]), "added_interval_ms": interval}
+        shown_interval = "" if interval is None else f"  {interval[0]:+.3f}..{interval[1]:+.3f}"
         print(f"{c:12s} {len(v):6d} {m:10.3f} {lo:8.3f}..{hi:8.3f} {shown:>9s} "
-              f"{statistics.median(walls[c]):9.1f}")
+              f"{statistics.median(walls[c]):9.1f}{shown_interval}")
     def ratio(a, b):
         sa, sb = summary.get(a), summary.get(b)
         if not sa or not sb or not sb["added_ms"] or sb["added_ms"] <= 0 or sa["added_ms"] is None:
