@@ -2,6 +2,7 @@
 PyTorch training step (bench/train_loop.py).
 
     python3 counters_vs_ncu.py --flopline BUILD/profiler/flopline --out DIR [--ncu ncu]
+        [--cache-control none]
     python3 counters_vs_ncu.py --from DIR      (compare the files an earlier run left in DIR)
 
 1. `flopline run --counters=1` records two steps of train_loop.py: the first launch of
@@ -19,7 +20,9 @@ states. Nsight Compute flushes the caches before each measured pass (--cache-con
 so every input comes from DRAM and the dirty lines a kernel leaves in L2 are not written
 back inside its range; under flopline's kernel replay the inputs a kernel finds in L2
 are not read again and the write-back of its dirty lines falls inside its range
-(docs/COUNTERS.md). They agree on kernels whose data does not fit in L2. Exit 1 when a
+(docs/COUNTERS.md). They agree on kernels whose data does not fit in L2.
+`--cache-control none` has Nsight Compute leave the caches as the program left them,
+the like-for-like check of DRAM bytes. Exit 1 when a
 matched kernel's FLOPs differ by more than 1%, 2 when a step fails.
 """
 import argparse
@@ -164,7 +167,7 @@ def run_both(args, env):
         return "no counter metrics in the trace"
     # Every kernel of the (small) program: no name filter to get wrong.
     cmd = [args.ncu, "--metrics", metrics, "--kernel-name-base", "demangled", "--csv", "--page", "raw",
-           "--print-units", "base", "--clock-control", "none",
+           "--print-units", "base", "--clock-control", "none", "--cache-control", args.cache_control,
            "--log-file", os.path.join(args.out, "ncu.log")] + LOOP
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if p.returncode != 0:
@@ -176,6 +179,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--flopline")
     ap.add_argument("--ncu", default="ncu")
+    ap.add_argument("--cache-control", default="all", choices=["all", "none"],
+                    help="Nsight Compute's cache control: all flushes before each pass (its "
+                         "default), none leaves the caches as flopline's replay finds them")
     ap.add_argument("--out")
     ap.add_argument("--from", dest="from_dir", help="compare counted.json and ncu.log already in this folder")
     args = ap.parse_args()

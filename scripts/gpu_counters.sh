@@ -70,7 +70,8 @@ for part in "${parts[@]}"; do
     ;;
   ncu)
     echo "== flopline against Nsight Compute, five kernels of a training step"
-    python3 "$root/bench/counters_vs_ncu.py" --flopline "$flopline" --out "$OUT/ncu" 2>&1 | tee "$OUT/ncu.log"
+    python3 "$root/bench/counters_vs_ncu.py" --flopline "$flopline" --out "$OUT/ncu" \
+      --cache-control "${FLOPLINE_NCU_CACHE_CONTROL:-all}" 2>&1 | tee "$OUT/ncu.log"
     rc=${PIPESTATUS[0]}
     [ "$rc" -eq 0 ] || tail -20 "$OUT/ncu/ncu.log" 2>/dev/null
     [ "$rc" -eq 0 ] || status=1
