@@ -518,8 +518,7 @@ void GpuMetricsSampler::stop() {
 void GpuMetricsSampler::snapshot(capture::GpuMetricsInfo* info,
                                  std::vector<capture::GpuMetricSample>* samples) {
   Impl& s = *impl_;
-  if (s.enabled.load())
-    s.decode_all(std::chrono::steady_clock::now() + kDecodeRoundLimit, false);
+  if (s.enabled.load()) s.decode_all(std::chrono::steady_clock::now() + kDecodeRoundLimit, false);
   std::lock_guard<std::mutex> lock(s.mu);
   *info = s.info;
   *samples = s.samples;
