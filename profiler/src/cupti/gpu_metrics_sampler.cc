@@ -74,22 +74,45 @@ struct DeviceSampler {
   bool finished = false;  // stopped and decoded as its context was destroyed
 };
 
-// Makes `context` current on the calling thread. Stopping and decoding run on threads of
-// flopline's own, which have no current context; the program's thread that started
-// sampling had one. The driver's entry point is looked up rather than linked, so that
-// flopline's libraries load where there is no driver.
-void make_current(CUcontext context) {
-  using SetCurrent = CUresult (*)(CUcontext);
-  static const SetCurrent set = [] {
-    void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    return driver == nullptr ? nullptr
-                             : reinterpret_cast<SetCurrent>(dlsym(driver, "cuCtxSetCurrent"));
-  }();
-  if (set != nullptr && context != nullptr) {
-    const CUresult r = set(context);
-    debug("cuCtxSetCurrent: %d", static_cast<int>(r));
+// Makes a context current on the calling thread for its lifetime, then puts back the one
+// that was current. Stopping and decoding run on threads of flopline's own, which have no
+// current context, and on a program's thread that is destroying a context, whose current
+// context must stay its own. The driver's entry points are looked up rather than linked,
+// so that flopline's libraries load where there is no driver.
+class CurrentContext {
+ public:
+  explicit CurrentContext(CUcontext context) {
+    const Driver& d = driver();
+    if (d.get == nullptr || d.set == nullptr || context == nullptr) return;
+    if (d.get(&previous_) != CUDA_SUCCESS || previous_ == context) return;
+    switched_ = d.set(context) == CUDA_SUCCESS;
+    debug("cuCtxSetCurrent: %s", switched_ ? "done" : "failed");
   }
-}
+  ~CurrentContext() {
+    if (switched_) driver().set(previous_);
+  }
+  CurrentContext(const CurrentContext&) = delete;
+  CurrentContext& operator=(const CurrentContext&) = delete;
+
+ private:
+  struct Driver {
+    CUresult (*get)(CUcontext*) = nullptr;
+    CUresult (*set)(CUcontext) = nullptr;
+  };
+  static const Driver& driver() {
+    static const Driver d = [] {
+      Driver out;
+      void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+      if (lib == nullptr) return out;
+      out.get = reinterpret_cast<CUresult (*)(CUcontext*)>(dlsym(lib, "cuCtxGetCurrent"));
+      out.set = reinterpret_cast<CUresult (*)(CUcontext)>(dlsym(lib, "cuCtxSetCurrent"));
+      return out;
+    }();
+    return d;
+  }
+  CUcontext previous_ = nullptr;
+  bool switched_ = false;
+};
 
 std::string failure(const std::string& what, CUptiResult r) {
   std::string s = what + ": " + cupti_result_text(r);
@@ -256,7 +279,7 @@ bool GpuMetricsSampler::Impl::decode(DeviceSampler& d, std::vector<capture::GpuM
     if (std::chrono::steady_clock::now() > deadline) return false;
     auto p = cupti_params<CUpti_PmSampling_DecodeData_Params>(
         CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE);
-    make_current(d.context);
+    const CurrentContext current(d.context);
     debug("device %u: cuptiPmSamplingDecodeData", d.device);
     p.pPmSamplingObject = d.object;
     p.pCounterDataImage = d.counter_data.data();
@@ -416,7 +439,7 @@ void GpuMetricsSampler::Impl::add_device(std::uint32_t device, CUcontext context
 
 void GpuMetricsSampler::Impl::stop_sampling(DeviceSampler& d) {
   if (!d.running) return;
-  make_current(d.context);
+  const CurrentContext current(d.context);
   debug("device %u: cuptiPmSamplingStop", d.device);
   auto p = cupti_params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
   p.pPmSamplingObject = d.object;
