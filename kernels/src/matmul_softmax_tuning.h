@@ -1,7 +1,7 @@
 // The tuning constants of the fused matmul+softmax plan (matmul_softmax_plan.cc). Each
-// was set where one launch sequence overtook another in measurements on an H100 and an
-// H200; the figures behind them are in docs/results/ (docs/KERNELS.md, "The plan", says
-// which file), not here.
+// was set where one launch sequence overtook another when measured; the measurements,
+// with their devices, are in docs/results/ (docs/KERNELS.md, "The plan", says which
+// file), not here.
 #pragma once
 
 #include <cstdint>
