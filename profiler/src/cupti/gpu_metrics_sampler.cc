@@ -71,7 +71,7 @@ struct DeviceSampler {
   std::vector<std::uint8_t> config;
   std::vector<std::uint8_t> counter_data;
   bool running = false;
-  bool finished = false;  // stopped and decoded as its context was destroyed
+  bool finished = false;  // stopped and decoded for the last time (its context gone, or stop)
 };
 
 // Makes a context current on the calling thread for its lifetime, then puts back the one
@@ -263,6 +263,9 @@ struct GpuMetricsSampler::Impl {
   // Decodes until the hardware buffers are empty or `deadline` passes; a final decode
   // that runs out of time marks the samples unfinished.
   void decode_all(std::chrono::steady_clock::time_point deadline, bool final);
+  // decode_all for `ds`, decode_mu held; a final decode marks them finished.
+  void decode_devices(const std::vector<DeviceSampler*>& ds,
+                      std::chrono::steady_clock::time_point deadline, bool final);
   bool decode(DeviceSampler& d, std::vector<capture::GpuMetricSample>& out,
               std::chrono::steady_clock::time_point deadline);
   void loop();
@@ -338,12 +341,20 @@ void GpuMetricsSampler::Impl::decode_all(std::chrono::steady_clock::time_point d
       if (d->object != nullptr && !d->finished) ds.push_back(d.get());
     }
   }
+  decode_devices(ds, deadline, final);
+}
+
+void GpuMetricsSampler::Impl::decode_devices(const std::vector<DeviceSampler*>& ds,
+                                             std::chrono::steady_clock::time_point deadline,
+                                             bool final) {
   std::vector<capture::GpuMetricSample> out;
   bool complete = true;
   for (DeviceSampler* d : ds) complete = decode(*d, out, deadline) && complete;
   std::lock_guard<std::mutex> lock(mu);
+  if (final) {
+    for (DeviceSampler* d : ds) d->finished = true;
+  }
   if (!complete && final) info.unfinished = true;
-  if (out.empty()) return;
   samples.insert(samples.end(), std::make_move_iterator(out.begin()),
                  std::make_move_iterator(out.end()));
 }
@@ -464,13 +475,7 @@ void GpuMetricsSampler::on_context_destroying(CUcontext context) {
   debug("device %u: its context is being destroyed", d->device);
   std::lock_guard<std::mutex> one(s.decode_mu);
   Impl::stop_sampling(*d);
-  std::vector<capture::GpuMetricSample> out;
-  const bool complete = s.decode(*d, out, std::chrono::steady_clock::now() + kFinalDecodeLimit);
-  std::lock_guard<std::mutex> lock(s.mu);
-  d->finished = true;
-  if (!complete) s.info.unfinished = true;
-  s.samples.insert(s.samples.end(), std::make_move_iterator(out.begin()),
-                   std::make_move_iterator(out.end()));
+  s.decode_devices({d}, std::chrono::steady_clock::now() + kFinalDecodeLimit, true);
 }
 
 namespace {
