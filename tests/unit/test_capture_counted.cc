@@ -24,7 +24,7 @@ constexpr std::uint32_t kThread = 4242;
 CounterPlan small_plan() {
   const std::vector<std::string> chip = {"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32",
                                          "sm__sass_thread_inst_executed_op_ffma_pred_on",
-                                         "dram__bytes_read", "dram__bytes_write"};
+                                         "dram__bytes_read", "lts__t_sectors_srcunit_tex_op_write"};
   return plan_counter_metrics(chip);
 }
 
@@ -36,7 +36,7 @@ std::vector<double> values(const CounterPlan& plan, double tensor, double ffma, 
     if (n.find("hgmma") != std::string::npos) v[i] = tensor;
     if (n.find("ffma") != std::string::npos) v[i] = ffma;
     if (n.find("bytes_read") != std::string::npos) v[i] = read;
-    if (n.find("bytes_write") != std::string::npos) v[i] = write;
+    if (n.find("op_write") != std::string::npos) v[i] = write / 32;  // 32-byte sectors
   }
   return v;
 }

@@ -56,7 +56,8 @@ TEST(CounterPlan, HopperCountsEachInstructionPath) {
            "sm__sass_thread_inst_executed_op_dfma_pred_on.sum",
            "sm__sass_thread_inst_executed_op_hadd_pred_on.sum",
            "dram__bytes_read.sum",
-           "dram__bytes_write.sum",
+           // Writes: the kernel's stores, not the DRAM write counter (replay write-backs).
+           "lts__t_sectors_srcunit_tex_op_write.sum",
        }) {
     EXPECT_TRUE(n.count(want)) << want;
   }
@@ -64,7 +65,13 @@ TEST(CounterPlan, HopperCountsEachInstructionPath) {
   EXPECT_FALSE(n.count("sm__ops_path_tensor_src_tf32_dst_fp32.sum"));
   EXPECT_FALSE(n.count("sm__ops_path_tensor_src_bf16_dst_fp32.sum"));
   EXPECT_FALSE(n.count("sm__ops_path_tensor_op_hmma_src_fp16.sum"));
+  EXPECT_FALSE(n.count("dram__bytes_write.sum"));
+  EXPECT_FALSE(n.count("lts__t_sectors_op_write.sum"));  // the fallback, when tex is not listed
   EXPECT_TRUE(plan.missing.empty()) << plan.missing.front();
+  const CounterMetric* stores = find(plan, "lts__t_sectors_srcunit_tex_op_write.sum");
+  ASSERT_NE(stores, nullptr);
+  EXPECT_EQ(stores->use, CounterUse::kDramWrite);
+  EXPECT_EQ(stores->per_count, 32);  // bytes per sector
   const CounterMetric* fma = find(plan, "sm__sass_thread_inst_executed_op_ffma_pred_on.sum");
   ASSERT_NE(fma, nullptr);
   EXPECT_EQ(fma->per_count, 2);
@@ -109,11 +116,24 @@ TEST(CounterPlan, NamesWhatTheChipCannotCount) {
   const std::set<std::string> missing(plan.missing.begin(), plan.missing.end());
   EXPECT_TRUE(missing.count("tensor tf32 ops"));
   EXPECT_TRUE(missing.count("fp32 SIMT add"));
-  EXPECT_TRUE(missing.count("DRAM bytes write"));
+  EXPECT_TRUE(missing.count("DRAM bytes written (L2 stores)"));
   EXPECT_FALSE(missing.count("tensor bf16 ops"));
   const CounterMetric* sectors = find(plan, "dram__sectors_read.sum");
   ASSERT_NE(sectors, nullptr);
   EXPECT_EQ(sectors->per_count, 32);
+}
+
+TEST(CounterPlan, WritesFallBackToEveryL2Store) {
+  const std::vector<std::string> chip = {"dram__bytes_read", "dram__bytes_write",
+                                         "lts__t_sectors_op_write"};
+  const CounterPlan plan = plan_counter_metrics(chip);
+  const std::set<std::string> missing(plan.missing.begin(), plan.missing.end());
+  EXPECT_FALSE(missing.count("DRAM bytes written (L2 stores)"));
+  EXPECT_FALSE(missing.count("DRAM bytes read"));
+  const CounterMetric* stores = find(plan, "lts__t_sectors_op_write.sum");
+  ASSERT_NE(stores, nullptr);
+  EXPECT_EQ(stores->use, CounterUse::kDramWrite);
+  EXPECT_EQ(find(plan, "dram__bytes_write.sum"), nullptr);
 }
 
 // A stand-in for the profiler's pass count: each metric lives in a named group, and a
@@ -143,7 +163,7 @@ TEST(CounterPlan, OptionalMetricsThatAddAPassAreLeftOut) {
   EXPECT_TRUE(left.count("sm__ops_path_tensor_op_imma_src_int8.sum"));
   // Required metrics are never left out, whatever they cost.
   EXPECT_TRUE(n.count("sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32.sum"));
-  EXPECT_TRUE(n.count("dram__bytes_write.sum"));
+  EXPECT_TRUE(n.count("lts__t_sectors_srcunit_tex_op_write.sum"));
 }
 
 std::vector<double> values_for(const CounterPlan& plan, const std::map<std::string, double>& v) {
@@ -155,7 +175,8 @@ std::vector<double> values_for(const CounterPlan& plan, const std::map<std::stri
   return out;
 }
 
-// Values read on an H200 from cuBLAS's tf32 sgemm at 2048^3 (counters_probe).
+// Values read on an H200 from cuBLAS's tf32 sgemm at 2048^3 (counters_probe); the stores
+// are its 2048^2 fp32 outputs, 16 MiB, in 32-byte sectors.
 TEST(CountedWork, TensorMatmulCountsTwoMnk) {
   const CounterPlan plan = plan_counter_metrics(chip_metrics("GH100"));
   const CountedWork w = evaluate_counters(
@@ -163,7 +184,7 @@ TEST(CountedWork, TensorMatmulCountsTwoMnk) {
                               {"sm__sass_thread_inst_executed_op_fmul_pred_on.sum", 147456.0},
                               {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", 4194304.0},
                               {"dram__bytes_read.sum", 33632000.0},
-                              {"dram__bytes_write.sum", 24613120.0}}));
+                              {"lts__t_sectors_srcunit_tex_op_write.sum", 524288.0}}));
   EXPECT_DOUBLE_EQ(w.tensor_flops, 2.0 * 2048 * 2048 * 2048);
   EXPECT_DOUBLE_EQ(w.flops, 2.0 * 2048 * 2048 * 2048 + 147456.0 + 2 * 4194304.0);
   EXPECT_EQ(w.precision, "tf32");
@@ -173,7 +194,9 @@ TEST(CountedWork, TensorMatmulCountsTwoMnk) {
   EXPECT_DOUBLE_EQ(w.flops_by_precision[1].second, 147456.0 + 2 * 4194304.0);
   ASSERT_EQ(w.tensor_flops_by_path.size(), 1u);
   EXPECT_EQ(w.tensor_flops_by_path[0].first, "hgmma");
-  EXPECT_DOUBLE_EQ(*w.dram_bytes(), 33632000.0 + 24613120.0);
+  ASSERT_TRUE(w.dram_write_bytes.has_value());
+  EXPECT_DOUBLE_EQ(*w.dram_write_bytes, 524288.0 * 32);  // 2048^2 fp32: 16 MiB stored
+  EXPECT_DOUBLE_EQ(*w.dram_bytes(), 33632000.0 + 524288.0 * 32);
 }
 
 TEST(CountedWork, FmaIsTwoFlopsAndIntegerOpsStayApart) {

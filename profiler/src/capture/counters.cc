@@ -155,23 +155,36 @@ void add_simt_metrics(const std::set<std::string>& listed, CounterPlan& plan) {
   }
 }
 
+// Reads: the DRAM read counter. Writes: the bytes the kernel's own stores bring to L2,
+// which a write-back L2 sends to DRAM, during the kernel or when evicted later. The DRAM
+// write counter is not used: inside a replayed range it counts mostly write-backs of
+// lines the replay itself dirtied, so a kernel that stores nothing shows megabytes
+// written, while a kernel's output that stays in L2 counts as nothing (docs/COUNTERS.md,
+// tests/gpu/counters/dram_probe.cu). Stores are the same in every cache state. Atomics
+// and reductions to memory are left out: many of them hit one sector.
 void add_dram_metrics(const std::set<std::string>& listed, CounterPlan& plan) {
-  for (const bool read : {true, false}) {
-    const char* dir = read ? "read" : "write";
-    CounterMetric m;
-    m.use = read ? CounterUse::kDramRead : CounterUse::kDramWrite;
-    m.path = "dram";
-    if (listed.count(std::string("dram__bytes_") + dir) != 0) {
-      m.name = std::string("dram__bytes_") + dir + ".sum";
-    } else if (listed.count(std::string("dram__sectors_") + dir) != 0) {
-      m.name = std::string("dram__sectors_") + dir + ".sum";
-      m.per_count = 32;  // bytes per sector
-    } else {
-      plan.missing.push_back(std::string("DRAM bytes ") + dir);
-      continue;
+  struct Choice {
+    const char* base;
+    double per_count;
+  };
+  static constexpr Choice kRead[] = {{"dram__bytes_read", 1}, {"dram__sectors_read", 32}};
+  static constexpr Choice kWrite[] = {{"lts__t_sectors_srcunit_tex_op_write", 32},
+                                      {"lts__t_sectors_op_write", 32}};
+  auto add = [&](std::span<const Choice> choices, CounterUse use, const char* what) {
+    for (const Choice& c : choices) {
+      if (listed.count(c.base) == 0) continue;
+      CounterMetric m;
+      m.name = std::string(c.base) + ".sum";
+      m.use = use;
+      m.path = "dram";
+      m.per_count = c.per_count;
+      plan.metrics.push_back(m);
+      return;
     }
-    plan.metrics.push_back(m);
-  }
+    plan.missing.push_back(what);
+  };
+  add(kRead, CounterUse::kDramRead, "DRAM bytes read");
+  add(kWrite, CounterUse::kDramWrite, "DRAM bytes written (L2 stores)");
 }
 
 void add_to(std::vector<std::pair<std::string, double>>& v, const std::string& key, double x) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -133,9 +134,7 @@ TEST(Counters, TritonMatmulCountsTwoMnk) {
 }
 
 TEST(Counters, ElementwiseAddMovesThreeNBytes) {
-  // Vectors far larger than L2: a measured launch starts with caches flushed, and the
-  // write-back of the replay's memory restore adds a fixed ~10 MB that a small problem
-  // would show as a percentage.
+  // Vectors far larger than L2, so no input is found in L2 whatever ran before.
   const double n = 67108864;
   const RunResult r = counted_run("vector_add", {FLOPLINE_VECTOR_ADD, "--sizes", "67108864",
                                                  "--blocks", "256,1024", "--reps", "3"});
@@ -148,12 +147,50 @@ TEST(Counters, ElementwiseAddMovesThreeNBytes) {
       const auto bytes = arg_number(k, "dram bytes");
       ASSERT_TRUE(bytes.has_value()) << k.name << ": " << k.args;
       expect_within(*bytes, 3 * n * 4, 0.05, op.name + " DRAM bytes");
+      expect_within(arg_number(k, "dram bytes read").value_or(0), 2 * n * 4, 0.01,
+                    op.name + " DRAM bytes read");
+      expect_within(arg_number(k, "dram bytes written").value_or(0), n * 4, 0.01,
+                    op.name + " DRAM bytes written");
       ASSERT_TRUE(k.metrics.has_flops()) << k.args;
       expect_within(k.metrics.flops, n, 0.01, op.name + " FLOPs (one add per element)");
       ++checked;
     }
   }
   EXPECT_GE(checked, 4) << describe(r);
+}
+
+// A kernel's bytes written are its own stores, whatever the L2 holds when it starts: a
+// kernel that writes nothing counts nothing even right after another left 32 MB of dirty
+// lines, and one whose 4 MB output stays in L2 counts its 4 MB. Reads count what comes
+// from DRAM; the probe's inputs are not in L2 when read.
+TEST(Counters, BytesWrittenAreTheKernelsOwnStores) {
+  const RunResult r = counted_run("dram_probe", {FLOPLINE_DRAM_PROBE}, {"--counters=all"});
+  ASSERT_EQ(r.result.exit_code, 0) << describe(r);
+  ASSERT_EQ(r.files.size(), 1u) << describe(r);
+  const TraceView t = must_load(r.files[0]);
+  // The probe prints "NAME READS WRITES" per kernel (bytes, by construction).
+  static const std::regex line(R"((\w+) (\d+) (\d+))");
+  std::istringstream out(r.result.out);
+  int checked = 0;
+  for (std::string text; std::getline(out, text);) {
+    std::smatch m;
+    if (!std::regex_match(text, m, line)) continue;
+    const std::string name = m[1];
+    const double reads = std::stod(m[2]), writes = std::stod(m[3]);
+    int launches = 0;
+    for (const SliceView& k : t.by_cat("kernel")) {
+      if (k.name.find("::" + name + "(") == std::string::npos) continue;
+      ASSERT_EQ(text_arg(k, "flops source"), "counters") << k.name << ": " << k.args;
+      const double read = arg_number(k, "dram bytes read").value_or(-1);
+      const double written = arg_number(k, "dram bytes written").value_or(-1);
+      EXPECT_NEAR(written, writes, 0.01 * writes + 65536) << name << " bytes written; " << k.args;
+      EXPECT_NEAR(read, reads, 0.01 * reads + 262144) << name << " bytes read; " << k.args;
+      ++launches;
+    }
+    EXPECT_GE(launches, 1) << name << " has no kernel slice";
+    ++checked;
+  }
+  EXPECT_EQ(checked, 6) << describe(r);
 }
 
 TEST(Counters, FusedMatmulSoftmaxCountsAtLeastItsMatmul) {

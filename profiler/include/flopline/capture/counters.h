@@ -14,7 +14,10 @@
 //                of its ops ran on sparse operands.
 //   SIMT         sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on (smsp__
 //                when sm__ is not listed): thread instructions; an FMA is two FLOPs.
-//   DRAM         dram__bytes_{read,write} (or dram__sectors_{read,write} x 32 bytes).
+//   DRAM read    dram__bytes_read (or dram__sectors_read x 32 bytes).
+//   DRAM write   lts__t_sectors_srcunit_tex_op_write x 32 bytes: what the kernel stores,
+//                which the write-back L2 sends to DRAM (docs/COUNTERS.md says why not
+//                dram__bytes_write: under replay it holds the replay's own write-backs).
 //   duration     gpu__time_duration: the kernel's GPU time during the measurement (a
 //                measured launch's activity record carries no times of its own).
 //
@@ -41,7 +44,7 @@ enum class CounterUse : std::uint8_t {
   kTensorSparseOps,  // the part of a kTensorOps metric that ran sparse (not added again)
   kSimtOps,          // SIMT thread instructions
   kDramRead,         // bytes (or sectors) read from DRAM
-  kDramWrite,        // bytes (or sectors) written to DRAM
+  kDramWrite,        // sectors the kernel stores to L2: written back to DRAM
   kDuration,         // the kernel's GPU time under replay (ns): places a replayed kernel
 };
 
