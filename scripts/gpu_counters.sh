@@ -6,7 +6,7 @@
 # table is printed last.
 #   Build here:  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLOPLINE_BUILD_VIEWER=OFF
 #                cmake --build build-gpu && scripts/gpu_pack.sh --slim
-#   Run there:   scripts/gpu_counters.sh [all|tests|ncu|loop|metrics|overhead|selftime ...]   (carry build-gpu-slim)
+#   Run there:   scripts/gpu_counters.sh [all|tests|ncu|dram|bundle|loop|metrics|overhead|selftime ...]   (carry build-gpu-slim)
 # all: every gpu test; tests: those of counters, run files and endings only; others: every
 # gpu test but those; runs: the run-file tests only (for a two-GPU kind: torchrun, 2 ranks).
 set -uo pipefail
@@ -68,6 +68,28 @@ for part in "${parts[@]}"; do
       sed "s/^/ctest $part: /" >> "$summary"
     grep -qE "100% tests passed" "$OUT/ctest-$part.log" || status=1
     ;;
+  bundle)
+    # The two bundled --counters traces (samples/traces/README.md): copy them from
+    # $OUT/bundle.tgz into samples/traces/.
+    echo "== bundled traces recorded with --counters"
+    mkdir -p "$OUT/bundle"
+    gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oE "H100|H200" | tr A-Z a-z)
+    "$flopline" run --counters -o "$OUT/bundle/matmul_bench_${gpu}_counters.json" -- \
+      "$build/samples/matmul_bench" --size 4096 --provider all --dtype bf16 --reps 2 --seed 1 \
+      > "$OUT/bundle/matmul.log" 2>&1 || status=1
+    "$flopline" run --counters -o "$OUT/bundle/train_loop_${gpu}_counters.json" -- \
+      python3 "$root/bench/train_loop.py" --steps 3 --warmup 2 > "$OUT/bundle/train_loop.log" 2>&1 || status=1
+    tail -n 3 "$OUT"/bundle/*.log | tee -a "$summary"
+    (cd "$OUT/bundle" && gzip -9 -f ./*.json && tar czf "$OUT/bundle.tgz" . && cd .. && rm -rf bundle)
+    ;;
+  dram)
+    # What counted DRAM bytes hold: kernels of known traffic, flopline and ncu's two cache settings.
+    echo "== DRAM bytes of kernels of known traffic"
+    python3 "$root/bench/dram_bytes_probe.py" --probe "$build/tests/gpu/counters/dram_probe" --flopline "$flopline" \
+      --out "$OUT/dram" 2>&1 | tee "$OUT/dram.log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    cat "$OUT/dram.log" >> "$summary"
+    ;;
   ncu)
     echo "== flopline against Nsight Compute, five kernels of a training step"
     python3 "$root/bench/counters_vs_ncu.py" --flopline "$flopline" --out "$OUT/ncu" \
@@ -114,7 +136,7 @@ done
 (cd "$build/tests/gpu" && tar czf "$OUT/test-out.tgz" counters/out/*.log counters/out/matmul_fp32_1536.json \
   run_files/out endings/out/*.log 2>/dev/null)
 # At most a few files come back: the ncu outputs go into one archive.
-(cd "$OUT" && tar czf ncu.tgz ncu 2>/dev/null && rm -rf ncu)
+(cd "$OUT" && dirs=$(ls -d ncu dram 2>/dev/null) && [ -n "$dirs" ] && tar czf ncu.tgz $dirs && rm -rf $dirs)
 echo
 echo "== summary"
 cat "$summary"

@@ -34,7 +34,8 @@ if [ "${1:-}" = --slim ]; then
   (cd "$root/build-gpu" &&
    find . -type f ! -name '*.o' ! -name '*.a' \( ! -path './bench/*' -o -name 'libflopline_floor.so' \) \
      ! -path '*/CMakeFiles/*' ! -name '*.ninja' \
-     ! -name '.ninja*' ! -path './tests/flopline_unit_tests' ! -path './tests/viewer/flopline_viewer_core_tests' |
+     ! -name '.ninja*' ! -path './tests/flopline_unit_tests' ! -path './tests/viewer/flopline_viewer_core_tests' \
+     ! -path './tests/flopline_unit_tests\[1\]_tests.cmake' ! -name compile_commands.json |
      tar -cf - -T - | tar -xf - -C "$root/build-gpu-slim")
   # Symbols no loader needs: the carry limit is 64 MiB.
   find "$root/build-gpu-slim" -type f -perm -u+x -exec sh -c \
