@@ -20,8 +20,8 @@ same whatever the cache holds, so it is judged like FLOPs; ncu's count of every 
 (`lts__t_sectors_op_write`) is shown beside it, to see that no store is left out.
 DRAM bytes read are shown, not judged: they depend on what L2 holds when the kernel
 starts. Nsight Compute flushes the caches before each measured pass (--cache-control
-all), so every input comes from DRAM; under flopline's kernel replay an input that the
-replay's own memory save left in L2 is not read from DRAM (docs/COUNTERS.md).
+all), so every input comes from DRAM; under flopline's kernel replay some kernels find
+inputs that earlier kernels left in L2 (docs/COUNTERS.md).
 `--cache-control none` has Nsight Compute leave the caches as the program left them.
 A few kernels store a different number of sectors from one run to the next (on an H200:
 a reduction, flash attention's backward helpers, LayerNorm's gamma/beta backward, all

@@ -72,7 +72,7 @@ def main():
             print(f"dram_bytes_probe: {failed} (in {args.out})")
             return 2
     with open(os.path.join(args.out, "expected.txt")) as f:
-        expected = [line.split() for line in f.read().splitlines()[1:] if line.strip()]
+        expected = [line.split()[:3] for line in f.read().splitlines()[1:] if line.strip()]
     counted = first_counted(load(os.path.join(args.out, "counted.json")))
     ncu = {}
     for cache in ("all", "none"):

@@ -48,6 +48,12 @@ __global__ void copy_small(const float* src, float* dst, size_t n) {
 __global__ void copy_large(const float* src, float* dst, size_t n) {
   copy(src, dst, n);
 }
+// Reads and writes 16 MB in place, after a large read cleaned L2: the memory it writes is
+// the memory it reads, which a replay saves before running it and restores between passes.
+__global__ void scale_in_place(float* b, size_t n) {
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    b[i] *= 2.0f;
+}
 // Reads 256 MB, writes nothing: leaves the L2 clean (and is itself a plain large read).
 __global__ void read_large(const float* b, size_t n, float* out) {
   sum_into(b, n, out);
@@ -87,6 +93,8 @@ int main() {
   read_after_clean<<<blocks, threads>>>(b, read_n, out);
   copy_small<<<blocks, threads>>>(c, d, copy_n);
   copy_large<<<blocks, threads>>>(big, big2, large);
+  read_large<<<blocks, threads>>>(big, large, out);
+  scale_in_place<<<blocks, threads>>>(b, read_n);
   if (!ok(cudaDeviceSynchronize(), "kernels")) return 1;
   std::printf("kernel reads writes\n");
   std::printf("read_large %zu 0\n", large * 4);
@@ -95,5 +103,6 @@ int main() {
   std::printf("read_after_clean %zu 0\n", read_n * 4);
   std::printf("copy_small %zu %zu\n", copy_n * 4, copy_n * 4);
   std::printf("copy_large %zu %zu\n", large * 4, large * 4);
+  std::printf("scale_in_place %zu %zu\n", read_n * 4, read_n * 4);
   return 0;
 }

@@ -190,7 +190,7 @@ TEST(Counters, BytesWrittenAreTheKernelsOwnStores) {
     EXPECT_GE(launches, 1) << name << " has no kernel slice";
     ++checked;
   }
-  EXPECT_EQ(checked, 6) << describe(r);
+  EXPECT_EQ(checked, 7) << describe(r);
 }
 
 TEST(Counters, FusedMatmulSoftmaxCountsAtLeastItsMatmul) {
