@@ -37,11 +37,15 @@ bool print_table(const std::vector<LoadedTrace>& traces, const std::vector<std::
 // that carries counted values.
 void print_counter_note(const std::vector<LoadedTrace>& traces, std::ostream& out) {
   std::string what;
+  std::vector<std::string> shortfalls;  // launches not measured as planned, per trace
   std::int64_t kernel_ns = 0, counted_ns = 0;
   for (const LoadedTrace& lt : traces) {
     const trace::Trace& t = *lt.trace;
     for (const auto& [k, v] : t.info) {
       if (k == "counters" && what.empty()) what = v;
+      if (k == "counters failed launches" || k == "counters without their kernel") {
+        shortfalls.push_back(k.substr(std::string_view("counters ").size()) + ": " + v);
+      }
     }
     for (const trace::Track& track : t.tracks) {
       for (const auto& row : track.rows) {
@@ -65,6 +69,7 @@ void print_counter_note(const std::vector<LoadedTrace>& traces, std::ostream& ou
     out << "; " << pct << " of kernel time carries counted FLOPs";
   }
   out << "\n";
+  for (const std::string& line : shortfalls) out << "counters: " << line << "\n";
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 
 #include "cli_app.h"
 #include "run_command.h"
+#include "run_summary.h"
 
 namespace flopline::cli {
 namespace {
@@ -258,6 +259,30 @@ TEST(RunEnvironment, RunIdAndPidAndCounters) {
   EXPECT_TRUE(has("FLOPLINE_RUN_PID=99"));
   EXPECT_TRUE(has("FLOPLINE_COUNTERS=3"));
   EXPECT_TRUE(has("FLOPLINE_GPU_METRICS=off"));
+}
+
+// The summary after a counted run says which launches were not measured as planned,
+// from the trace's metadata.
+TEST(RunSummary, SaysWhichLaunchesWereNotMeasured) {
+  const std::string path = ::testing::TempDir() + "flopline_run_summary_counters.json";
+  {
+    std::ofstream f(path);
+    f << R"j({"traceEvents":[{"ph":"X","cat":"kernel","name":"gemm","pid":1,"tid":7,"ts":1,)j"
+         R"j("dur":5,"args":{"flops":1000,"dram bytes":64,"flops source":"counters"}}],)j"
+         R"j("flopline":{"counters":"range profiler, chip GH100","counters failed launches":"2",)j"
+         R"j("counters without their kernel":"1 (device:correlation 0:9)"}})j";
+  }
+  std::ostringstream out, err;
+  print_run_summary({path}, 10, out, err);
+  const std::string s = out.str();
+  EXPECT_NE(s.find("counters: range profiler, chip GH100; 100.0% of kernel time"),
+            std::string::npos)
+      << s << err.str();
+  EXPECT_NE(s.find("counters: failed launches: 2\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("counters: without their kernel: 1 (device:correlation 0:9)\n"),
+            std::string::npos)
+      << s;
+  std::remove(path.c_str());
 }
 
 TEST(RunCommand, UsageErrorsExit2) {
