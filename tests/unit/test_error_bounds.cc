@@ -59,6 +59,23 @@ std::vector<double> fp32_matmul(const Problem& p, std::int64_t terms) {
   return c;
 }
 
+// Softmax over the rows of an m x n score matrix as a kernel computes it: fp32 max, exps
+// and sum; `store(e, sum)` gives the stored output from exp(s - max) and the row's sum.
+template <class Store>
+std::vector<double> host_softmax_rows(const std::vector<double>& scores, std::int64_t m,
+                                      std::int64_t n, Store store) {
+  std::vector<double> out(scores.size());
+  auto at = [n](std::int64_t i, std::int64_t j) { return static_cast<std::size_t>(i * n + j); };
+  for (std::int64_t i = 0; i < m; ++i) {
+    float mx = -INFINITY, sum = 0.0f;
+    for (std::int64_t j = 0; j < n; ++j) mx = std::fmax(mx, static_cast<float>(scores[at(i, j)]));
+    for (std::int64_t j = 0; j < n; ++j) sum += std::exp(static_cast<float>(scores[at(i, j)]) - mx);
+    for (std::int64_t j = 0; j < n; ++j)
+      out[at(i, j)] = store(std::exp(static_cast<float>(scores[at(i, j)]) - mx), sum);
+  }
+  return out;
+}
+
 // 72 x 72 x 4097: a 64x64 tile off the origin fits, and k = 4097 is where a worst-case
 // bound is loosest against one dropped term.
 constexpr std::int64_t kSize = 72;
@@ -169,15 +186,9 @@ TEST(ErrorBounds, SoftmaxRowsReplacedByUniformFail) {
   const MatmulReference ref = reference_matmul_host(p.a, p.b, m, n, k);
   const std::vector<double> scores = fp32_matmul(p, k);
   const std::vector<double> p_ref = reference_softmax(ref.c, m, n, true);
-  std::vector<double> got(p_ref.size());
+  const std::vector<double> got =
+      host_softmax_rows(scores, m, n, [](float e, float sum) { return e / sum; });
   auto at = [](std::int64_t i, std::int64_t j) { return static_cast<std::size_t>(i * n + j); };
-  for (std::int64_t i = 0; i < m; ++i) {
-    float mx = -INFINITY, sum = 0.0f;
-    for (std::int64_t j = 0; j < n; ++j) mx = std::fmax(mx, static_cast<float>(scores[at(i, j)]));
-    for (std::int64_t j = 0; j < n; ++j) sum += std::exp(static_cast<float>(scores[at(i, j)]) - mx);
-    for (std::int64_t j = 0; j < n; ++j)
-      got[at(i, j)] = std::exp(static_cast<float>(scores[at(i, j)]) - mx) / sum;
-  }
   for (DType out : {DType::f32, DType::bf16}) {
     std::vector<double> stored(got);
     if (out == DType::bf16) {
@@ -208,17 +219,10 @@ TEST(ErrorBounds, TwoRoundingsOfRescaledExpsPassOnlyTheirOwnBounds) {
   const MatmulReference ref = reference_matmul_host(p.a, p.b, m, n, k);
   const std::vector<double> scores = fp32_matmul(p, k);
   const std::vector<double> p_ref = reference_softmax(ref.c, m, n, true);
-  std::vector<double> got(p_ref.size());
+  const std::vector<double> got = host_softmax_rows(scores, m, n, [](float e, float sum) {
+    return static_cast<double>(round_to_bf16(round_to_bf16(e) * (1.0f / sum)));
+  });
   auto at = [](std::int64_t i, std::int64_t j) { return static_cast<std::size_t>(i * n + j); };
-  for (std::int64_t i = 0; i < m; ++i) {
-    float mx = -INFINITY, sum = 0.0f;
-    for (std::int64_t j = 0; j < n; ++j) mx = std::fmax(mx, static_cast<float>(scores[at(i, j)]));
-    for (std::int64_t j = 0; j < n; ++j) sum += std::exp(static_cast<float>(scores[at(i, j)]) - mx);
-    for (std::int64_t j = 0; j < n; ++j) {
-      const float e = round_to_bf16(std::exp(static_cast<float>(scores[at(i, j)]) - mx));
-      got[at(i, j)] = round_to_bf16(e * (1.0f / sum));
-    }
-  }
   const std::vector<double> score_bounds = matmul_bounds(ref, k, DType::f32, true);
   const auto twice = softmax_bounds(p_ref, ref.c, score_bounds, m, n, true, DType::bf16, 2);
   const auto once = softmax_bounds(p_ref, ref.c, score_bounds, m, n, true, DType::bf16, 1);
