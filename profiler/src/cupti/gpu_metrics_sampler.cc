@@ -18,7 +18,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <string_view>
 #include <thread>
 
 #include "profiler_host.h"
