@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "flopline/capture/capture_config.h"
+#include "flopline/capture/launch_work.h"
 #include "flopline/capture/output_manifest.h"
 #include "run_process.h"
 #include "run_summary.h"
@@ -160,9 +161,13 @@ std::string run_usage() {
          "  --max-memory-mb N      memory for records per process before they are dropped\n"
          "                         and counted (default 1024)\n"
          "  --counters[=N|all]     count each kernel's FLOPs and DRAM bytes with the GPU's\n"
-         "                         hardware counters: the first N launches of each kernel\n"
-         "                         signature are measured (replayed; default 2), later ones\n"
-         "                         take the measured values (docs/COUNTERS.md)\n"
+         "                         hardware counters: the first N launches of the same work\n"
+         "                         (function, grid, block and arguments) are measured\n"
+         "                         (replayed; default 1), later ones take the measured\n"
+         "                         values; communication kernels (NCCL, NVSHMEM) are never\n"
+         "                         replayed (docs/COUNTERS.md)\n"
+         "  --counters-exclude REGEX  kernels whose names match REGEX (ECMAScript, searched)\n"
+         "                         are never replayed either: a custom all-reduce, say\n"
          "  --gpu-metrics[=INTERVAL] sample SM, tensor-pipe and DRAM activity of each GPU\n"
          "                         every INTERVAL (10us..10ms, default 100us) as counter\n"
          "                         tracks; not with --counters\n"
@@ -232,6 +237,13 @@ Parsed<RunOptions> parse_run_args(std::span<const std::string> args) {
       std::string error;
       if (!capture::parse_counters(v2, &error)) return P::fail(concat("--counters: ", error));
       o.counters = v2;
+    } else if (name == "--counters-exclude") {
+      if (auto e = value(a, v)) return P::fail(*e);
+      std::string error;
+      if (v.empty()) return P::fail("--counters-exclude needs a regular expression");
+      if (!capture::valid_exclude_pattern(v, &error))
+        return P::fail(concat("--counters-exclude: '", v, "' is not a regular expression: ", error));
+      o.counters_exclude = v;
     } else if (name == "--gpu-metrics") {
       const std::string v2 = name == a ? std::string("on") : a.substr(a.find('=') + 1);
       std::string error;
@@ -297,6 +309,8 @@ std::vector<std::string> build_run_environment(const std::vector<std::string>& b
   if (!run.run_id.empty()) set_var(env, "FLOPLINE_RUN_ID", run.run_id);
   if (run.run_pid > 0) set_var(env, "FLOPLINE_RUN_PID", std::to_string(run.run_pid));
   if (!run.counters.empty()) set_var(env, "FLOPLINE_COUNTERS", run.counters);
+  if (!run.counters_exclude.empty())
+    set_var(env, "FLOPLINE_COUNTERS_EXCLUDE", run.counters_exclude);
   if (!run.gpu_metrics.empty()) set_var(env, "FLOPLINE_GPU_METRICS", run.gpu_metrics);
   return env;
 }
@@ -351,6 +365,7 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
   run.kinds = opt.kinds;
   run.max_memory_mb = opt.max_memory_mb;
   run.counters = opt.counters;
+  run.counters_exclude = opt.counters_exclude;
   run.gpu_metrics = opt.gpu_metrics;
   run.flush_interval = opt.flush_interval;
   run.manifest = make_manifest(err);

@@ -26,6 +26,7 @@ struct RunOptions {
   std::uint64_t top = 10;
   bool summary = true;
   std::string counters;        // --counters[=N|all]: FLOPLINE_COUNTERS, "" = off
+  std::string counters_exclude;  // --counters-exclude REGEX: FLOPLINE_COUNTERS_EXCLUDE
   std::string gpu_metrics;     // --gpu-metrics[=INTERVAL]: FLOPLINE_GPU_METRICS, "" = off
   std::string flush_interval;  // --flush-interval T: FLOPLINE_FLUSH_INTERVAL, "" = default
   bool help = false;
@@ -44,6 +45,7 @@ struct RunEnvironment {
   std::optional<std::uint64_t> max_memory_mb;
   std::string manifest;        // FLOPLINE_MANIFEST
   std::string counters;        // FLOPLINE_COUNTERS, unset when empty
+  std::string counters_exclude;  // FLOPLINE_COUNTERS_EXCLUDE, unset when empty
   std::string gpu_metrics;     // FLOPLINE_GPU_METRICS, unset when empty
   std::string flush_interval;  // FLOPLINE_FLUSH_INTERVAL, unset when empty
   std::string run_id;          // FLOPLINE_RUN_ID, unset when empty

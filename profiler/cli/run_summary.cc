@@ -5,6 +5,7 @@
 
 #include "flopline/capture/device_peaks.h"
 #include "flopline/trace/analysis.h"
+#include "flopline/trace/counted_basis.h"
 #include "stats_output.h"
 #include "trace_loading.h"
 
@@ -33,12 +34,12 @@ bool print_table(const std::vector<LoadedTrace>& traces, const std::vector<std::
   return true;
 }
 
-// What --counters did: the metadata line of each trace and the share of kernel time
-// that carries counted values.
+// What --counters did: the metadata line of each trace and how much kernel time rests
+// on which basis (trace/counted_basis.h).
 void print_counter_note(const std::vector<LoadedTrace>& traces, std::ostream& out) {
   std::string what;
   std::vector<std::string> shortfalls;  // launches not measured as planned, per trace
-  std::int64_t kernel_ns = 0, counted_ns = 0;
+  trace::CountedCoverage coverage;
   for (const LoadedTrace& lt : traces) {
     const trace::Trace& t = *lt.trace;
     for (const auto& [k, v] : t.info) {
@@ -47,28 +48,13 @@ void print_counter_note(const std::vector<LoadedTrace>& traces, std::ostream& ou
         shortfalls.push_back(k.substr(std::string_view("counters ").size()) + ": " + v);
       }
     }
-    for (const trace::Track& track : t.tracks) {
-      for (const auto& row : track.rows) {
-        for (const trace::Slice& sl : row) {
-          if (t.str(sl.cat) != "kernel") continue;
-          kernel_ns += sl.dur;
-          if (sl.args != trace::kNoArgs &&
-              t.args.json(sl.args).find("\"flops source\":\"counters") != std::string_view::npos) {
-            counted_ns += sl.dur;
-          }
-        }
-      }
-    }
+    coverage.add(trace::counted_coverage(t));
   }
   if (what.empty()) return;
-  out << "\ncounters: " << what;
-  if (kernel_ns > 0 && what.rfind("unavailable", 0) != 0) {
-    char pct[32];
-    std::snprintf(pct, sizeof pct, "%.1f%%",
-                  100.0 * static_cast<double>(counted_ns) / static_cast<double>(kernel_ns));
-    out << "; " << pct << " of kernel time carries counted FLOPs";
+  out << "\ncounters: " << what << "\n";
+  if (coverage.kernel_ns > 0 && what.rfind("unavailable", 0) != 0) {
+    out << "counters: " << counted_coverage_line(coverage) << "\n";
   }
-  out << "\n";
   for (const std::string& line : shortfalls) out << "counters: " << line << "\n";
 }
 

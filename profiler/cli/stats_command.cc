@@ -213,6 +213,7 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
     report.events_skipped += lt.trace->report.events_skipped;
     report.text_bytes += lt.trace->report.text_bytes;
     report.text_bytes_unread += lt.trace->report.text_bytes_unread;
+    report.counted.add(trace::counted_coverage(*lt.trace));
     for (const trace::DeviceProperties& d : lt.trace->devices) {
       if (d.peak_bytes_per_s > 0 || !d.peak_flops.empty()) {
         report.has_device_peaks = true;

@@ -78,6 +78,12 @@ void write_stats_json(const StatsReport& report, std::ostream& out) {
   doc["events_skipped"] = report.events_skipped;
   doc["text_bytes"] = report.text_bytes;
   doc["text_bytes_unread"] = report.text_bytes_unread;
+  if (report.counted.any_counted()) {
+    const trace::CountedCoverage& c = report.counted;
+    doc["counted_kernel_time"] = {{"kernel_ns", c.kernel_ns},       {"measured_ns", c.measured_ns},
+                                  {"same_work_ns", c.same_work_ns}, {"estimated_ns", c.estimated_ns},
+                                  {"not_counted_ns", c.not_counted_ns}, {"none_ns", c.none_ns}};
+  }
   doc["total_flops"] = json_number(res.total_flops);
   Json rows = Json::array();
   for (const trace::StatsRow& r : res.rows) {

@@ -10,6 +10,7 @@
 
 #include "cli_parse.h"
 #include "flopline/trace/analysis.h"
+#include "flopline/trace/counted_basis.h"
 
 namespace flopline::cli {
 
@@ -29,6 +30,9 @@ struct StatsReport {
   bool has_device_peaks = false;          // some trace carries a device peak (for the footer's why)
   std::size_t name_width = 100;           // table names cut to this many bytes; 0 = never cut
   std::vector<std::string> peak_sources;  // "NVIDIA H200: table" per device with peaks
+  // Kernel time by the basis of its counted values, over all files (the whole files,
+  // not --range): shown when some kernel carries counted values or a reason.
+  trace::CountedCoverage counted;
 };
 
 std::string_view group_by_name(trace::GroupBy by);  // "name", "op", "category"

@@ -185,6 +185,8 @@ void write_stats_table(const StatsReport& report, std::ostream& out) {
   }
   if (!report.peak_sources.empty())
     out << "Peaks:      " << join(report.peak_sources, "; ") << "\n";
+  if (report.counted.any_counted())
+    out << "Counters:   " << trace::counted_coverage_line(report.counted) << "\n";
   if (report.range) out << "Range:      " << range_text(*report.range) << "\n";
   out << "\n";
 

@@ -1,5 +1,6 @@
 // Hardware-counter values in the decoded trace: which kernel gets which values
-// (measured, or inferred from a launch of the same signature), the kernel args, the
+// (measured, inferred from a measured launch of the same work, or estimated from one of
+// the same signature; test_capture_launch_work.cc has the keys), the kernel args, the
 // counted work summed on operators without declared counts, precision inheritance, and
 // GPU metrics samples as counter tracks. Synthetic records; expectations worked out by
 // hand.
@@ -78,11 +79,11 @@ MarkerRecord marker(std::uint32_t id, TimeNs ts, std::uint32_t flags, std::strin
   return m;
 }
 
-TEST(KernelCounts, MeasuredByCorrelationInferredBySignature) {
+TEST(KernelCounts, MeasuredByCorrelationEstimatedBySignatureWithoutANamedSource) {
   RecordBatch b;
   b.counters.plan = small_plan();
   launch(b, 1000, 1, "gemm", 4);  // measured
-  launch(b, 3000, 2, "gemm", 4);  // same signature: inferred from 1
+  launch(b, 3000, 2, "gemm", 4);  // same signature: estimated from 1
   launch(b, 5000, 3, "gemm", 8);  // another grid: its own signature, never measured
   launch(b, 7000, 4, "gemm", 4);  // measured again
   launch(b, 9000, 5, "gemm", 4);  // inferred from 4, the nearest before it
@@ -100,6 +101,10 @@ TEST(KernelCounts, MeasuredByCorrelationInferredBySignature) {
   EXPECT_EQ(c[3].record, 1u);
   EXPECT_EQ(c[4].record, 1u);
   EXPECT_EQ(c[5].record, kNoId);
+  // No launch named its source (a batch from before work keys): estimates.
+  EXPECT_EQ(c[1].basis, trace::CountedBasis::kEstimated);
+  EXPECT_EQ(c[1].note, CountNote::kNoSameWork);
+  EXPECT_EQ(c[2].basis, trace::CountedBasis::kNoCounts);
 }
 
 TEST(KernelCounts, BeforeAnyMeasurementTheFirstOneIsTaken) {
@@ -123,24 +128,6 @@ TEST(KernelCounts, AGraphLaunchIsNeverMeasured) {
   const auto c = assign_kernel_counts(b);
   EXPECT_EQ(c[0].record, kNoId);
   EXPECT_EQ(c[1].record, kNoId);
-}
-
-TEST(LaunchSampler, FirstNOfEachKeyThenNone) {
-  LaunchSampler s(2);
-  LaunchKey a;
-  a.function = 1;
-  a.grid[0] = 4;
-  LaunchKey b = a;
-  b.grid[0] = 8;
-  EXPECT_TRUE(s.take(a));
-  EXPECT_TRUE(s.take(b));
-  EXPECT_TRUE(s.take(a));
-  EXPECT_FALSE(s.take(a));
-  EXPECT_TRUE(s.take(b));
-  EXPECT_FALSE(s.take(b));
-  EXPECT_EQ(s.signatures(), 2u);
-  LaunchSampler every(0);
-  for (int i = 0; i < 5; ++i) EXPECT_TRUE(every.take(a));
 }
 
 // Args of the i-th kernel slice, by name.
@@ -198,8 +185,9 @@ RecordBatch counted_batch() {
   b.markers.push_back(marker(2, 4900, kMarkerStart, "mm [flops=1000 precision=bf16]"));
   launch(b, 5000, 3, "copyish", 2);
   b.markers.push_back(marker(2, 6500, kMarkerEnd));
-  b.counter_records.push_back({1, 0, values(b.counters.plan, 2e9, 1e6, 3e6, 1e6)});
-  b.counter_records.push_back({3, 0, values(b.counters.plan, 0, 0, 500, 100)});
+  b.counter_records.push_back({1, 0, values(b.counters.plan, 2e9, 1e6, 3e6, 1e6), 0});
+  b.counter_records.push_back({3, 0, values(b.counters.plan, 0, 0, 500, 100), 1});
+  b.inferred_launches.push_back({2, 0, 0, true});  // the second gemm: the same work as 1
   return b;
 }
 
@@ -222,7 +210,7 @@ TEST(CountedTrace, KernelsCarryTheirCountedWork) {
 
   const std::string inferred = args_of(t, "gemm", 1);
   EXPECT_DOUBLE_EQ(number(inferred, "flops"), 2e9 + 2e6);
-  EXPECT_EQ(text(inferred, "flops source"), "counters (same signature)");
+  EXPECT_EQ(text(inferred, "flops source"), "counters (same work)");
   EXPECT_FALSE(trace::json_member(inferred, "counters replayed").has_value());
 
   // A kernel with no floating-point work: 0 FLOPs, counted, its bytes known.
@@ -244,7 +232,7 @@ TEST(CountedTrace, OperatorsWithoutDeclaredCountsSumTheirKernels) {
   ASSERT_NE(step, nullptr);
   EXPECT_DOUBLE_EQ(t.metrics_of(*step).flops, 2 * (2e9 + 2e6));
   EXPECT_DOUBLE_EQ(t.metrics_of(*step).bytes, 8e6);
-  EXPECT_EQ(text(t.args.json(step->args), "flops source"), "counters (same signature)");
+  EXPECT_EQ(text(t.args.json(step->args), "flops source"), "counters (same work)");
   const trace::Slice* extent = slice_named(t, "gpu_user_annotation", "step");
   ASSERT_NE(extent, nullptr);
   EXPECT_DOUBLE_EQ(t.metrics_of(*extent).flops, 2 * (2e9 + 2e6));
@@ -264,7 +252,7 @@ TEST(CountedTrace, MetadataNamesTheMetricsAndWhatWasMeasured) {
   std::map<std::string, std::string> info(t.info.begin(), t.info.end());
   ASSERT_TRUE(info.count("counters"));
   EXPECT_NE(info["counters"].find("chip GH100"), std::string::npos) << info["counters"];
-  EXPECT_NE(info["counters"].find("first 1 launches"), std::string::npos) << info["counters"];
+  EXPECT_NE(info["counters"].find("first 1 launch of each work key"), std::string::npos) << info["counters"];
   EXPECT_NE(info["counter metrics"].find("dram__bytes_read.sum"), std::string::npos);
   EXPECT_EQ(info["counters measured launches"], "1");
 

@@ -27,8 +27,11 @@ struct SessionOptions {
   std::string output_path = "flopline-%p.json";
   std::uint64_t max_memory_mb = 1024;  // beyond it records are dropped (and counted)
   // Hardware counters per kernel (docs/COUNTERS.md), as FLOPLINE_COUNTERS takes them:
-  // "off", "on" (the first 2 launches of each kernel signature), "N", "all".
+  // "off", "on" (the first launch of each work key), "N", "all".
   std::string counters = "off";
+  // Kernel names never measured (an ECMAScript regex searched in the name), beside the
+  // communication kernels that never are (NCCL, NVSHMEM).
+  std::string counters_exclude;
   // GPU metrics over time, as FLOPLINE_GPU_METRICS takes them: "off", "on" (100 us),
   // or an interval such as "20us". Not together with counters.
   std::string gpu_metrics = "off";

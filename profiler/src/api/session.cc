@@ -10,6 +10,7 @@
 #include "../cupti/cupti_source.h"
 #include "../cupti/trace_output.h"
 #include "flopline/capture/capture_config.h"
+#include "flopline/capture/launch_work.h"
 
 namespace flopline {
 namespace {
@@ -88,6 +89,11 @@ bool Session::start() {
     return false;
   }
   if (counters->on) o.counters = counters->per_signature;
+  if (!capture::valid_exclude_pattern(s.options.counters_exclude, &error)) {
+    s.error = "counters_exclude: " + error;
+    return false;
+  }
+  o.counters_exclude = s.options.counters_exclude;
   if (gpu_metrics->on) o.gpu_metrics_interval_ns = gpu_metrics->interval_ns;
   if (!cupti::CuptiSource::instance().start(o, &s.error)) return false;
   s.running = true;

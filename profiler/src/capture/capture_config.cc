@@ -1,5 +1,6 @@
 #include "flopline/capture/capture_config.h"
 
+#include "flopline/capture/launch_work.h"
 #include "flopline/capture/output_manifest.h"
 #include "flopline/capture/self_timing.h"
 
@@ -413,6 +414,15 @@ CaptureEnv read_capture_env(const GetEnv& getenv) {
       env.counters = *c;
     } else {
       env.warnings.push_back("FLOPLINE_COUNTERS: " + error + "; counters are off");
+    }
+  }
+  if (const char* v = getenv("FLOPLINE_COUNTERS_EXCLUDE"); v != nullptr && *v != '\0') {
+    std::string error;
+    if (valid_exclude_pattern(v, &error)) {
+      env.counters_exclude = v;
+    } else {
+      env.warnings.push_back("FLOPLINE_COUNTERS_EXCLUDE: not a regular expression (" + error +
+                             "); only communication kernels are left unmeasured");
     }
   }
   if (const char* v = getenv("FLOPLINE_GPU_METRICS")) {

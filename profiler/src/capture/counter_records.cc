@@ -34,7 +34,7 @@ std::vector<std::optional<WorkCount>> count_kernels(DecodeContext& ctx) {
     if (work[w].kind != GpuWorkKind::kKernel) continue;
     const CountedWork* c = ctx.counted_of_kernel(work[w].index);
     if (c == nullptr) continue;
-    out[w] = WorkCount{c->flops, c->dram_bytes(), !ctx.kernel_counts[work[w].index].measured};
+    out[w] = WorkCount{c->flops, c->dram_bytes(), ctx.kernel_counts[work[w].index].basis};
   }
   return out;
 }
@@ -73,7 +73,8 @@ void add_counter_info(DecodeContext& ctx) {
       if (c.plan.passes > 0) what += " in " + std::to_string(c.plan.passes) + " passes";
       what += c.per_signature == 0 ? ", every launch measured"
                                    : ", first " + std::to_string(c.per_signature) +
-                                         " launches of each signature measured";
+                                         (c.per_signature == 1 ? " launch" : " launches") +
+                                         " of each work key measured";
       info.emplace_back("counters", what);
       info.emplace_back("counter metrics", join(c.plan.names(), ","));
       if (!c.plan.missing.empty())
@@ -81,6 +82,17 @@ void add_counter_info(DecodeContext& ctx) {
       if (!c.plan.left_out.empty())
         info.emplace_back("counters left out (extra pass)", join(c.plan.left_out, ","));
       info.emplace_back("counters measured launches", std::to_string(c.measured));
+      if (c.per_signature != 0) {
+        info.emplace_back("counters work keys", std::to_string(c.work_keys));
+        info.emplace_back("counters learned argument words", std::to_string(c.learned_words));
+      }
+      if (!c.exclude.empty()) info.emplace_back("counters exclude", c.exclude);
+      if (c.capturing > 0)
+        info.emplace_back("counters launches into captured graphs", std::to_string(c.capturing));
+      if (c.unread_layouts > 0) {
+        info.emplace_back("counters functions without parameter layout",
+                          std::to_string(c.unread_layouts));
+      }
       if (const auto lost = unmatched_counter_records(b); !lost.empty()) {
         std::string ids;
         for (std::size_t i = 0; i < lost.size() && i < 8; ++i) {

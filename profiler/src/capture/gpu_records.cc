@@ -1,10 +1,12 @@
 // Kernels, copies and sets as slices on their stream, with Kineto's args, and the
 // launch -> GPU flows; conventions in record_decoder.h.
+#include <cstdio>
 #include <string>
 #include <unordered_map>
 
 #include "capture/decode_context.h"
 #include "flopline/capture/occupancy.h"
+#include "flopline/trace/counted_basis.h"
 
 namespace flopline::capture::detail {
 namespace {
@@ -37,7 +39,8 @@ void add_pairs(ArgsBuilder& a, std::string_view key,
 }
 
 // The counted work of a kernel (docs/COUNTERS.md has every arg).
-void add_counter_args(ArgsBuilder& a, const CountedWork& w, bool measured) {
+void add_counter_args(ArgsBuilder& a, const CountedWork& w, const KernelCounts& how) {
+  const bool measured = how.measured;
   a.add("flops", w.flops);
   if (!w.flops_by_precision.empty()) add_pairs(a, "flops by precision", w.flops_by_precision);
   if (!w.tensor_flops_by_path.empty()) add_pairs(a, "tensor flops by path", w.tensor_flops_by_path);
@@ -48,7 +51,25 @@ void add_counter_args(ArgsBuilder& a, const CountedWork& w, bool measured) {
     if (w.dram_read_bytes) a.add("dram bytes read", *w.dram_read_bytes);
     if (w.dram_write_bytes) a.add("dram bytes written", *w.dram_write_bytes);
   }
-  a.add("flops source", measured ? "counters" : "counters (same signature)");
+  switch (how.basis) {
+    case trace::CountedBasis::kMeasured:
+      a.add("flops source", trace::kSourceMeasured);
+      break;
+    case trace::CountedBasis::kSameWork:
+      a.add("flops source", trace::kSourceSameWork);
+      break;
+    default: {
+      a.add("flops source", trace::kSourceEstimated);
+      std::string note = to_string(how.note);
+      if (how.note == CountNote::kUnlikeItsWork && how.time_ratio > 0) {
+        char ratio[64];
+        std::snprintf(ratio, sizeof ratio, " (%.2fx their median)", how.time_ratio);
+        note += ratio;
+      }
+      if (!note.empty()) a.add(trace::kCountersNoteArg, note);
+      break;
+    }
+  }
   // A measured launch ran under kernel replay: its time is not a normal run's (it is
   // placed at its launch call, with the GPU time its counters measured).
   if (measured) a.add_bool("counters replayed", true);
@@ -93,7 +114,14 @@ trace::ArgsId kernel_args(DecodeContext& ctx, ArgsBuilder& a, const KernelRecord
   }
   add_graph(a, k.graph_id, k.graph_node_id);
   const CountedWork* counted = ctx.counted_of_kernel(kernel_index);
-  if (counted != nullptr) add_counter_args(a, *counted, ctx.kernel_counts[kernel_index].measured);
+  if (counted != nullptr) {
+    add_counter_args(a, *counted, ctx.kernel_counts[kernel_index]);
+  } else if (kernel_index < ctx.kernel_counts.size() &&
+             ctx.kernel_counts[kernel_index].basis == trace::CountedBasis::kNotCounted) {
+    std::string source(trace::kSourceNotCountedPrefix);
+    source += ctx.kernel_counts[kernel_index].not_counted;
+    a.add("flops source", source);
+  }
   const std::string precision = kernel_precision(ctx, work_index, counted);
   if (!precision.empty()) a.add("precision", precision);
   return ctx.trace.args.add_json(a.finish());

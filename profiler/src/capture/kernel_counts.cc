@@ -1,9 +1,12 @@
 // Counter values per kernel; the rules are in kernel_counts.h.
 #include "flopline/capture/kernel_counts.h"
 
+#include "flopline/capture/launch_work.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -111,60 +114,136 @@ std::vector<std::uint32_t> unmatched_counter_records(const RecordBatch& batch) {
   return out;
 }
 
+const char* to_string(CountNote n) {
+  switch (n) {
+    case CountNote::kGraph:
+      return "a kernel of a CUDA graph, whose arguments are not seen: values of a measured "
+             "launch of the same name, grid and block";
+    case CountNote::kNoSameWork:
+      return "no launch of the same work was measured: values of a measured launch of the "
+             "same name, grid and block";
+    case CountNote::kArgumentsUnread:
+      return "the driver gave no parameter layout for this function: values of a measured "
+             "launch of the same function, grid and block, whatever its arguments";
+    case CountNote::kUnlikeItsWork:
+      return "its GPU time is unlike that of the other launches of the same work";
+    case CountNote::kNone:
+      break;
+  }
+  return "";
+}
+
+bool unlike_its_work(TimeNs duration, TimeNs median, TimeNs mad) {
+  const double allowed = std::max({4 * 1.4826 * static_cast<double>(mad),
+                                   0.2 * static_cast<double>(median), 1000.0});
+  return std::fabs(static_cast<double>(duration - median)) > allowed;
+}
+
+namespace {
+
+std::uint64_t id_key(std::uint32_t device, std::uint32_t id) {
+  return static_cast<std::uint64_t>(device) << 32 | id;
+}
+
+// The check after the fact: per measurement, the unreplayed "same work" launches whose
+// GPU time is unlike the others' become estimates.
+void check_durations(const RecordBatch& batch, std::vector<KernelCounts>& out) {
+  std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> by_record;
+  for (std::uint32_t i = 0; i < out.size(); ++i) {
+    if (out[i].basis == trace::CountedBasis::kSameWork) by_record[out[i].record].push_back(i);
+  }
+  std::vector<TimeNs> d;
+  for (const auto& [record, kernels] : by_record) {
+    if (kernels.size() < 3) continue;  // too few to tell a spread
+    d.clear();
+    for (std::uint32_t i : kernels) d.push_back(batch.kernels[i].end - batch.kernels[i].start);
+    auto median_of = [](std::vector<TimeNs>& v) {
+      std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+      return v[v.size() / 2];
+    };
+    const TimeNs median = median_of(d);
+    for (TimeNs& x : d) x = x > median ? x - median : median - x;
+    const TimeNs mad = median_of(d);
+    for (std::uint32_t i : kernels) {
+      const TimeNs dur = batch.kernels[i].end - batch.kernels[i].start;
+      if (!unlike_its_work(dur, median, mad)) continue;
+      out[i].basis = trace::CountedBasis::kEstimated;
+      out[i].note = CountNote::kUnlikeItsWork;
+      out[i].time_ratio =
+          median > 0 ? static_cast<double>(dur) / static_cast<double>(median) : 0;
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<KernelCounts> assign_kernel_counts(const RecordBatch& batch) {
   std::vector<KernelCounts> out(batch.kernels.size());
-  if (batch.counter_records.empty()) return out;
+  const bool counting = batch.counters.requested || !batch.counter_records.empty();
+  if (!counting) return out;
+  const CounterExclusion exclusion(batch.counters.exclude);
   // Correlation ids that name exactly one kernel: only such a launch can be measured.
   std::unordered_map<std::uint64_t, std::uint32_t> kernels_of_id;  // (device, id) -> count
-  auto key = [](std::uint32_t device, std::uint32_t id) {
-    return static_cast<std::uint64_t>(device) << 32 | id;
-  };
-  for (const KernelRecord& k : batch.kernels) ++kernels_of_id[key(k.device, k.correlation_id)];
+  for (const KernelRecord& k : batch.kernels) ++kernels_of_id[id_key(k.device, k.correlation_id)];
   std::unordered_map<std::uint64_t, std::uint32_t> record_of_id;
+  std::unordered_map<std::uint32_t, std::uint32_t> record_of_measurement;
   for (std::uint32_t r = 0; r < batch.counter_records.size(); ++r) {
     const CounterRecord& c = batch.counter_records[r];
-    record_of_id[key(c.device, c.correlation_id)] = r;
+    record_of_id[id_key(c.device, c.correlation_id)] = r;
+    if (c.measurement != kNoId) record_of_measurement[c.measurement] = r;
   }
-  // Measured kernels, then per signature their start times.
+  std::unordered_map<std::uint64_t, const InferredLaunch*> inferred_of_id;
+  for (const InferredLaunch& l : batch.inferred_launches)
+    inferred_of_id[id_key(l.device, l.correlation_id)] = &l;
+
+  // Measured kernels, then per signature their start times (for estimates).
   std::map<Signature, std::vector<std::pair<TimeNs, std::uint32_t>>> measured_at;
   for (std::uint32_t i = 0; i < batch.kernels.size(); ++i) {
     const KernelRecord& k = batch.kernels[i];
-    const std::uint64_t id = key(k.device, k.correlation_id);
+    const std::uint64_t id = id_key(k.device, k.correlation_id);
     const auto r = record_of_id.find(id);
     if (r == record_of_id.end() || kernels_of_id[id] != 1) continue;
-    out[i] = {r->second, true};
+    out[i].record = r->second;
+    out[i].measured = true;
+    out[i].basis = trace::CountedBasis::kMeasured;
     measured_at[signature_of(k)].emplace_back(k.start, r->second);
   }
   for (auto& [sig, v] : measured_at) std::sort(v.begin(), v.end());
   for (std::uint32_t i = 0; i < batch.kernels.size(); ++i) {
     if (out[i].measured) continue;
     const KernelRecord& k = batch.kernels[i];
+    if (const std::string_view why = exclusion.why(k.name); !why.empty()) {
+      out[i].basis = trace::CountedBasis::kNotCounted;
+      out[i].not_counted = why;
+      continue;
+    }
+    const std::uint64_t id = id_key(k.device, k.correlation_id);
+    const bool graph = kernels_of_id[id] != 1 || k.graph_id != 0;
+    if (!graph) {
+      const auto l = inferred_of_id.find(id);
+      if (l != inferred_of_id.end()) {
+        const auto r = record_of_measurement.find(l->second->source);
+        if (r != record_of_measurement.end()) {
+          out[i].record = r->second;
+          out[i].basis =
+              l->second->exact ? trace::CountedBasis::kSameWork : trace::CountedBasis::kEstimated;
+          if (!l->second->exact) out[i].note = CountNote::kArgumentsUnread;
+          continue;
+        }
+      }
+    }
+    // An estimate: the measured launch of the same signature nearest before, else the
+    // first after.
     const auto it = measured_at.find(signature_of(k));
     if (it == measured_at.end()) continue;
     const auto& v = it->second;
-    // The last measured launch that started at or before this one, else the first.
     auto after = std::upper_bound(v.begin(), v.end(), std::make_pair(k.start, kNoId));
     out[i].record = after == v.begin() ? v.front().second : std::prev(after)->second;
+    out[i].basis = trace::CountedBasis::kEstimated;
+    out[i].note = graph ? CountNote::kGraph : CountNote::kNoSameWork;
   }
+  check_durations(batch, out);
   return out;
-}
-
-std::size_t LaunchKeyHash::operator()(const LaunchKey& k) const {
-  std::size_t h = std::hash<std::uint64_t>()(k.function);
-  auto mix = [&h](std::uint64_t v) {
-    h ^= std::hash<std::uint64_t>()(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  };
-  for (int d = 0; d < 3; ++d) mix(static_cast<std::uint64_t>(k.grid[d]) << 32 | k.block[d]);
-  mix(k.shared_memory);
-  return h;
-}
-
-bool LaunchSampler::take(const LaunchKey& key) {
-  if (per_signature_ == 0) return true;
-  std::uint32_t& n = seen_[key];
-  if (n >= per_signature_) return false;
-  ++n;
-  return true;
 }
 
 }  // namespace flopline::capture

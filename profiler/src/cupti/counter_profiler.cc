@@ -5,6 +5,8 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
+#include <dlfcn.h>
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -13,7 +15,7 @@
 #include <shared_mutex>
 #include <unordered_map>
 
-#include "flopline/capture/kernel_counts.h"
+#include "flopline/capture/launch_work.h"
 #include "profiler_host.h"
 
 namespace flopline::cupti {
@@ -51,9 +53,71 @@ LaunchLevel launch_level(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   return LaunchLevel::kNone;
 }
 
-capture::LaunchKey launch_key(CUpti_CallbackId cbid, const void* params) {
-  capture::LaunchKey k;
-  auto from = [&k](const auto* p) {
+// The driver functions that read a launch's parameter layout and its stream's state,
+// from the driver the program already loaded (never loaded by flopline itself).
+struct Driver {
+  CUresult (*func_param_info)(CUfunction, size_t, size_t*, size_t*) = nullptr;
+  CUresult (*kernel_param_info)(CUkernel, size_t, size_t*, size_t*) = nullptr;
+  CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus*) = nullptr;
+};
+
+const Driver& driver() {
+  static const Driver d = [] {
+    Driver r;
+    void* lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (lib == nullptr) return r;
+    r.func_param_info = reinterpret_cast<decltype(r.func_param_info)>(dlsym(lib, "cuFuncGetParamInfo"));
+    r.kernel_param_info =
+        reinterpret_cast<decltype(r.kernel_param_info)>(dlsym(lib, "cuKernelGetParamInfo"));
+    r.stream_is_capturing =
+        reinterpret_cast<decltype(r.stream_is_capturing)>(dlsym(lib, "cuStreamIsCapturing"));
+    return r;
+  }();
+  return d;
+}
+
+// The parameter layout of a launched function: a CUfunction, or a CUkernel the runtime
+// passes in its place.
+capture::ParamLayout param_layout(std::uint64_t function) {
+  capture::ParamLayout layout;
+  const Driver& d = driver();
+  auto read = [&](auto get, auto handle) {
+    layout.params.clear();
+    for (std::size_t i = 0;; ++i) {
+      std::size_t offset = 0, size = 0;
+      const CUresult r = get(handle, i, &offset, &size);
+      if (r == CUDA_ERROR_INVALID_VALUE && i > 0) return true;  // past the last parameter
+      if (r == CUDA_ERROR_INVALID_VALUE && i == 0) return true;  // no parameters
+      if (r != CUDA_SUCCESS) return false;
+      layout.params.push_back(
+          {static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(size)});
+      if (i >= 4096) return false;  // the driver's limit on parameters is far lower
+    }
+  };
+  if (d.func_param_info != nullptr &&
+      read(d.func_param_info, reinterpret_cast<CUfunction>(function))) {
+    layout.known = true;
+  } else if (d.kernel_param_info != nullptr &&
+             read(d.kernel_param_info, reinterpret_cast<CUkernel>(function))) {
+    layout.known = true;
+  } else {
+    layout.params.clear();
+  }
+  return layout;
+}
+
+// What the launch callback's parameters say of the launch.
+struct LaunchParams {
+  capture::LaunchShape shape;
+  CUstream stream = nullptr;
+  void** kernel_params = nullptr;
+  void** extra = nullptr;
+};
+
+LaunchParams launch_params(CUpti_CallbackId cbid, const void* params) {
+  LaunchParams l;
+  capture::LaunchShape& k = l.shape;
+  auto from = [&](const auto* p) {
     k.function = reinterpret_cast<std::uintptr_t>(p->f);
     k.grid[0] = p->gridDimX;
     k.grid[1] = p->gridDimY;
@@ -62,12 +126,17 @@ capture::LaunchKey launch_key(CUpti_CallbackId cbid, const void* params) {
     k.block[1] = p->blockDimY;
     k.block[2] = p->blockDimZ;
     k.shared_memory = p->sharedMemBytes;
+    l.stream = p->hStream;
+    l.kernel_params = p->kernelParams;
   };
   switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-      from(static_cast<const cuLaunchKernel_params*>(params));
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+      const auto* p = static_cast<const cuLaunchKernel_params*>(params);
+      from(p);
+      l.extra = p->extra;
       break;
+    }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
       from(static_cast<const cuLaunchCooperativeKernel_params*>(params));
@@ -75,6 +144,8 @@ capture::LaunchKey launch_key(CUpti_CallbackId cbid, const void* params) {
     default: {
       const auto* p = static_cast<const cuLaunchKernelEx_params*>(params);
       k.function = reinterpret_cast<std::uintptr_t>(p->f);
+      l.kernel_params = p->kernelParams;
+      l.extra = p->extra;
       if (p->config != nullptr) {
         const CUlaunchConfig& c = *p->config;
         k.grid[0] = c.gridDimX;
@@ -84,11 +155,43 @@ capture::LaunchKey launch_key(CUpti_CallbackId cbid, const void* params) {
         k.block[1] = c.blockDimY;
         k.block[2] = c.blockDimZ;
         k.shared_memory = c.sharedMemBytes;
+        l.stream = c.hStream;
       }
       break;
     }
   }
-  return k;
+  return l;
+}
+
+// The launch's argument words (launch_work.h); false when they cannot be read.
+bool launch_words(const capture::ParamLayout& layout, const LaunchParams& l,
+                  std::vector<std::uint64_t>* words) {
+  words->clear();
+  if (!layout.known) return false;
+  if (l.kernel_params != nullptr) {
+    capture::argument_words(layout, l.kernel_params, words);
+    return true;
+  }
+  if (layout.params.empty()) return true;
+  // cuLaunchKernel's `extra`: {CU_LAUNCH_PARAM_BUFFER_POINTER, p, CU_LAUNCH_PARAM_BUFFER_SIZE,
+  // &size, CU_LAUNCH_PARAM_END}, in any order.
+  const void* buffer = nullptr;
+  std::size_t size = 0;
+  for (void** e = l.extra; e != nullptr && *e != CU_LAUNCH_PARAM_END; e += 2) {
+    if (*e == CU_LAUNCH_PARAM_BUFFER_POINTER) buffer = e[1];
+    else if (*e == CU_LAUNCH_PARAM_BUFFER_SIZE && e[1] != nullptr) size = *static_cast<std::size_t*>(e[1]);
+  }
+  if (buffer == nullptr) return false;
+  capture::argument_words_packed(layout, buffer, size, words);
+  return true;
+}
+
+bool stream_capturing(CUstream stream) {
+  const Driver& d = driver();
+  if (d.stream_is_capturing == nullptr) return false;
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (d.stream_is_capturing(stream, &status) != CUDA_SUCCESS) return false;
+  return status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 std::string why_unavailable(const std::string& what, CUptiResult r) {
@@ -266,6 +369,10 @@ struct ThreadLaunch {
   bool shared = false;     // this launch holds the shared launch lock
   ContextProfiler* profiler = nullptr;
   bool have_values = false;  // a measured range awaiting the outermost exit's id
+  std::uint32_t measurement = capture::kNoId;  // the sampler's id of this measurement
+  // An unmeasured launch awaiting the outermost exit's id: the measurement it takes.
+  bool have_source = false;
+  capture::InferredLaunch inferred;
   std::uint32_t device = 0;
   std::uint32_t driver_correlation = 0;  // the driver call's id, for FLOPLINE_COUNTERS_DEBUG
   std::vector<double> values;
@@ -281,10 +388,20 @@ struct CounterProfiler::Impl {
   mutable std::mutex mu;
   bool started = false;
   bool off = false;  // counting failed for good (the reason is in info.unavailable)
-  capture::LaunchSampler sampler{2};
+  capture::WorkSampler sampler{2};
+  capture::CounterExclusion exclusion;
+  // Per launched function: its parameter layout and whether it is never measured.
+  struct FunctionInfo {
+    capture::ParamLayout layout;
+    bool excluded = false;
+  };
+  std::unordered_map<std::uint64_t, FunctionInfo> functions;
+  std::unordered_map<CUcontext, std::uint32_t> device_of_context;
+  std::vector<std::uint64_t> words;  // scratch, under mu
   std::unordered_map<CUcontext, std::unique_ptr<ContextProfiler>> contexts;
   capture::CounterInfo info;
   std::vector<capture::CounterRecord> records;
+  std::vector<capture::InferredLaunch> inferred;
   // A measured launch holds it alone, every other launch shares it: a launch of another
   // thread can never run inside a measured range.
   std::shared_mutex launch_lock;
@@ -297,33 +414,71 @@ struct CounterProfiler::Impl {
     std::fprintf(stderr, "flopline: counters unavailable: %s; the trace is written without them\n",
                  why.c_str());
   }
-  void enter_driver(CUcontext ctx, CUpti_CallbackId cbid, const void* params);
+  void enter_driver(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+  std::uint32_t device_of(CUcontext ctx) {
+    auto [it, fresh] = device_of_context.try_emplace(ctx, 0);
+    if (fresh) cuptiGetDeviceId(ctx, &it->second);
+    return it->second;
+  }
   void exit_driver();
 };
 
-void CounterProfiler::Impl::enter_driver(CUcontext ctx, CUpti_CallbackId cbid, const void* params) {
+void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   ThreadLaunch& t = t_launch;
+  const CUcontext ctx = data->context;
   ContextProfiler* cp = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu);
-    if (off || !started || !sampler.take(launch_key(cbid, params))) {
-      cp = nullptr;
-    } else {
-      auto it = contexts.find(ctx);
-      if (it == contexts.end()) {
-        std::string why;
-        auto made = set_up(ctx, &why);
-        if (!made) {
-          turn_off(why);
-        } else {
-          if (info.chip.empty()) {
-            info.chip = made->chip;
-            info.plan = made->plan;
-          }
-          it = contexts.emplace(ctx, std::move(made)).first;
+    if (!off && started) {
+      const LaunchParams l = launch_params(cbid, data->functionParams);
+      auto [fn, fresh] = functions.try_emplace(l.shape.function);
+      if (fresh) {
+        fn->second.layout = param_layout(l.shape.function);
+        if (!fn->second.layout.known) ++info.unread_layouts;
+        const char* name = data->symbolName != nullptr ? data->symbolName : "";
+        fn->second.excluded = !exclusion.why(name).empty();
+      }
+      capture::SampleDecision d;
+      if (!fn->second.excluded) {
+        capture::LaunchShape shape = l.shape;
+        shape.context = reinterpret_cast<std::uintptr_t>(ctx);
+        const bool known = launch_words(fn->second.layout, l, &words);
+        d = sampler.decide(shape, words, known);
+        if (d.measure && stream_capturing(l.stream)) {
+          // Recorded into a graph, not run: nothing to measure now.
+          sampler.cancel(d.measurement);
+          ++info.capturing;
+          d = capture::SampleDecision{};
         }
       }
-      if (it != contexts.end()) cp = it->second.get();
+      if (!d.measure && d.measurement != capture::kNoId) {
+        t.have_source = true;
+        t.inferred.device = device_of(ctx);
+        t.inferred.source = d.measurement;
+        t.inferred.exact = d.exact;
+      }
+      if (d.measure) {
+        auto it = contexts.find(ctx);
+        if (it == contexts.end()) {
+          std::string why;
+          auto made = set_up(ctx, &why);
+          if (!made) {
+            turn_off(why);
+          } else {
+            if (info.chip.empty()) {
+              info.chip = made->chip;
+              info.plan = made->plan;
+            }
+            it = contexts.emplace(ctx, std::move(made)).first;
+          }
+        }
+        if (it != contexts.end()) {
+          cp = it->second.get();
+          t.measurement = d.measurement;
+        } else {
+          sampler.cancel(d.measurement);
+        }
+      }
     }
   }
   if (cp == nullptr) {
@@ -340,6 +495,7 @@ void CounterProfiler::Impl::enter_driver(CUcontext ctx, CUpti_CallbackId cbid, c
     launch_lock.unlock();
     std::lock_guard<std::mutex> lock(mu);
     ++info.failed;
+    sampler.failed(t.measurement);
     turn_off(why_unavailable("cuptiRangeProfilerStart", r));
     return;
   }
@@ -387,6 +543,14 @@ void CounterProfiler::Impl::exit_driver() {
   CUptiResult reset = CUPTI_SUCCESS;
   cp.reset_counter_data(&reset);
   launch_lock.unlock();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (t.have_values) {
+      sampler.measured(t.measurement, capture::evaluate_counters(cp.plan, t.values));
+    } else {
+      sampler.failed(t.measurement);
+    }
+  }
   if (r != CUPTI_SUCCESS || !error.empty()) {
     std::lock_guard<std::mutex> lock(mu);
     ++info.failed;
@@ -405,13 +569,16 @@ CounterProfiler& CounterProfiler::instance() {
   return *p;
 }
 
-bool CounterProfiler::start(std::uint32_t per_signature, std::string* why) {
+bool CounterProfiler::start(std::uint32_t per_signature, const std::string& exclude,
+                            std::string* why) {
   (void)why;  // failures come at the first measured launch, where CUPTI can be set up
   Impl& s = *impl_;
   std::lock_guard<std::mutex> lock(s.mu);
   s.info.requested = true;
   s.info.per_signature = per_signature;
-  s.sampler = capture::LaunchSampler(per_signature);
+  s.info.exclude = exclude;
+  s.sampler = capture::WorkSampler(per_signature);
+  s.exclusion = capture::CounterExclusion(exclude);
   s.started = true;
   s.enabled = true;
   return true;
@@ -432,7 +599,7 @@ void CounterProfiler::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId 
     ++t.depth;
     if (level == LaunchLevel::kDriver && !t.in_driver) {
       t.in_driver = true;
-      impl_->enter_driver(data->context, cbid, data->functionParams);
+      impl_->enter_driver(cbid, data);
     }
     return;
   }
@@ -442,13 +609,21 @@ void CounterProfiler::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId 
     t.driver_correlation = data->correlationId;
     impl_->exit_driver();
   }
-  if (--t.depth > 0 || !t.have_values) return;
-  // The outermost call's correlation id is the one its kernel record carries.
+  if (--t.depth > 0) return;
+  if (t.have_source) {
+    // The outermost call's correlation id is the one its kernel record carries.
+    t.have_source = false;
+    t.inferred.correlation_id = data->correlationId;
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->inferred.push_back(t.inferred);
+  }
+  if (!t.have_values) return;
   t.have_values = false;
   capture::CounterRecord rec;
   rec.correlation_id = data->correlationId;
   rec.device = t.device;
   rec.values = std::move(t.values);
+  rec.measurement = t.measurement;
   static const bool debug = std::getenv("FLOPLINE_COUNTERS_DEBUG") != nullptr;
   if (debug) {
     std::fprintf(
@@ -481,10 +656,14 @@ void CounterProfiler::enable_callbacks(CUpti_SubscriberHandle subscriber) {
 }
 
 void CounterProfiler::snapshot(capture::CounterInfo* info,
-                               std::vector<capture::CounterRecord>* records) const {
+                               std::vector<capture::CounterRecord>* records,
+                               std::vector<capture::InferredLaunch>* inferred) const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   *info = impl_->info;
+  info->work_keys = impl_->sampler.keys();
+  info->learned_words = impl_->sampler.learned_words();
   *records = impl_->records;
+  *inferred = impl_->inferred;
 }
 
 void CounterProfiler::reset_after_fork() {

@@ -2,9 +2,11 @@
 // auto range, kernel replay, one range per measured launch. On the launching thread,
 // from the launch callbacks of CuptiSource's subscriber:
 //
-//   driver launch, enter  the first N launches of each signature (LaunchSampler) start
-//                         the context's range profiler; any other launch takes a shared
-//                         lock, so no launch of another thread lands in a measured range
+//   driver launch, enter  the first N launches of each work key (WorkSampler,
+//                         launch_work.h) start the context's range profiler; any other
+//                         launch takes a shared lock, so no launch of another thread
+//                         lands in a measured range, and notes the measurement whose
+//                         values it takes; communication kernels are never measured
 //   driver launch, exit   stop, decode, evaluate the plan's metrics into a
 //                         CounterRecord with the launch's correlation id
 //
@@ -31,7 +33,9 @@ class CounterProfiler {
 
   // Arms counting. CUPTI's profiler is set up at the first measured launch (it needs a
   // context); what fails there turns counting off and is said once.
-  bool start(std::uint32_t per_signature, std::string* why);
+  // `per_signature` launches of each work key are measured (0: every launch); kernels
+  // whose names match `exclude` (a regex; "" for none) or are communication never are.
+  bool start(std::uint32_t per_signature, const std::string& exclude, std::string* why);
   bool active() const;
   // Every launch callback of the subscriber goes here (it returns at once for others).
   void on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -39,7 +43,8 @@ class CounterProfiler {
   // The callbacks counting needs, on `subscriber`.
   static void enable_callbacks(CUpti_SubscriberHandle subscriber);
   // A copy of what was counted so far.
-  void snapshot(capture::CounterInfo* info, std::vector<capture::CounterRecord>* records) const;
+  void snapshot(capture::CounterInfo* info, std::vector<capture::CounterRecord>* records,
+                std::vector<capture::InferredLaunch>* inferred) const;
   // Drops the records (after a fork, in the child).
   void reset_after_fork();
 

@@ -371,7 +371,7 @@ bool CuptiSource::start(const SourceOptions& options, std::string* error) {
   }
   if (options.counters && s.subscriber != nullptr) {
     std::string why;
-    if (CounterProfiler::instance().start(*options.counters, &why)) {
+    if (CounterProfiler::instance().start(*options.counters, options.counters_exclude, &why)) {
       CounterProfiler::enable_callbacks(s.subscriber);
     }
   }
@@ -469,7 +469,7 @@ RecordBatch CuptiSource::snapshot() {
   b.dropped_records = dropped;
   b.process_id = static_cast<std::uint32_t>(getpid());
   b.process_name = process_name();
-  CounterProfiler::instance().snapshot(&b.counters, &b.counter_records);
+  CounterProfiler::instance().snapshot(&b.counters, &b.counter_records, &b.inferred_launches);
   GpuMetricsSampler::instance().snapshot(&b.gpu_metrics, &b.gpu_metric_samples);
   capture::place_replayed_kernels(b);
   return b;

@@ -33,6 +33,8 @@ struct SourceOptions {
   // Hardware counters per kernel (counter_profiler.h): launches measured per signature,
   // 0 = every launch; nothing = off.
   std::optional<std::uint32_t> counters;
+  // Kernel names (an ECMAScript regex) never measured, beside communication kernels.
+  std::string counters_exclude;
   // GPU metrics over time (gpu_metrics_sampler.h): the sampling interval; nothing = off.
   std::optional<std::int64_t> gpu_metrics_interval_ns;
 };

@@ -217,6 +217,7 @@ bool start_capture() {
   options.kinds = s.env.kinds;
   options.max_memory_bytes = s.env.max_memory_bytes;
   if (s.env.counters.on) options.counters = s.env.counters.per_signature;
+  options.counters_exclude = s.env.counters_exclude;
   if (s.env.gpu_metrics.on) options.gpu_metrics_interval_ns = s.env.gpu_metrics.interval_ns;
   std::string error;
   CuptiSource& source = CuptiSource::instance();

@@ -235,7 +235,7 @@ TEST(Counters, LaterLaunchesTakeTheMeasuredValues) {
     EXPECT_EQ(text_arg(ks[0], "flops source"), "counters") << name;
     EXPECT_TRUE(trace::json_member(ks[0].args, "counters replayed").has_value());
     for (std::size_t i = 1; i < ks.size(); ++i) {
-      EXPECT_EQ(text_arg(ks[i], "flops source"), "counters (same signature)") << name;
+      EXPECT_EQ(text_arg(ks[i], "flops source"), "counters (same work)") << name;
       EXPECT_EQ(ks[i].metrics.flops, ks[0].metrics.flops) << name;
     }
   }

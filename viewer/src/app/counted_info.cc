@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "flopline/trace/counted_basis.h"
 #include "flopline/trace/json_value.h"
 
 namespace flopline::viewer {
@@ -64,19 +65,37 @@ std::string difference(double counted, double declared) {
 }  // namespace
 
 std::string flops_source_words(std::string_view source, bool replayed, bool kernel) {
-  if (!kernel && source == "counters") return "hardware counters, the sum of its kernels'";
-  if (!kernel && source == "counters (same signature)") {
-    return "hardware counters, the sum of its kernels', some inferred from measured launches "
-           "of the same signature";
+  using trace::CountedBasis;
+  const CountedBasis basis = trace::counted_basis(source);
+  if (!kernel) {
+    switch (basis) {
+      case CountedBasis::kMeasured:
+        return "hardware counters, the sum of its kernels', each measured";
+      case CountedBasis::kSameWork:
+        return "hardware counters, the sum of its kernels', some inferred from measured launches "
+               "of the same work";
+      case CountedBasis::kEstimated:
+        return "hardware counters, the sum of its kernels', some estimated from launches that may "
+               "not be the same work";
+      default:
+        break;
+    }
   }
-  if (source == "counters") {
-    return replayed ? "hardware counters, this launch measured by replay (its duration is the "
-                      "replay's: leave it out of timings)"
-                    : "hardware counters, this launch measured";
-  }
-  if (source == "counters (same signature)") {
-    return "hardware counters, inferred from a measured launch of the same signature (function, "
-           "grid, block, shared memory)";
+  switch (basis) {
+    case CountedBasis::kMeasured:
+      return replayed ? "hardware counters, this launch measured by replay (its duration is the "
+                        "replay's: leave it out of timings)"
+                      : "hardware counters, this launch measured";
+    case CountedBasis::kSameWork:
+      return "hardware counters, inferred from a measured launch of the same work (function, "
+             "grid, block, shared memory and arguments)";
+    case CountedBasis::kEstimated:
+      return "hardware counters, estimated: the values of a measured launch that may not be the "
+             "same work (see the counters note)";
+    case CountedBasis::kNotCounted:
+      return std::string(source) + " (never replayed)";
+    case CountedBasis::kNoCounts:
+      break;
   }
   if (source == "declared") return "declared (API, NVTX range or trace arg)";
   if (source == "shapes") return "computed from the operator's shapes";
@@ -92,6 +111,9 @@ std::vector<InfoLine> counted_info(const SliceInfo& info) {
         {"FLOPs from",
          flops_source_words(source->value, replayed != nullptr && replayed->value == "true",
                             info.category == "kernel")});
+  }
+  if (const InfoLine* note = find_arg(info, trace::kCountersNoteArg)) {
+    out.push_back({"counters note", note->value});
   }
   add_breakdown(out, info, "flops by precision", "FLOPs by precision", "");
   add_breakdown(out, info, "tensor flops by path", "tensor FLOPs by path", "");

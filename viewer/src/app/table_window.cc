@@ -242,6 +242,9 @@ void TableWindow::draw_contents(AppState& s) {
       ImGui::TextDisabled("%s", c.c_str());
     }
   }
+  if (table_->counted().any_counted()) {
+    ImGui::TextDisabled("counters: %s", trace::counted_coverage_line(table_->counted()).c_str());
+  }
   draw_table(s);
 }
 

@@ -21,6 +21,7 @@
 #include "core/selection.h"
 #include "core/slice_handle.h"
 #include "flopline/trace/analysis.h"
+#include "flopline/trace/counted_basis.h"
 #include "flopline/trace/operator_time.h"
 
 namespace flopline::viewer {
@@ -76,6 +77,8 @@ class OpTable {
   const OpTableQuery& query() const { return query_; }
   // Some trace carries a device peak: otherwise the % of peak column is hidden.
   bool has_peaks() const { return has_peaks_; }
+  // Kernel time by the basis of its counted values over the whole traces (not the range).
+  const trace::CountedCoverage& counted() const { return counted_; }
   std::vector<std::string> categories_used;  // as analysis.h reports them
   bool all_categories = false;
 
@@ -95,6 +98,7 @@ class OpTable {
   std::uint64_t slices_ = 0;
   OpTableQuery query_;
   bool has_peaks_ = false;
+  trace::CountedCoverage counted_;
   OpColumn sort_column_ = OpColumn::kTotal;
   bool sort_descending_ = true;
 };

@@ -33,6 +33,7 @@
 #include "flopline/capture/launch_index.h"
 #include "flopline/capture/nvtx_ranges.h"
 #include "flopline/trace/builder.h"
+#include "flopline/trace/counted_basis.h"
 
 namespace flopline::capture {
 
@@ -49,7 +50,8 @@ struct StreamExtent {
 struct WorkCount {
   double flops = 0;
   std::optional<double> bytes;  // DRAM bytes read + written
-  bool inferred = false;        // from another launch of the same signature
+  // Measured, same work or estimated (kernel_counts.h).
+  trace::CountedBasis basis = trace::CountedBasis::kMeasured;
 };
 
 struct OperatorSummary {
@@ -72,7 +74,8 @@ struct OperatorSummary {
   std::uint32_t counted_kernels = 0;
   std::optional<double> counted_flops;
   std::optional<double> counted_bytes;
-  bool counted_inferred = false;  // some of them were inferred
+  // The weakest basis among them (measured < same work < estimated).
+  trace::CountedBasis counted_basis = trace::CountedBasis::kNoCounts;
   bool has_gpu_work() const { return !streams.empty(); }
 };
 

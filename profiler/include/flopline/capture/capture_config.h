@@ -90,12 +90,12 @@ std::string output_path_for_process(std::string_view output, std::int64_t pid,
                                     const std::function<bool(const std::string&)>& is_directory);
 
 // Hardware counters per kernel (docs/COUNTERS.md): off, or the first N launches of
-// each kernel signature measured (0 = every launch).
+// each work key measured (launch_work.h; 0 = every launch).
+inline constexpr std::uint32_t kDefaultCountersPerSignature = 1;
 struct CountersSetting {
   bool on = false;
-  std::uint32_t per_signature = 2;
+  std::uint32_t per_signature = kDefaultCountersPerSignature;
 };
-inline constexpr std::uint32_t kDefaultCountersPerSignature = 2;
 // "on", "1", "true", "yes" -> the default N; "N" (a whole number >= 1) -> N launches per
 // signature; "all" -> every launch; "off", "0", "false", "no", "" -> off. Nothing, with
 // `error` set, for anything else.
@@ -145,6 +145,7 @@ struct CaptureEnv {
   std::string run_id;             // FLOPLINE_RUN_ID: shared by every trace of one run
   std::int64_t run_pid = 0;       // FLOPLINE_RUN_PID: the `flopline run` process
   CountersSetting counters;       // FLOPLINE_COUNTERS
+  std::string counters_exclude;   // FLOPLINE_COUNTERS_EXCLUDE: kernel names never measured
   GpuMetricsSetting gpu_metrics;  // FLOPLINE_GPU_METRICS
   std::int64_t flush_interval_ns = kDefaultFlushIntervalNs;  // FLOPLINE_FLUSH_INTERVAL; 0 = off
   bool self_timing = false;  // FLOPLINE_SELF_TIMING=1: flopline's own time, by part, at exit

@@ -1,26 +1,48 @@
 // Which hardware-counter values each kernel of a capture carries (docs/COUNTERS.md).
 //
-// A kernel's counts are a property of its signature: the function, grid, block and
-// dynamic shared memory. The capture measures the first N launches of each signature
-// (LaunchSampler, on the launching thread) and the decoder gives every other launch of
-// that signature the values of the measured launch nearest before it (or, when none came
-// before, the first one after), marked as inferred. A launch is measured when a counter
-// record carries its correlation id; graph launches, which give one correlation id to
-// many kernels, are never measured and only inferred.
+// The capture measures the first N launches of each work key (launch_work.h) and names,
+// for every other launch, the measurement whose values it takes (InferredLaunch). The
+// decoder gives each kernel:
+//
+//   measured     a counter record carries its correlation id (and names one kernel);
+//   same work    its launch named a measurement of the same work key;
+//   estimated    the values of a measured launch of the same name, grid, block and
+//                dynamic shared memory, where the work may differ: kernels of CUDA
+//                graphs (one correlation id for many kernels, their arguments never
+//                seen), launches whose arguments could not be read or that no
+//                measurement of their key covers; and a "same work" launch whose GPU
+//                time is unlike the other launches of its work (unlike_its_work);
+//   not counted  kernels never replayed: communication, or --counters-exclude.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "flopline/capture/records.h"
+#include "flopline/trace/counted_basis.h"
 
 namespace flopline::capture {
+
+// Why a kernel's values are estimated or absent: the "counters note" arg.
+enum class CountNote : std::uint8_t {
+  kNone,
+  kGraph,            // a kernel of a CUDA graph
+  kNoSameWork,       // no measurement of its work key
+  kArgumentsUnread,  // the driver gave no parameter layout: the key was the shape alone
+  kUnlikeItsWork,    // GPU time unlike the other launches of its work
+};
+const char* to_string(CountNote n);
 
 struct KernelCounts {
   std::uint32_t record = kNoId;  // index into RecordBatch::counter_records; kNoId: none
   bool measured = false;         // its own launch was measured (replayed)
+  trace::CountedBasis basis = trace::CountedBasis::kNoCounts;
+  CountNote note = CountNote::kNone;
+  std::string_view not_counted;  // kNotCounted: CounterExclusion::why's words
+  double time_ratio = 0;         // kUnlikeItsWork: its GPU time over its work's median
 };
 
 // Kernels of measured launches arrive without times (start = end = 0): the replay runs
@@ -39,30 +61,10 @@ std::vector<KernelCounts> assign_kernel_counts(const RecordBatch& batch);
 // record lost (the buffer cap), or one launch that ran several kernels.
 std::vector<std::uint32_t> unmatched_counter_records(const RecordBatch& batch);
 
-// What the capture knows of a launch when it decides whether to measure it.
-struct LaunchKey {
-  std::uint64_t function = 0;  // CUfunction (or the runtime's host stub)
-  std::uint32_t grid[3] = {0, 0, 0};
-  std::uint32_t block[3] = {0, 0, 0};
-  std::uint32_t shared_memory = 0;  // dynamic, bytes
-  bool operator==(const LaunchKey&) const = default;
-};
-
-struct LaunchKeyHash {
-  std::size_t operator()(const LaunchKey& k) const;
-};
-
-// The first `per_signature` launches of each key are measured; every launch when 0.
-// Not thread-safe: the caller serializes take().
-class LaunchSampler {
- public:
-  explicit LaunchSampler(std::uint32_t per_signature) : per_signature_(per_signature) {}
-  bool take(const LaunchKey& key);
-  std::size_t signatures() const { return seen_.size(); }
-
- private:
-  std::uint32_t per_signature_;
-  std::unordered_map<LaunchKey, std::uint32_t, LaunchKeyHash> seen_;
-};
+// The after-the-fact check: a launch's GPU time `duration` against the median of the
+// unreplayed launches of its work and their median absolute deviation (ns). Unlike when
+// it differs by more than the larger of four robust standard deviations
+// (4 x 1.4826 x MAD), a fifth of the median and 1 us.
+bool unlike_its_work(TimeNs duration, TimeNs median, TimeNs mad);
 
 }  // namespace flopline::capture

@@ -286,6 +286,18 @@ struct CounterRecord {
   std::uint32_t correlation_id = 0;  // the launch's: its kernel record carries the same id
   std::uint32_t device = 0;
   std::vector<double> values;  // parallel to CounterInfo::plan.metrics
+  // The sampler's id of this measurement (launch_work.h); kNoId in batches made before
+  // launches named their source.
+  std::uint32_t measurement = kNoId;
+};
+
+// A launch that was not measured because a measurement of the same work key came
+// before it (launch_work.h): its kernel takes that measurement's values.
+struct InferredLaunch {
+  std::uint32_t correlation_id = 0;  // the launch's outermost call
+  std::uint32_t device = 0;
+  std::uint32_t source = kNoId;  // CounterRecord::measurement of the measured launch
+  bool exact = true;             // false: the arguments could not be read (shape only)
 };
 
 // What counting did in a process.
@@ -293,8 +305,13 @@ struct CounterInfo {
   bool requested = false;
   std::string chip;                 // "GH100"
   CounterPlan plan;                 // the metrics, what is missing, the replay passes
-  std::uint32_t per_signature = 0;  // launches measured per kernel signature; 0 = all
+  std::uint32_t per_signature = 0;  // launches measured per work key; 0 = all
+  std::string exclude;              // --counters-exclude: a regex of kernel names never measured
   std::uint64_t measured = 0;       // launches measured
+  std::uint64_t work_keys = 0;      // distinct work keys seen (launch_work.h)
+  std::uint64_t learned_words = 0;  // argument words learned as not part of the work
+  std::uint64_t capturing = 0;      // launches into a stream being captured: not measured
+  std::uint64_t unread_layouts = 0; // functions whose parameter layout the driver did not give
   std::uint64_t failed = 0;         // launches whose measurement failed
   std::string unavailable;          // why nothing could be counted ("" when it could)
 };
@@ -341,6 +358,7 @@ struct RecordBatch {
   std::uint64_t dropped_records = 0;  // records CUPTI could not deliver (buffer cap)
   CounterInfo counters;
   std::vector<CounterRecord> counter_records;
+  std::vector<InferredLaunch> inferred_launches;
   GpuMetricsInfo gpu_metrics;
   std::vector<GpuMetricSample> gpu_metric_samples;
 };

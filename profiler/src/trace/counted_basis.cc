@@ -1,0 +1,107 @@
+// The words of counted_basis.h and kernel time by basis.
+#include "flopline/trace/counted_basis.h"
+
+#include <cstdio>
+
+#include "flopline/trace/json_value.h"
+
+namespace flopline::trace {
+
+CountedBasis counted_basis(std::string_view s) {
+  if (s == kSourceMeasured) return CountedBasis::kMeasured;
+  if (s == kSourceSameWork) return CountedBasis::kSameWork;
+  if (s == kSourceEstimated || s == kSourceSameSignature) return CountedBasis::kEstimated;
+  if (s.starts_with(kSourceNotCountedPrefix)) return CountedBasis::kNotCounted;
+  return CountedBasis::kNoCounts;
+}
+
+const char* to_string(CountedBasis b) {
+  switch (b) {
+    case CountedBasis::kMeasured:
+      return "measured";
+    case CountedBasis::kSameWork:
+      return "same work";
+    case CountedBasis::kEstimated:
+      return "estimated";
+    case CountedBasis::kNotCounted:
+      return "not counted";
+    case CountedBasis::kNoCounts:
+      break;
+  }
+  return "none";
+}
+
+void CountedCoverage::add(const CountedCoverage& o) {
+  kernel_ns += o.kernel_ns;
+  measured_ns += o.measured_ns;
+  same_work_ns += o.same_work_ns;
+  estimated_ns += o.estimated_ns;
+  not_counted_ns += o.not_counted_ns;
+  none_ns += o.none_ns;
+  kernels += o.kernels;
+  measured += o.measured;
+  same_work += o.same_work;
+  estimated += o.estimated;
+  not_counted += o.not_counted;
+}
+
+CountedCoverage counted_coverage(const Trace& t) {
+  CountedCoverage c;
+  const StringId kernel = t.strings.find("kernel");
+  if (kernel == kNone) return c;
+  for (const Track& track : t.tracks) {
+    for (const auto& row : track.rows) {
+      for (const Slice& s : row) {
+        if (s.cat != kernel) continue;
+        const std::int64_t dur = s.dur > 0 ? s.dur : 0;
+        c.kernel_ns += dur;
+        ++c.kernels;
+        CountedBasis b = CountedBasis::kNoCounts;
+        if (s.args != kNoArgs) {
+          if (const auto m = json_member(t.args.json(s.args), "flops source")) {
+            if (const auto text = json_string(*m)) b = counted_basis(*text);
+          }
+        }
+        switch (b) {
+          case CountedBasis::kMeasured:
+            c.measured_ns += dur;
+            ++c.measured;
+            break;
+          case CountedBasis::kSameWork:
+            c.same_work_ns += dur;
+            ++c.same_work;
+            break;
+          case CountedBasis::kEstimated:
+            c.estimated_ns += dur;
+            ++c.estimated;
+            break;
+          case CountedBasis::kNotCounted:
+            c.not_counted_ns += dur;
+            ++c.not_counted;
+            break;
+          case CountedBasis::kNoCounts:
+            c.none_ns += dur;
+            break;
+        }
+      }
+    }
+  }
+  return c;
+}
+
+std::string counted_coverage_line(const CountedCoverage& c) {
+  auto pct = [&c](std::int64_t ns) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f%%",
+                  c.kernel_ns > 0 ? 100.0 * static_cast<double>(ns) / static_cast<double>(c.kernel_ns) : 0.0);
+    return std::string(b);
+  };
+  char total[48];
+  std::snprintf(total, sizeof total, "%.3f ms", static_cast<double>(c.kernel_ns) / 1e6);
+  return "of " + std::string(total) + " kernel time: " + pct(c.measured_ns) + " measured, " +
+         pct(c.same_work_ns) + " same work (exactly inferred), " + pct(c.estimated_ns) +
+         " estimated, " + pct(c.not_counted_ns) + " not counted (communication, excluded), " +
+         pct(c.none_ns) + " without counted values";
+}
+
+}  // namespace flopline::trace
