@@ -19,6 +19,7 @@ import bisect
 import gzip
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -52,11 +53,15 @@ def kernels(path):
 def run(flopline, mode, out, command, timeout, log):
     t0 = time.monotonic()
     with open(log, "w") as f:
+        # A session of its own, so that a run past its time is killed whole (a hung rank
+        # left behind would hold the GPU's performance monitors).
+        p = subprocess.Popen([flopline, "run", "--counters=" + mode, "-o", out, "--"] + command,
+                             stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            p = subprocess.run([flopline, "run", "--counters=" + mode, "-o", out, "--"] + command,
-                               stdout=f, stderr=subprocess.STDOUT, timeout=timeout)
-            rc = p.returncode
+            rc = p.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
             rc = "timeout"
     return rc, time.monotonic() - t0
 
@@ -80,9 +85,19 @@ def compare(default_path, all_path, top):
             if x != y:
                 d, a = d[:i], a[:i]
                 break
+    # Some kernels store a different number of sectors at every launch (atomics, cuDNN's
+    # dq conversion): their own spread in the every-launch run, per name, grid, block
+    # and FLOPs, is what "agree" allows beside 1%.
+    stored = {}
+    for k in a:
+        ar = k.get("args", {})
+        if ar.get("dram bytes written") is not None:
+            stored.setdefault((k["name"], str(ar.get("grid")), str(ar.get("block")), ar.get("flops")),
+                              []).append(ar["dram bytes written"])
+    spread = {key: (max(v) - min(v)) for key, v in stored.items()}
     by_basis = {}
     wrong_exact = []
-    total = agree_ns = 0.0
+    total = agree_ns = strict_ns = flops_ns = 0.0
     for kd, ka in zip(d, a):
         ad, aa = kd.get("args", {}), ka.get("args", {})
         dur = float(kd.get("dur", 0))
@@ -92,8 +107,12 @@ def compare(default_path, all_path, top):
         if src.startswith("not counted"):
             continue  # never measured in either run
         total += dur
-        ok = (close(ad.get("flops"), aa.get("flops"), 0.01, 0.5)
-              and close(ad.get("dram bytes written"), aa.get("dram bytes written"), 0.01, 4096))
+        flops_ok = close(ad.get("flops"), aa.get("flops"), 0.01, 0.5)
+        own = spread.get((ka["name"], str(aa.get("grid")), str(aa.get("block")), aa.get("flops")), 0)
+        strict = flops_ok and close(ad.get("dram bytes written"), aa.get("dram bytes written"), 0.01, 4096)
+        ok = flops_ok and close(ad.get("dram bytes written"), aa.get("dram bytes written"), 0.01, 4096 + own)
+        flops_ns += dur if flops_ok else 0
+        strict_ns += dur if strict else 0
         row = by_basis.setdefault(basis, [0, 0.0, 0, 0.0])
         row[0] += 1
         row[1] += dur
@@ -107,8 +126,11 @@ def compare(default_path, all_path, top):
     print(f"{'basis (default run)':<22}{'launches':>10}{'time ms':>10}{'agree':>8}{'agree ms':>10}")
     for basis, (n, ns, ok, ok_ns) in sorted(by_basis.items()):
         print(f"{basis:<22}{n:>10}{ns / 1e3:>10.3f}{ok:>8}{ok_ns / 1e3:>10.3f}")
-    pct = 100.0 * agree_ns / total if total else 0.0
-    print(f"kernel time whose FLOPs and bytes stored agree within 1%: {pct:.2f}% of {total / 1e3:.3f} ms")
+    share = lambda ns: 100.0 * ns / total if total else 0.0
+    pct = share(agree_ns)
+    print(f"kernel time of {total / 1e3:.3f} ms whose FLOPs agree within 1%: {share(flops_ns):.2f}%")
+    print(f"  FLOPs and bytes stored within 1%: {share(strict_ns):.2f}%")
+    print(f"  FLOPs within 1%, bytes stored within 1% or the kernel's own launch-to-launch spread: {pct:.2f}%")
     wrong_exact.sort(reverse=True)
     print(f"launches marked measured or same work that disagree: {len(wrong_exact)}")
     for w in wrong_exact[:top]:
@@ -140,6 +162,7 @@ def ddp(args):
     env_keep = dict(os.environ, NCCL_NVLS_ENABLE="0", TORCH_SYMM_MEM_DISABLE_MULTICAST="1",
                     NVSHMEM_DISABLE_NVLS="1")
     os.environ.update(env_keep)
+    os.environ.setdefault("FLOPLINE_COUNTERS_DEBUG", "1")
     rc, wall = run(args.flopline, "on", out, cmd, args.timeout, os.path.join(args.out, "ddp.log"))
     print(f"ddp --counters: exit {rc}, {wall:.1f} s")
     if rc != 0:

@@ -175,7 +175,7 @@ TEST(WorkSampler, ASeedThatChangesEveryLaunchIsLearnedAfterTwoMeasurements) {
   EXPECT_TRUE(s.decide(shape, words(1 << 21, 100), true).measure);
 }
 
-TEST(WorkSampler, DifferentWorkOrManyDifferingWordsTeachNothing) {
+TEST(WorkSampler, DifferentWorkOrTooManyDifferingWordsTeachNothing) {
   WorkSampler s(1);
   LaunchShape shape;
   shape.function = 11;
@@ -185,16 +185,38 @@ TEST(WorkSampler, DifferentWorkOrManyDifferingWordsTeachNothing) {
   const SampleDecision b = s.decide(shape, {{11, 20, 30, 40, 50, 60}}, true);
   s.measured(b.measurement, work(1100, 4096 * 4));
   EXPECT_EQ(s.learned_words(), 0u);
-  // Five words differ with equal counts: too many to tell which do not matter.
-  const SampleDecision c = s.decide(shape, {{10, 21, 31, 41, 51, 61}}, true);
-  s.measured(c.measurement, work(1000, 4096 * 4));
+  // More than kMaxLearnedWords words differ with equal counts: too many to tell which
+  // do not matter.
+  std::vector<std::uint64_t> many(kMaxLearnedWords + 2, 1), other(kMaxLearnedWords + 2, 2);
+  LaunchShape wide = shape;
+  wide.function = 15;
+  s.measured(s.decide(wide, many, true).measurement, work(1000, 4096 * 4));
+  s.measured(s.decide(wide, other, true).measurement, work(1000, 4096 * 4));
   EXPECT_EQ(s.learned_words(), 0u);
+  // Addresses inside a struct do not count towards the limit: six moved operands.
+  LaunchShape gemm = shape;
+  gemm.function = 12;
+  std::vector<std::uint64_t> step1 = {4096, 0x7f0000000000, 0x7f0000100000, 0x7f0000200000,
+                                      0x7f0000300000, 0x7f0000400000, 0x7f0000500000};
+  std::vector<std::uint64_t> step2 = step1;
+  for (std::size_t i = 1; i < step2.size(); ++i) step2[i] += 0x40000000;
+  const SampleDecision g1 = s.decide(gemm, step1, true);
+  s.measured(g1.measurement, work(1e9, 1e6));
+  const SampleDecision g2 = s.decide(gemm, step2, true);
+  ASSERT_TRUE(g2.measure);
+  s.measured(g2.measurement, work(1e9, 1e6));
+  EXPECT_EQ(s.learned_words(), 6u);
+  std::vector<std::uint64_t> step3 = step1;
+  for (std::size_t i = 1; i < step3.size(); ++i) step3[i] += 0x80000000;
+  EXPECT_FALSE(s.decide(gemm, step3, true).measure);
+  step3[0] = 2048;  // but another size is other work
+  EXPECT_TRUE(s.decide(gemm, step3, true).measure);
   // A launch that did no work teaches nothing either.
   const SampleDecision d = s.decide(shape, {{12, 0, 0, 0, 0, 0}}, true);
   s.measured(d.measurement, work(0, 0));
   const SampleDecision e = s.decide(shape, {{13, 0, 0, 0, 0, 0}}, true);
   s.measured(e.measurement, work(0, 0));
-  EXPECT_EQ(s.learned_words(), 0u);
+  EXPECT_EQ(s.learned_words(), 6u);
 }
 
 TEST(WorkSampler, CapturedFailedAndUnreadableLaunches) {

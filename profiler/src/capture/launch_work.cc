@@ -76,12 +76,7 @@ bool same_counted_work(const CountedWork& a, const CountedWork& b) {
   };
   if (!close(a.flops, b.flops, 1e-3, 0.5)) return false;
   if (a.dram_write_bytes.has_value() != b.dram_write_bytes.has_value()) return false;
-  if (a.dram_write_bytes && !close(*a.dram_write_bytes, *b.dram_write_bytes, 0.01, 4096))
-    return false;
-  if (a.dram_read_bytes.has_value() != b.dram_read_bytes.has_value()) return false;
-  if (a.dram_read_bytes && !close(*a.dram_read_bytes, *b.dram_read_bytes, 0.25, 65536))
-    return false;
-  return true;
+  return !a.dram_write_bytes || close(*a.dram_write_bytes, *b.dram_write_bytes, 0.02, 4096);
 }
 
 void WorkSampler::key_of(const ShapeState& s, std::span<const std::uint64_t> words,
@@ -181,11 +176,14 @@ void WorkSampler::measured(std::uint32_t id, const CountedWork& work) {
       if (s.measurements[j] == id || p.state != State::kDone || !p.args_known) continue;
       if (p.words.size() != m.words.size() || !same_counted_work(p.work, work)) continue;
       std::vector<std::size_t> differ;
-      for (std::size_t i = 0; i < m.words.size() && differ.size() <= kMaxLearnedWords; ++i) {
+      std::size_t values = 0;  // differing words that do not look like addresses
+      for (std::size_t i = 0; i < m.words.size() && values <= kMaxLearnedWords; ++i) {
         const bool ignored = i < s.ignored.size() && s.ignored[i];
-        if (!ignored && p.words[i] != m.words[i]) differ.push_back(i);
+        if (ignored || p.words[i] == m.words[i]) continue;
+        differ.push_back(i);
+        if (!looks_like_address(p.words[i]) || !looks_like_address(m.words[i])) ++values;
       }
-      if (differ.empty() || differ.size() > kMaxLearnedWords) continue;
+      if (differ.empty() || values > kMaxLearnedWords) continue;
       if (s.ignored.size() < m.words.size()) s.ignored.resize(m.words.size(), false);
       for (std::size_t i : differ) s.ignored[i] = true;
       learned = true;

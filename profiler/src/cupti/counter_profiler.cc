@@ -361,6 +361,12 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, std::string* why) {
   return cp;
 }
 
+// FLOPLINE_COUNTERS_DEBUG=1: each function's first sight and each measurement on stderr.
+bool debug_enabled() {
+  static const bool debug = std::getenv("FLOPLINE_COUNTERS_DEBUG") != nullptr;
+  return debug;
+}
+
 // Per launching thread: where its launch stands.
 struct ThreadLaunch {
   int depth = 0;           // open launch calls (runtime and driver)
@@ -437,6 +443,13 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
         if (!fn->second.layout.known) ++info.unread_layouts;
         const char* name = data->symbolName != nullptr ? data->symbolName : "";
         fn->second.excluded = !exclusion.why(name).empty();
+        if (debug_enabled()) {
+          std::fprintf(stderr, "flopline: counters: function %s: %s, %zu parameters%s\n",
+                       name[0] != '\0' ? name : "(no name)",
+                       fn->second.excluded ? "never measured" : "measured by work key",
+                       fn->second.layout.params.size(),
+                       fn->second.layout.known ? "" : " (layout unknown)");
+        }
       }
       capture::SampleDecision d;
       if (!fn->second.excluded) {
@@ -475,6 +488,11 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
         if (it != contexts.end()) {
           cp = it->second.get();
           t.measurement = d.measurement;
+          if (debug_enabled()) {
+            std::fprintf(stderr, "flopline: counters: measuring %s (measurement %u)\n",
+                         data->symbolName != nullptr ? data->symbolName : "(no name)",
+                         d.measurement);
+          }
         } else {
           sampler.cancel(d.measurement);
         }
@@ -624,8 +642,7 @@ void CounterProfiler::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId 
   rec.device = t.device;
   rec.values = std::move(t.values);
   rec.measurement = t.measurement;
-  static const bool debug = std::getenv("FLOPLINE_COUNTERS_DEBUG") != nullptr;
-  if (debug) {
+  if (debug_enabled()) {
     std::fprintf(
         stderr,
         "flopline: counters: launch %s correlation %u (driver call %u), device %u, %zu values\n",

@@ -10,9 +10,10 @@
 //     changing the work;
 //   - a word that two measured launches of one function and shape differed in, while
 //     they counted the same work, is learned as not part of the work (an RNG seed or
-//     offset, a learning rate): from then on it is left out for that function and shape.
-//     Only differences of at most kMaxLearnedWords words teach, and only launches that
-//     did some work (FLOPs or bytes stored);
+//     offset, a learning rate, the operand addresses inside a by-value struct): from
+//     then on it is left out for that function and shape. Only differences of at most
+//     kMaxLearnedWords words teach, not counting words that look like addresses on both
+//     sides, and only launches that did some work (FLOPs or bytes stored);
 //   - everything else (sizes in a by-value struct, as cuBLAS passes M, N and K; a
 //     sequence length; a flag) stays in the key.
 //
@@ -72,10 +73,12 @@ struct LaunchShapeHash {
 };
 
 // Whether two measurements counted the same work: FLOPs within 0.1%, bytes stored
-// within 1% (or 4 KB), bytes read within 25% (or 64 KB: reads depend on what L2 held).
+// within 2% (or 4 KB). Bytes read are not compared: they depend on what L2 held.
 bool same_counted_work(const CountedWork& a, const CountedWork& b);
 
-inline constexpr std::size_t kMaxLearnedWords = 4;
+// A scalar list passed by value (PyTorch's foreach ops under AdamW pass each tensor's
+// bias correction, new at every step) differs in many words at once.
+inline constexpr std::size_t kMaxLearnedWords = 128;
 
 struct SampleDecision {
   bool measure = false;
