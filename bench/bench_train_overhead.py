@@ -14,7 +14,7 @@ Configurations:
   floor        libflopline_floor.so: flopline's CUPTI requests, every record discarded
   flopline     flopline run, default kinds
   torch        torch.profiler (CPU and CUDA activities) around the timed steps
-  counters     flopline run --counters (default: first 2 launches of each signature)
+  counters     flopline run --counters (default: the first launch of each work key)
   gpu-metrics  flopline run --gpu-metrics
   flush        flopline run --flush-interval 200ms (appends while the timed steps run; the
                default 5s rarely falls inside them)

@@ -25,10 +25,10 @@ struct RunOptions {
   std::optional<std::uint64_t> max_memory_mb;
   std::uint64_t top = 10;
   bool summary = true;
-  std::string counters;        // --counters[=N|all]: FLOPLINE_COUNTERS, "" = off
+  std::string counters;          // --counters[=N|all]: FLOPLINE_COUNTERS, "" = off
   std::string counters_exclude;  // --counters-exclude REGEX: FLOPLINE_COUNTERS_EXCLUDE
-  std::string gpu_metrics;     // --gpu-metrics[=INTERVAL]: FLOPLINE_GPU_METRICS, "" = off
-  std::string flush_interval;  // --flush-interval T: FLOPLINE_FLUSH_INTERVAL, "" = default
+  std::string gpu_metrics;       // --gpu-metrics[=INTERVAL]: FLOPLINE_GPU_METRICS, "" = off
+  std::string flush_interval;    // --flush-interval T: FLOPLINE_FLUSH_INTERVAL, "" = default
   bool help = false;
   std::vector<std::string> command;  // CMD ARGS...
 };
@@ -43,13 +43,13 @@ struct RunEnvironment {
   std::string output;          // FLOPLINE_OUTPUT, unset when empty
   std::string kinds;           // FLOPLINE_KINDS, unset when empty
   std::optional<std::uint64_t> max_memory_mb;
-  std::string manifest;        // FLOPLINE_MANIFEST
-  std::string counters;        // FLOPLINE_COUNTERS, unset when empty
+  std::string manifest;          // FLOPLINE_MANIFEST
+  std::string counters;          // FLOPLINE_COUNTERS, unset when empty
   std::string counters_exclude;  // FLOPLINE_COUNTERS_EXCLUDE, unset when empty
-  std::string gpu_metrics;     // FLOPLINE_GPU_METRICS, unset when empty
-  std::string flush_interval;  // FLOPLINE_FLUSH_INTERVAL, unset when empty
-  std::string run_id;          // FLOPLINE_RUN_ID, unset when empty
-  std::int64_t run_pid = 0;    // FLOPLINE_RUN_PID (this flopline run), unset when 0
+  std::string gpu_metrics;       // FLOPLINE_GPU_METRICS, unset when empty
+  std::string flush_interval;    // FLOPLINE_FLUSH_INTERVAL, unset when empty
+  std::string run_id;            // FLOPLINE_RUN_ID, unset when empty
+  std::int64_t run_pid = 0;      // FLOPLINE_RUN_PID (this flopline run), unset when 0
 };
 // `base` is "NAME=VALUE" entries (environ); returns it with flopline's variables set
 // (replacing earlier values) and the library appended to LD_PRELOAD (once).

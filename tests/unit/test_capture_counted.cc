@@ -252,7 +252,8 @@ TEST(CountedTrace, MetadataNamesTheMetricsAndWhatWasMeasured) {
   std::map<std::string, std::string> info(t.info.begin(), t.info.end());
   ASSERT_TRUE(info.count("counters"));
   EXPECT_NE(info["counters"].find("chip GH100"), std::string::npos) << info["counters"];
-  EXPECT_NE(info["counters"].find("first 1 launch of each work key"), std::string::npos) << info["counters"];
+  EXPECT_NE(info["counters"].find("first 1 launch of each work key"), std::string::npos)
+      << info["counters"];
   EXPECT_NE(info["counter metrics"].find("dram__bytes_read.sum"), std::string::npos);
   EXPECT_EQ(info["counters measured launches"], "1");
 

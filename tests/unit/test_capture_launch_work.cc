@@ -196,8 +196,9 @@ TEST(WorkSampler, DifferentWorkOrTooManyDifferingWordsTeachNothing) {
   // Addresses inside a struct do not count towards the limit: six moved operands.
   LaunchShape gemm = shape;
   gemm.function = 12;
-  std::vector<std::uint64_t> step1 = {4096, 0x7f0000000000, 0x7f0000100000, 0x7f0000200000,
-                                      0x7f0000300000, 0x7f0000400000, 0x7f0000500000};
+  std::vector<std::uint64_t> step1 = {4096,           0x7f0000000000, 0x7f0000100000,
+                                      0x7f0000200000, 0x7f0000300000, 0x7f0000400000,
+                                      0x7f0000500000};
   std::vector<std::uint64_t> step2 = step1;
   for (std::size_t i = 1; i < step2.size(); ++i) step2[i] += 0x40000000;
   const SampleDecision g1 = s.decide(gemm, step1, true);
@@ -295,9 +296,9 @@ TEST(UnlikeItsWork, TheSpreadOrAFifthOfTheMedian) {
 // Decoding: kernels take the measurement their launch named.
 
 CounterPlan plan() {
-  return plan_counter_metrics(std::vector<std::string>{
-      "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32", "dram__bytes_read",
-      "lts__t_sectors_srcunit_tex_op_write"});
+  return plan_counter_metrics(
+      std::vector<std::string>{"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32", "dram__bytes_read",
+                               "lts__t_sectors_srcunit_tex_op_write"});
 }
 
 std::vector<double> values(const CounterPlan& p, double tensor) {
@@ -369,11 +370,11 @@ TEST(KernelCounts, GraphsUnreadArgumentsAndUncoveredLaunchesAreEstimates) {
   RecordBatch b;
   b.counters.requested = true;
   b.counters.plan = plan();
-  kernel(b, 1, "gemm", 1000, 5000);            // measured
-  kernel(b, 2, "gemm", 10000, 5000);           // no source named
-  kernel(b, 3, "gemm", 20000, 5000, 5);        // in a graph
-  kernel(b, 4, "gemm", 30000, 5000);           // arguments not read
-  kernel(b, 5, "other", 40000, 5000);          // nothing measured of its kind
+  kernel(b, 1, "gemm", 1000, 5000);      // measured
+  kernel(b, 2, "gemm", 10000, 5000);     // no source named
+  kernel(b, 3, "gemm", 20000, 5000, 5);  // in a graph
+  kernel(b, 4, "gemm", 30000, 5000);     // arguments not read
+  kernel(b, 5, "other", 40000, 5000);    // nothing measured of its kind
   b.counter_records.push_back({1, 0, values(b.counters.plan, 1.0), 0});
   b.inferred_launches.push_back({4, 0, 0, false});
   const auto c = assign_kernel_counts(b);

@@ -135,3 +135,26 @@ TEST(TableCells, NumbersWithUnitsAndDashesForUnknowns) {
 
 }  // namespace
 }  // namespace flopline::viewer
+
+namespace flopline::viewer {
+namespace {
+
+// The table knows how much kernel time rests on which basis: this trace was recorded
+// with signature inference, so its inferred kernels read as estimates.
+TEST(CountedRoofline, TheTableSaysWhatTheCountedValuesRestOn) {
+  const trace::Trace t = read_train_loop();
+  const auto list = testing::list_of({&t});
+  OpTableQuery q;
+  q.by = trace::GroupBy::kName;
+  const OpTable table = build_op_table(list, q);
+  const trace::CountedCoverage& c = table.counted();
+  EXPECT_GT(c.measured_ns, 0);
+  EXPECT_GT(c.estimated_ns, 0);
+  EXPECT_EQ(c.same_work_ns, 0);
+  EXPECT_EQ(c.measured_ns + c.estimated_ns + c.not_counted_ns + c.none_ns + c.same_work_ns,
+            c.kernel_ns);
+  EXPECT_EQ(c.kernel_ns, trace::counted_coverage(t).kernel_ns);
+}
+
+}  // namespace
+}  // namespace flopline::viewer

@@ -210,7 +210,8 @@ Attribution attribute_operators(const RecordBatch& batch, const LaunchIndex& lau
       op.counted_flops = op.counted_flops.value_or(0) + c.flops;
       if (c.bytes) op.counted_bytes = op.counted_bytes.value_or(0) + *c.bytes;
       // The weakest basis among them: measured < same work < estimated.
-      if (static_cast<int>(c.basis) > static_cast<int>(op.counted_basis)) op.counted_basis = c.basis;
+      if (static_cast<int>(c.basis) > static_cast<int>(op.counted_basis))
+        op.counted_basis = c.basis;
     }
   }
   return out;

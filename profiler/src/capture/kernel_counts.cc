@@ -4,9 +4,9 @@
 #include "flopline/capture/launch_work.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
-#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -134,8 +134,8 @@ const char* to_string(CountNote n) {
 }
 
 bool unlike_its_work(TimeNs duration, TimeNs median, TimeNs mad) {
-  const double allowed = std::max({4 * 1.4826 * static_cast<double>(mad),
-                                   0.2 * static_cast<double>(median), 1000.0});
+  const double allowed =
+      std::max({4 * 1.4826 * static_cast<double>(mad), 0.2 * static_cast<double>(median), 1000.0});
   return std::fabs(static_cast<double>(duration - median)) > allowed;
 }
 
@@ -169,8 +169,7 @@ void check_durations(const RecordBatch& batch, std::vector<KernelCounts>& out) {
       if (!unlike_its_work(dur, median, mad)) continue;
       out[i].basis = trace::CountedBasis::kEstimated;
       out[i].note = CountNote::kUnlikeItsWork;
-      out[i].time_ratio =
-          median > 0 ? static_cast<double>(dur) / static_cast<double>(median) : 0;
+      out[i].time_ratio = median > 0 ? static_cast<double>(dur) / static_cast<double>(median) : 0;
     }
   }
 }

@@ -8,7 +8,9 @@
 
 namespace flopline::capture {
 
-bool looks_like_address(std::uint64_t v) { return v >= (1ull << 32) && v < (1ull << 48); }
+bool looks_like_address(std::uint64_t v) {
+  return v >= (1ull << 32) && v < (1ull << 48);
+}
 
 namespace {
 
@@ -79,8 +81,8 @@ bool same_counted_work(const CountedWork& a, const CountedWork& b) {
   return !a.dram_write_bytes || close(*a.dram_write_bytes, *b.dram_write_bytes, 0.02, 4096);
 }
 
-void WorkSampler::key_of(const ShapeState& s, std::span<const std::uint64_t> words,
-                         bool args_known, std::vector<std::uint64_t>* key) const {
+void WorkSampler::key_of(const ShapeState& s, std::span<const std::uint64_t> words, bool args_known,
+                         std::vector<std::uint64_t>* key) const {
   key->clear();
   if (!args_known) return;  // the shape alone
   key->assign(words.begin(), words.end());
@@ -201,7 +203,8 @@ std::size_t WorkSampler::keys() const {
 
 std::size_t WorkSampler::learned_words() const {
   std::size_t n = 0;
-  for (const ShapeState& s : shapes_) n += static_cast<std::size_t>(std::count(s.ignored.begin(), s.ignored.end(), true));
+  for (const ShapeState& s : shapes_)
+    n += static_cast<std::size_t>(std::count(s.ignored.begin(), s.ignored.end(), true));
   return n;
 }
 
@@ -218,7 +221,9 @@ CounterExclusion::CounterExclusion(std::string_view user_pattern) {
   }
 }
 
-CounterExclusion::~CounterExclusion() { delete user_; }
+CounterExclusion::~CounterExclusion() {
+  delete user_;
+}
 CounterExclusion::CounterExclusion(CounterExclusion&& o) noexcept : user_(o.user_) {
   o.user_ = nullptr;
 }
@@ -230,8 +235,7 @@ CounterExclusion& CounterExclusion::operator=(CounterExclusion&& o) noexcept {
 std::string_view CounterExclusion::why(std::string_view name) const {
   // Names as the driver gives them: mangled C++ (which contains the plain words) or
   // plain (Triton's).
-  for (std::string_view word :
-       {"ncclDevKernel", "ncclKernel", "nvshmem", "symmetric_memory"}) {
+  for (std::string_view word : {"ncclDevKernel", "ncclKernel", "nvshmem", "symmetric_memory"}) {
     if (name.find(word) != std::string_view::npos) return "communication";
   }
   if (user_ != nullptr && std::regex_search(name.begin(), name.end(), user_->re))

@@ -38,10 +38,10 @@ void add_marker_data(ArgsBuilder& a, const NvtxMarkerData& d) {
 void add_counted(ArgsBuilder& a, const NvtxRange& r, const OperatorSummary* op) {
   if (op == nullptr || !op->counted_flops) return;
   if (r.count_source == CountSource::kNone) {
-    a.add("flops source", op->counted_basis == trace::CountedBasis::kEstimated ? trace::kSourceEstimated
-                          : op->counted_basis == trace::CountedBasis::kSameWork
-                              ? trace::kSourceSameWork
-                              : trace::kSourceMeasured);
+    a.add("flops source",
+          op->counted_basis == trace::CountedBasis::kEstimated  ? trace::kSourceEstimated
+          : op->counted_basis == trace::CountedBasis::kSameWork ? trace::kSourceSameWork
+                                                                : trace::kSourceMeasured);
     return;
   }
   a.add("counted flops", *op->counted_flops);

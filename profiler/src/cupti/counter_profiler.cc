@@ -66,7 +66,8 @@ const Driver& driver() {
     Driver r;
     void* lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
     if (lib == nullptr) return r;
-    r.func_param_info = reinterpret_cast<decltype(r.func_param_info)>(dlsym(lib, "cuFuncGetParamInfo"));
+    r.func_param_info =
+        reinterpret_cast<decltype(r.func_param_info)>(dlsym(lib, "cuFuncGetParamInfo"));
     r.kernel_param_info =
         reinterpret_cast<decltype(r.kernel_param_info)>(dlsym(lib, "cuKernelGetParamInfo"));
     r.stream_is_capturing =
@@ -86,7 +87,7 @@ capture::ParamLayout param_layout(std::uint64_t function) {
     for (std::size_t i = 0;; ++i) {
       std::size_t offset = 0, size = 0;
       const CUresult r = get(handle, i, &offset, &size);
-      if (r == CUDA_ERROR_INVALID_VALUE && i > 0) return true;  // past the last parameter
+      if (r == CUDA_ERROR_INVALID_VALUE && i > 0) return true;   // past the last parameter
       if (r == CUDA_ERROR_INVALID_VALUE && i == 0) return true;  // no parameters
       if (r != CUDA_SUCCESS) return false;
       layout.params.push_back(
@@ -178,8 +179,10 @@ bool launch_words(const capture::ParamLayout& layout, const LaunchParams& l,
   const void* buffer = nullptr;
   std::size_t size = 0;
   for (void** e = l.extra; e != nullptr && *e != CU_LAUNCH_PARAM_END; e += 2) {
-    if (*e == CU_LAUNCH_PARAM_BUFFER_POINTER) buffer = e[1];
-    else if (*e == CU_LAUNCH_PARAM_BUFFER_SIZE && e[1] != nullptr) size = *static_cast<std::size_t*>(e[1]);
+    if (*e == CU_LAUNCH_PARAM_BUFFER_POINTER)
+      buffer = e[1];
+    else if (*e == CU_LAUNCH_PARAM_BUFFER_SIZE && e[1] != nullptr)
+      size = *static_cast<std::size_t*>(e[1]);
   }
   if (buffer == nullptr) return false;
   capture::argument_words_packed(layout, buffer, size, words);
@@ -374,7 +377,7 @@ struct ThreadLaunch {
   bool measuring = false;  // this launch holds the range profiler
   bool shared = false;     // this launch holds the shared launch lock
   ContextProfiler* profiler = nullptr;
-  bool have_values = false;  // a measured range awaiting the outermost exit's id
+  bool have_values = false;                    // a measured range awaiting the outermost exit's id
   std::uint32_t measurement = capture::kNoId;  // the sampler's id of this measurement
   // An unmeasured launch awaiting the outermost exit's id: the measurement it takes.
   bool have_source = false;

@@ -92,8 +92,9 @@ CountedCoverage counted_coverage(const Trace& t) {
 std::string counted_coverage_line(const CountedCoverage& c) {
   auto pct = [&c](std::int64_t ns) {
     char b[32];
-    std::snprintf(b, sizeof b, "%.1f%%",
-                  c.kernel_ns > 0 ? 100.0 * static_cast<double>(ns) / static_cast<double>(c.kernel_ns) : 0.0);
+    std::snprintf(
+        b, sizeof b, "%.1f%%",
+        c.kernel_ns > 0 ? 100.0 * static_cast<double>(ns) / static_cast<double>(c.kernel_ns) : 0.0);
     return std::string(b);
   };
   char total[48];

@@ -189,9 +189,8 @@ TEST(CountedInfo, AMeasuredKernel) {
 
 TEST(CountedInfo, AnInferredKernelListsPrecisionsLargestFirst) {
   const std::vector<InfoLine> lines = counted_info(kernel_info(kInferredArgs));
-  EXPECT_NE(
-      value_in(lines, "FLOPs from").find("estimated: the values of a measured launch"),
-      std::string::npos);
+  EXPECT_NE(value_in(lines, "FLOPs from").find("estimated: the values of a measured launch"),
+            std::string::npos);
   const auto fp32 =
       std::find_if(lines.begin(), lines.end(), [](auto& l) { return l.key == "  fp32"; });
   const auto fp16 =

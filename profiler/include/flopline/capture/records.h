@@ -303,17 +303,17 @@ struct InferredLaunch {
 // What counting did in a process.
 struct CounterInfo {
   bool requested = false;
-  std::string chip;                 // "GH100"
-  CounterPlan plan;                 // the metrics, what is missing, the replay passes
-  std::uint32_t per_signature = 0;  // launches measured per work key; 0 = all
-  std::string exclude;              // --counters-exclude: a regex of kernel names never measured
-  std::uint64_t measured = 0;       // launches measured
-  std::uint64_t work_keys = 0;      // distinct work keys seen (launch_work.h)
-  std::uint64_t learned_words = 0;  // argument words learned as not part of the work
-  std::uint64_t capturing = 0;      // launches into a stream being captured: not measured
-  std::uint64_t unread_layouts = 0; // functions whose parameter layout the driver did not give
-  std::uint64_t failed = 0;         // launches whose measurement failed
-  std::string unavailable;          // why nothing could be counted ("" when it could)
+  std::string chip;                  // "GH100"
+  CounterPlan plan;                  // the metrics, what is missing, the replay passes
+  std::uint32_t per_signature = 0;   // launches measured per work key; 0 = all
+  std::string exclude;               // --counters-exclude: a regex of kernel names never measured
+  std::uint64_t measured = 0;        // launches measured
+  std::uint64_t work_keys = 0;       // distinct work keys seen (launch_work.h)
+  std::uint64_t learned_words = 0;   // argument words learned as not part of the work
+  std::uint64_t capturing = 0;       // launches into a stream being captured: not measured
+  std::uint64_t unread_layouts = 0;  // functions whose parameter layout the driver did not give
+  std::uint64_t failed = 0;          // launches whose measurement failed
+  std::string unavailable;           // why nothing could be counted ("" when it could)
 };
 
 // One PM-sampling interval of one device (--gpu-metrics).
