@@ -18,4 +18,9 @@ namespace flopline::trace {
 void disambiguate_names(std::span<const std::string_view> full, std::span<std::string> shown,
                         std::size_t fragment_bytes = 48);
 
+// `s` with every control byte (0x00-0x1f, 0x7f: ESC, BEL, LF...) replaced by '?', for
+// names, categories and paths printed to a terminal: a trace's text must never move the
+// cursor, retitle the window or break a table's rows.
+std::string terminal_safe(std::string_view s);
+
 }  // namespace flopline::trace
