@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "flopline/capture/device_peaks.h"
+#include "flopline/trace/name_text.h"
 #include "flopline/trace/trace_paths.h"
 #include "output_check.h"
 #include "stats_output.h"
@@ -28,11 +29,6 @@ Parsed<trace::GroupBy> parse_group_by(std::string_view v) {
       concat("--by '", v, "' is not a grouping; use name, op or category"));
 }
 
-trace::TimeNs add_saturating(trace::TimeNs a, trace::TimeNs b) {
-  if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
-  return a + b;
-}
-
 // For "no slices match": which categories the traces do have, most slices first, so
 // the user sees what to pass to --cat.
 std::string categories_present(const std::vector<LoadedTrace>& traces) {
@@ -48,7 +44,7 @@ std::string categories_present(const std::vector<LoadedTrace>& traces) {
     }
     for (std::size_t id = 0; id < per_id.size(); ++id) {
       if (per_id[id] > 0)
-        count[std::string(lt.trace->str(static_cast<trace::StringId>(id)))] += per_id[id];
+        count[trace::terminal_safe(lt.trace->str(static_cast<trace::StringId>(id)))] += per_id[id];
     }
   }
   std::vector<std::pair<std::string, std::uint64_t>> v(count.begin(), count.end());
@@ -174,17 +170,23 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
   }
   // A directory stands for the traces in it (every file of one `flopline run`).
   std::string dir_error;
-  const std::vector<std::string> files = trace::expand_trace_paths(opt.files, &dir_error);
-  if (files.empty()) {
+  const trace::TraceFiles found = trace::find_trace_files(opt.files, &dir_error);
+  if (found.paths.empty()) {
     err << "flopline: " << dir_error << "\n";
     return kExitFailure;
   }
-  auto loaded = load_traces(files, err);
+  for (const std::string& note : found.notes)
+    err << "flopline: " << trace::terminal_safe(note) << "\n";
+  // A directory's files that are not traces (a metadata.json beside the ranks, a rank
+  // killed before it wrote) are left out by name; the others are summarized.
+  std::vector<std::string> left_out;
+  auto loaded = load_traces(found.paths, err, found.from_directory, &left_out);
   if (!loaded) return kExitFailure;
   for (LoadedTrace& lt : *loaded) capture::fill_missing_peaks(*lt.trace);
 
   StatsReport report;
-  report.files = files;
+  for (const LoadedTrace& lt : *loaded) report.files.push_back(lt.path);
+  report.files_left_out = left_out;
   report.by = opt.by;
   report.range = opt.range;
   report.top = opt.top;
@@ -205,8 +207,8 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
       const trace::TimeNs first = lt.trace->time_bounds().first;
       query.range_begin.reset();
       query.range_end.reset();
-      if (opt.range->begin) query.range_begin = add_saturating(first, *opt.range->begin);
-      if (opt.range->end) query.range_end = add_saturating(first, *opt.range->end);
+      if (opt.range->begin) query.range_begin = trace::add_saturating(first, *opt.range->begin);
+      if (opt.range->end) query.range_end = trace::add_saturating(first, *opt.range->end);
     }
     acc.add(*lt.trace, query);
     report.events_total += lt.trace->report.events_total;
@@ -229,8 +231,9 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
   report.result = acc.finish();
   if (report.result.rows.empty()) {
     err << "flopline stats: no slices match (categories: "
-        << (report.result.all_categories ? std::string("all")
-                                         : join(report.result.categories_used, ","));
+        << (report.result.all_categories
+                ? std::string("all")
+                : trace::terminal_safe(join(report.result.categories_used, ",")));
     if (opt.range) err << "; in the --range given";
     err << ")\n";
     const std::string present = categories_present(*loaded);

@@ -63,6 +63,7 @@ void write_stats_json(const StatsReport& report, std::ostream& out) {
   const trace::StatsResult& res = report.result;
   Json doc;
   doc["files"] = report.files;
+  if (!report.files_left_out.empty()) doc["files_left_out"] = report.files_left_out;
   doc["group_by"] = group_by_name(report.by);
   doc["categories"] = res.categories_used;
   doc["all_categories"] = res.all_categories;
@@ -80,9 +81,10 @@ void write_stats_json(const StatsReport& report, std::ostream& out) {
   doc["text_bytes_unread"] = report.text_bytes_unread;
   if (report.counted.any_counted()) {
     const trace::CountedCoverage& c = report.counted;
-    doc["counted_kernel_time"] = {{"kernel_ns", c.kernel_ns},       {"measured_ns", c.measured_ns},
-                                  {"same_work_ns", c.same_work_ns}, {"estimated_ns", c.estimated_ns},
-                                  {"not_counted_ns", c.not_counted_ns}, {"none_ns", c.none_ns}};
+    doc["counted_kernel_time"] = {
+        {"kernel_ns", c.kernel_ns},           {"measured_ns", c.measured_ns},
+        {"same_work_ns", c.same_work_ns},     {"estimated_ns", c.estimated_ns},
+        {"not_counted_ns", c.not_counted_ns}, {"none_ns", c.none_ns}};
   }
   doc["total_flops"] = json_number(res.total_flops);
   Json rows = Json::array();

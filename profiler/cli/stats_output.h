@@ -19,7 +19,8 @@ struct StatsReport {
   trace::StatsResult result;   // rows already cut to --top
   std::size_t rows_total = 0;  // rows before --top
   std::optional<std::uint64_t> top;
-  std::vector<std::string> files;
+  std::vector<std::string> files;           // the files summarized
+  std::vector<std::string> files_left_out;  // found in a directory, not readable as traces
   trace::GroupBy by = trace::GroupBy::kName;
   std::optional<RelativeRange> range;  // as given (relative to each file's first event)
   // What the reader read and skipped, over all files (the reasons go to stderr).

@@ -143,6 +143,8 @@ std::vector<std::string> table_names(const std::vector<trace::StatsRow>& rows,
     shown.push_back(shorten_name(r.name, max_bytes == 0 ? r.name.size() : max_bytes));
   }
   trace::disambiguate_names(full, shown);
+  // The fragments that tell names apart come from the full names, control bytes and all.
+  for (std::string& s : shown) s = trace::terminal_safe(s);
   return shown;
 }
 
@@ -171,8 +173,12 @@ std::string shorten_name(std::string_view name, std::size_t max_bytes) {
 
 void write_stats_table(const StatsReport& report, std::ostream& out) {
   const trace::StatsResult& res = report.result;
-  out << (report.files.size() == 1 ? "File:       " : "Files:      ") << join(report.files, ", ")
-      << "\n";
+  out << (report.files.size() == 1 ? "File:       " : "Files:      ")
+      << trace::terminal_safe(join(report.files, ", ")) << "\n";
+  if (!report.files_left_out.empty()) {
+    out << "Left out:   " << trace::terminal_safe(join(report.files_left_out, ", "))
+        << " (not readable as traces)\n";
+  }
   out << "Grouped by: " << group_by_name(report.by) << "; categories: "
       << (res.all_categories ? std::string("all") : join(res.categories_used, ", ")) << "\n";
   bool busy = false;

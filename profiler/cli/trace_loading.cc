@@ -1,6 +1,7 @@
 #include "trace_loading.h"
 
 #include "flopline/trace/chrome_reader.h"
+#include "flopline/trace/name_text.h"
 
 namespace flopline::cli {
 
@@ -22,14 +23,22 @@ std::string skip_summary(const trace::TraceReport& report) {
 }
 
 std::optional<std::vector<LoadedTrace>> load_traces(const std::vector<std::string>& paths,
-                                                    std::ostream& err) {
+                                                    std::ostream& err,
+                                                    const std::vector<bool>& skippable,
+                                                    std::vector<std::string>* left_out) {
   std::vector<LoadedTrace> out;
   out.reserve(paths.size());
-  for (const std::string& path : paths) {
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const std::string& path = paths[i];
     trace::ReadResult r = trace::read_chrome_trace_file(path);
     if (!r.ok()) {
       // The message carries the file name, position and reason; nothing to add.
-      err << "flopline: " << r.error->message() << "\n";
+      if (i < skippable.size() && skippable[i]) {
+        err << "flopline: left out: " << trace::terminal_safe(r.error->message()) << "\n";
+        if (left_out) left_out->push_back(path);
+        continue;
+      }
+      err << "flopline: " << trace::terminal_safe(r.error->message()) << "\n";
       return std::nullopt;
     }
     for (const std::string& w : r.trace.report.warnings) {
@@ -39,6 +48,10 @@ std::optional<std::vector<LoadedTrace>> load_traces(const std::vector<std::strin
       err << "flopline: " << path << ": " << s << "\n";
     }
     out.push_back({path, std::make_unique<trace::Trace>(std::move(r.trace))});
+  }
+  if (out.empty() && !paths.empty()) {
+    err << "flopline: no file could be read as a trace\n";
+    return std::nullopt;
   }
   return out;
 }

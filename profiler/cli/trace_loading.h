@@ -25,8 +25,12 @@ std::string skip_summary(const trace::TraceReport& report);
 
 // Reads every path in order. Warnings and skip summaries go to `err` prefixed by
 // "flopline: PATH: ". Stops at the first unreadable file: prints "flopline: " +
-// ReadError::message() and returns nullopt.
+// ReadError::message() and returns nullopt; except that a file whose `skippable` entry
+// is true (found in a directory, not named) is left out with "flopline: left out: " +
+// the message, and its path added to `left_out`. Nothing read at all is a failure.
 std::optional<std::vector<LoadedTrace>> load_traces(const std::vector<std::string>& paths,
-                                                    std::ostream& err);
+                                                    std::ostream& err,
+                                                    const std::vector<bool>& skippable = {},
+                                                    std::vector<std::string>* left_out = nullptr);
 
 }  // namespace flopline::cli

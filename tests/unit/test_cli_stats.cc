@@ -319,7 +319,8 @@ TEST_F(StatsCommand, RangeIsRelativeToTheFirstEvent) {
 
 TEST_F(StatsCommand, SeveralFilesAddUp) {
   const std::string f = write("t.json", kTrace);
-  const CliRun r = run_flopline({"stats", f, f, "--csv", "--top", "1", "--cat", "kernel"});
+  const std::string g = write("u.json", kTrace);  // the same events in another file
+  const CliRun r = run_flopline({"stats", f, g, "--csv", "--top", "1", "--cat", "kernel"});
   ASSERT_EQ(r.rc, kExitOk) << r.err;
   EXPECT_EQ(r.out,
             "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
@@ -409,6 +410,109 @@ TEST_F(StatsCommand, CountedFlopsAreNamedAndDisagreementsFlagged) {
             std::string::npos)
       << t.out;
   EXPECT_EQ(t.out.find(": near declares"), std::string::npos) << t.out;
+}
+
+// The kernel time of each basis of counted values: a header line in the table, an
+// object in JSON. 40 us measured, 40 us read from a trace of the old signature rule
+// (estimated), 20 us of NCCL never measured.
+TEST_F(StatsCommand, KernelTimeByBasisOfItsCountedValues) {
+  std::string trace(kTraceWithCountedFlops);
+  trace.insert(trace.rfind(']'), R"json(,
+{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce","pid":0,"tid":8,"ts":300,"dur":20,
+ "args":{"flops source":"not counted: communication"}})json");
+  const std::string f = write("bases.json", trace);
+  const CliRun t = run_flopline({"stats", f});
+  ASSERT_EQ(t.rc, kExitOk) << t.err;
+  EXPECT_NE(t.out.find("Counters:   of 0.100 ms kernel time: 40.0% measured, 0.0% same work "
+                       "(exactly inferred), 40.0% estimated, 20.0% not counted"),
+            std::string::npos)
+      << t.out;
+  const CliRun j = run_flopline({"stats", f, "--json"});
+  ASSERT_EQ(j.rc, kExitOk) << j.err;
+  EXPECT_NE(
+      j.out.find(R"("counted_kernel_time":{"kernel_ns":100000,"measured_ns":40000,)"
+                 R"("same_work_ns":0,"estimated_ns":40000,"not_counted_ns":20000,"none_ns":0})"),
+      std::string::npos)
+      << j.out;
+  // Without any counted basis there is no such line.
+  const CliRun plain = run_flopline({"stats", write("plain.json", kTrace)});
+  EXPECT_EQ(plain.out.find("Counters:"), std::string::npos) << plain.out;
+}
+
+// An operator whose two kernels last 4.6e18 and 4.7e18 ns: its busy, device and self
+// time pass 2^63 ns and saturate, as the sums of --by name do, never wrap negative.
+TEST_F(StatsCommand, OperatorTimesSaturate) {
+  const std::string f = write("huge.json", R"json({"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"op","pid":1,"tid":1,"ts":-10,"dur":100},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":-5,"dur":1,
+ "args":{"correlation":1}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":5,"dur":1,
+ "args":{"correlation":2}},
+{"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":-4600000000000000,
+ "dur":4600000000000000,"args":{"correlation":1}},
+{"ph":"X","cat":"kernel","name":"b","pid":0,"tid":8,"ts":1,"dur":4700000000000000,
+ "args":{"correlation":2}}]})json");
+  const CliRun r = run_flopline({"stats", f, "--by", "op", "--json"});
+  ASSERT_EQ(r.rc, kExitOk) << r.err;
+  EXPECT_EQ(r.out.find(":-"), std::string::npos) << r.out;  // no negative value anywhere
+  EXPECT_NE(r.out.find(R"("total_ns":9223372036854775807)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(R"("device_total_ns":9223372036854775807)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(R"("extent_ns":9223372036854775807)"), std::string::npos) << r.out;
+}
+
+// Counted values out of range: a count below one FLOP gives no difference (it read
+// "inf%"); a negative one or a string is no count at all; a string "flops" is dropped
+// and said, as a negative one is.
+TEST_F(StatsCommand, CountedValuesOutOfRangeAreNoCounts) {
+  const std::string f = write("odd_counts.json", R"json({"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"tiny","pid":1,"tid":1,"ts":0,"dur":10,
+ "args":{"flops":1e9,"counted flops":1e-300}},
+{"ph":"X","cat":"user_annotation","name":"negative","pid":1,"tid":1,"ts":20,"dur":10,
+ "args":{"flops":1e9,"counted flops":-5}},
+{"ph":"X","cat":"user_annotation","name":"text","pid":1,"tid":1,"ts":40,"dur":10,
+ "args":{"flops":1e9,"counted flops":"5"}},
+{"ph":"X","cat":"user_annotation","name":"string flops","pid":1,"tid":1,"ts":60,"dur":10,
+ "args":{"flops":"7","bytes":"8"}}]})json");
+  const CliRun t = run_flopline({"stats", f, "--by", "op"});
+  ASSERT_EQ(t.rc, kExitOk) << t.err;
+  EXPECT_EQ(t.out.find("inf"), std::string::npos) << t.out;
+  EXPECT_NE(t.err.find("not a number (a string"), std::string::npos) << t.err;
+  const CliRun j = run_flopline({"stats", f, "--by", "op", "--json"});
+  ASSERT_EQ(j.rc, kExitOk) << j.err;
+  EXPECT_EQ(j.out.find(R"("declared_vs_counted_pct":-)"), std::string::npos) << j.out;
+  EXPECT_EQ(j.out.find(R"("counted_flops":-5)"), std::string::npos) << j.out;
+  EXPECT_EQ(j.out.find(R"("counted_flops":5)"), std::string::npos) << j.out;
+  EXPECT_EQ(j.out.find(R"("flops":7)"), std::string::npos) << j.out;
+}
+
+// Control bytes from a trace never reach the terminal: in the fragment that tells
+// look-alike names apart, in category names of "no slices match", in file names.
+TEST_F(StatsCommand, ControlBytesAreNeverPrinted) {
+  // Alike at both ends, so that both shorten to the same text; they differ where the
+  // control bytes are.
+  const std::string a = "void kernel<" + std::string(60, 'x') + ", \\u001b]0;pwned\\u0007" +
+                        std::string(120, 'y') + ">()";
+  const std::string b =
+      "void kernel<" + std::string(60, 'x') + ", \\u001b[2J\\n" + std::string(120, 'y') + ">()";
+  const std::string f = write("ctl\x1b[1m.json", R"json({"traceEvents":[
+{"ph":"X","cat":"kernel","name":")json" + a + R"json(","pid":0,"tid":7,"ts":1,"dur":5},
+{"ph":"X","cat":"kernel","name":")json" + b + R"json(","pid":0,"tid":7,"ts":10,"dur":5},
+{"ph":"X","cat":"bad\u001b]2;x\u0007cat","name":"k","pid":0,"tid":7,"ts":20,"dur":5}]})json");
+  auto clean = [](const std::string& s) {
+    for (char c : s) {
+      const auto u = static_cast<unsigned char>(c);
+      if ((u < 0x20 && c != '\n') || u == 0x7f) return false;
+    }
+    return true;
+  };
+  const CliRun t = run_flopline({"stats", f, "--name-width", "40"});
+  ASSERT_EQ(t.rc, kExitOk) << t.err;
+  EXPECT_TRUE(clean(t.out)) << t.out;
+  EXPECT_TRUE(clean(t.err)) << t.err;
+  EXPECT_NE(t.out.find(" ["), std::string::npos) << t.out;  // the fragments are there
+  const CliRun none = run_flopline({"stats", f, "--cat", "nothing\x1b[2J"});
+  EXPECT_NE(none.rc, kExitOk);
+  EXPECT_TRUE(clean(none.err)) << none.err;
 }
 
 TEST_F(StatsCommand, NothingMatchingIsAnError) {

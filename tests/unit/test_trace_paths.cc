@@ -73,5 +73,59 @@ TEST(TracePaths, StatsOfADirectoryAddsItsFiles) {
   fs::remove_all(d);
 }
 
+// One bad file in a run's directory (a metadata.json beside the ranks, an empty file
+// left by a rank killed early) is left out by name; the other ranks are summarized.
+TEST(TracePaths, AnUnreadableFileInADirectoryIsLeftOutByName) {
+  const fs::path d = fresh_dir("bad");
+  write_trace(d / "r0.json", "gemm", 3);
+  write_trace(d / "r1.json", "gemm", 5);
+  std::ofstream(d / "metadata.json") << R"({"world_size": 2})";
+  std::ofstream(d / "r2.json") << "";
+  std::ostringstream out, err;
+  EXPECT_EQ(cli::run_cli(std::vector<std::string>{"stats", d.string(), "--csv"}, out, err), 0)
+      << err.str();
+  EXPECT_NE(out.str().find("gemm,2,8000,"), std::string::npos) << out.str();
+  EXPECT_NE(err.str().find("left out: " + (d / "r2.json").string()), std::string::npos)
+      << err.str();
+  std::ostringstream tout, terr;
+  EXPECT_EQ(cli::run_cli(std::vector<std::string>{"stats", d.string()}, tout, terr), 0)
+      << terr.str();
+  EXPECT_NE(tout.str().find("Left out:   "), std::string::npos) << tout.str();
+  // Named on the command line, the same file is an error: the user asked for it.
+  std::ostringstream out2, err2;
+  EXPECT_NE(cli::run_cli(std::vector<std::string>{"stats", (d / "r2.json").string(),
+                                                  (d / "r0.json").string()},
+                         out2, err2),
+            0);
+  // Nothing readable at all fails.
+  fs::remove(d / "r0.json");
+  fs::remove(d / "r1.json");
+  std::ostringstream out3, err3;
+  EXPECT_NE(cli::run_cli(std::vector<std::string>{"stats", d.string()}, out3, err3), 0);
+  fs::remove_all(d);
+}
+
+// A file reached twice (a symbolic link, a hard link, a directory and a file in it) is
+// read once, with a note.
+TEST(TracePaths, AFileReachedTwiceIsReadOnce) {
+  const fs::path d = fresh_dir("twice");
+  write_trace(d / "run-123.json", "gemm", 3);
+  fs::create_symlink("run-123.json", d / "latest.json");
+  fs::create_hard_link(d / "run-123.json", d / "copy.json");
+  std::string error;
+  const TraceFiles found = find_trace_files({d.string(), (d / "run-123.json").string()}, &error);
+  ASSERT_EQ(found.paths.size(), 1u) << error;
+  EXPECT_EQ(found.notes.size(), 3u);
+  std::ostringstream out, err;
+  EXPECT_EQ(cli::run_cli(std::vector<std::string>{"stats", d.string(),
+                                                  (d / "run-123.json").string(), "--csv"},
+                         out, err),
+            0)
+      << err.str();
+  EXPECT_NE(out.str().find("gemm,1,3000,"), std::string::npos) << out.str();
+  EXPECT_NE(err.str().find("read once"), std::string::npos) << err.str();
+  fs::remove_all(d);
+}
+
 }  // namespace
 }  // namespace flopline::trace

@@ -152,9 +152,11 @@ StatsRow make_row(std::string name, std::span<TimeNs> durs, const GroupCounts& c
   if (c.has_flops && c.has_bytes && c.bytes > 0) r.intensity = c.flops / c.bytes;
   if (x.compared) {
     r.counted_flops = x.compared_counted;
-    if (x.compared_counted > 0) {
-      r.declared_vs_counted_pct =
-          100.0 * (x.compared_declared - x.compared_counted) / x.compared_counted;
+    // Below one FLOP the counters counted nothing to compare with (1e-300 would give a
+    // difference of inf%).
+    if (x.compared_counted >= 1) {
+      const double pct = 100.0 * (x.compared_declared - x.compared_counted) / x.compared_counted;
+      if (std::isfinite(pct)) r.declared_vs_counted_pct = pct;
     }
   }
   if (x.op_times) {

@@ -531,10 +531,9 @@ void EventDecoder::finish() {
   note(Note::kNegativeDur, "X events with a negative dur (taken as 0)");
   note(Note::kBadDur, "X events whose dur is not a number (taken as 0)");
   note(Note::kNonObjectArgs, "events whose args is not an object (ignored)");
-  note(
-      Note::kBadMetric,
-      "events whose flops or bytes is negative, nan, inf or beyond the range of a double (dropped: "
-      "their rates are unknown)");
+  note(Note::kBadMetric,
+       "events whose flops or bytes is negative, nan, inf, beyond the range of a double or not a "
+       "number (a string, true, null; dropped: their rates are unknown)");
 }
 
 }  // namespace flopline::trace::chrome

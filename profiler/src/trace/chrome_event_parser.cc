@@ -181,7 +181,12 @@ bool EventParser::read_args(json::Scanner& s, RawEvent& e) {
       if (!s.skip_value()) return false;
       continue;
     }
-    if (value.kind != json::Kind::kNumber && value.kind != json::Kind::kNonFinite) continue;
+    if (value.kind != json::Kind::kNumber && value.kind != json::Kind::kNonFinite) {
+      // One rule for counts: a JSON number, finite and not negative. "5" as a string,
+      // true or null is dropped and said, as 1e400 is.
+      e.bad_metric = true;
+      continue;
+    }
     // A count the model cannot hold (1e400 parses as inf) is dropped, never clamped.
     double v = 0;
     if (!parse_double(value.text(), v) || !std::isfinite(v) || v < 0) {

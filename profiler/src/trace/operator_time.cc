@@ -8,6 +8,7 @@
 #include "flopline/trace/operator_time.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <unordered_map>
 #include <utility>
@@ -70,7 +71,7 @@ TimeNs union_length(std::vector<std::pair<TimeNs, TimeNs>>& iv) {
   bool open = false;
   for (const auto& [s, e] : iv) {
     if (!open || s > hi) {
-      if (open) total += hi - lo;
+      if (open) total = add_saturating(total, sub_saturating(hi, lo));
       lo = s;
       hi = e;
       open = true;
@@ -78,7 +79,7 @@ TimeNs union_length(std::vector<std::pair<TimeNs, TimeNs>>& iv) {
       hi = std::max(hi, e);
     }
   }
-  if (open) total += hi - lo;
+  if (open) total = add_saturating(total, sub_saturating(hi, lo));
   return total;
 }
 
@@ -131,8 +132,14 @@ FlopsSource own_flops_source(const Trace& trace, const Slice& s) {
 std::optional<double> counted_flops_beside_declared(const Trace& trace, const Slice& s) {
   const std::string_view args = slice_args_text(trace, s);
   if (args.empty()) return std::nullopt;
+  // The rule of "flops": a JSON number, finite and not negative; anything else is no count.
   const auto member = json_member(args, "counted flops");
-  return member ? json_number(*member) : std::nullopt;
+  if (!member || member->empty()) return std::nullopt;
+  const char c = member->front();
+  if (!(c == '-' || c == '.' || (c >= '0' && c <= '9'))) return std::nullopt;
+  const auto v = json_number(*member);
+  if (!v || !std::isfinite(*v) || *v < 0) return std::nullopt;
+  return v;
 }
 
 struct OperatorIndex::Impl {
@@ -410,18 +417,18 @@ void OperatorIndex::Impl::own_and_time() {
     for (std::uint32_t i = lo; i < hi; ++i) {
       const Item& it = items[i];
       const TimeNs s0 = start(it), s1 = end(it);
-      const TimeNs dur = s1 - s0;
-      op.device_total_ns += dur;
+      const TimeNs dur = sub_saturating(s1, s0);
+      op.device_total_ns = add_saturating(op.device_total_ns, dur);
       if (it.owner == o) {
         ++op.self_items;
-        op.self_ns += dur;
+        op.self_ns = add_saturating(op.self_ns, dur);
       }
       if (it.kernel) ++op.kernels;
       op.gpu_start = std::min(op.gpu_start, s0);
       op.gpu_end = std::max(op.gpu_end, s1);
       iv.emplace_back(s0, s1);
     }
-    op.extent_ns = op.gpu_end - op.gpu_start;
+    op.extent_ns = sub_saturating(op.gpu_end, op.gpu_start);
     op.busy_ns = union_length(iv);
   }
   count();

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <utility>
+
+#include <sys/stat.h>
 
 namespace flopline::trace {
 
@@ -9,14 +13,26 @@ bool looks_like_trace_file(const std::string& name) {
   return name.ends_with(".json") || name.ends_with(".json.gz");
 }
 
-std::vector<std::string> expand_trace_paths(const std::vector<std::string>& paths,
-                                            std::string* error) {
+TraceFiles find_trace_files(const std::vector<std::string>& paths, std::string* error) {
   namespace fs = std::filesystem;
-  std::vector<std::string> out;
+  TraceFiles out;
+  std::map<std::pair<dev_t, ino_t>, std::string> seen;  // file identity -> first path
+  auto add = [&](const std::string& path, bool from_directory) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {
+      auto [it, fresh] = seen.try_emplace({st.st_dev, st.st_ino}, path);
+      if (!fresh) {
+        out.notes.push_back(path + " is the same file as " + it->second + ": read once");
+        return;
+      }
+    }
+    out.paths.push_back(path);
+    out.from_directory.push_back(from_directory);
+  };
   for (const std::string& p : paths) {
     std::error_code ec;
     if (!fs::is_directory(p, ec)) {
-      out.push_back(p);
+      add(p, false);
       continue;
     }
     std::vector<std::string> found;
@@ -35,9 +51,14 @@ std::vector<std::string> expand_trace_paths(const std::vector<std::string>& path
       return {};
     }
     std::sort(found.begin(), found.end());
-    out.insert(out.end(), found.begin(), found.end());
+    for (const std::string& f : found) add(f, true);
   }
   return out;
+}
+
+std::vector<std::string> expand_trace_paths(const std::vector<std::string>& paths,
+                                            std::string* error) {
+  return find_trace_files(paths, error).paths;
 }
 
 }  // namespace flopline::trace
