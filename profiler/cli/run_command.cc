@@ -84,6 +84,32 @@ std::string output_problem(const std::string& absolute_output) {
   if (!fs::exists(dir, ec)) return dir + ": no such directory";
   if (!fs::is_directory(dir, ec)) return dir + ": not a directory";
   if (access(dir.c_str(), W_OK | X_OK) != 0) return dir + ": " + std::strerror(errno);
+  if (!names_directory) {
+    // The whole name must fit the file system, with %p and %r at their longest (a pid
+    // or rank of 10 digits) and the ".gz" a directory of ranks may add nothing to it.
+    std::string name = fs::path(absolute_output).filename().string();
+    std::string widest;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+      if (name[i] == '%' && i + 1 < name.size() && (name[i + 1] == 'p' || name[i + 1] == 'r')) {
+        widest += "4294967295";
+        ++i;
+      } else if (name[i] == '%' && i + 1 < name.size() && name[i + 1] == '%') {
+        widest += '%';
+        ++i;
+      } else {
+        widest += name[i];
+      }
+    }
+    // Other processes of the run write NAME-rankR or NAME-PID beside it.
+    const std::size_t longest = widest.size() + std::string_view("-rank4294967295").size();
+    const long max = pathconf(dir.c_str(), _PC_NAME_MAX);
+    const std::size_t limit = max > 0 ? static_cast<std::size_t>(max) : 255;
+    if (longest > limit) {
+      return concat(name, ": the file name is too long (", std::to_string(longest),
+                    " bytes with a pid or rank added; the file system allows ",
+                    std::to_string(limit), ")");
+    }
+  }
   return {};
 }
 
@@ -231,6 +257,9 @@ Parsed<RunOptions> parse_run_args(std::span<const std::string> args) {
       if (auto e = value(a, v)) return P::fail(*e);
       auto n = parse_positive_count(v, "--max-memory-mb");
       if (!n.ok()) return P::fail(n.error);
+      if (*n.value > capture::kMaxMemoryMb)
+        return P::fail(
+            concat("--max-memory-mb: ", v, " is more than 2^40 MB, the most the capture takes"));
       o.max_memory_mb = n.value;
     } else if (name == "--counters") {
       const std::string v2 = name == a ? std::string("on") : a.substr(a.find('=') + 1);
@@ -242,7 +271,8 @@ Parsed<RunOptions> parse_run_args(std::span<const std::string> args) {
       std::string error;
       if (v.empty()) return P::fail("--counters-exclude needs a regular expression");
       if (!capture::valid_exclude_pattern(v, &error))
-        return P::fail(concat("--counters-exclude: '", v, "' is not a regular expression: ", error));
+        return P::fail(
+            concat("--counters-exclude: '", v, "' is not a regular expression: ", error));
       o.counters_exclude = v;
     } else if (name == "--gpu-metrics") {
       const std::string v2 = name == a ? std::string("on") : a.substr(a.find('=') + 1);
@@ -355,8 +385,13 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
   const auto inject =
       find_injection_library(self_executable(), std::getenv("FLOPLINE_INJECT_LIBRARY"));
   if (!inject) {
-    err << "flopline run: libflopline_inject.so not found beside the flopline executable or in "
-           "../lib (set FLOPLINE_INJECT_LIBRARY to its path); was flopline built with CUDA?\n";
+    if (const char* o = std::getenv("FLOPLINE_INJECT_LIBRARY"); o != nullptr && *o != '\0') {
+      err << "flopline run: FLOPLINE_INJECT_LIBRARY=" << o
+          << ": not a file (it names the injection library, libflopline_inject.so)\n";
+    } else {
+      err << "flopline run: libflopline_inject.so not found beside the flopline executable or in "
+             "../lib (set FLOPLINE_INJECT_LIBRARY to its path); was flopline built with CUDA?\n";
+    }
     return kExitFailure;
   }
   RunEnvironment run;

@@ -174,6 +174,10 @@ ChildResult run_child(const std::string& program, const std::vector<std::string>
   sigaction(SIGHUP, &old_hup, nullptr);
   if (n == static_cast<ssize_t>(sizeof exec_errno)) {
     result.error = std::strerror(exec_errno);
+    // execve says EACCES for a directory; say what it is.
+    std::error_code ec;
+    if (exec_errno == EACCES && std::filesystem::is_directory(program, ec))
+      result.error = "is a directory";
     result.exit_code = exec_errno == ENOENT ? kExitCommandNotFound : kExitCommandNotExecutable;
     return result;
   }

@@ -55,6 +55,21 @@ TEST(AtomicFile, EachWriterHasItsOwnTemporaryFileBesidePath) {
   EXPECT_EQ(files_in(dir.path()), 1u);
 }
 
+// A name of 250 bytes fits the file system, but not with the 21-byte temporary suffix:
+// the temporary file takes a short name in the same directory.
+TEST(AtomicFile, ANameNearTheLimitStillGetsItsTemporaryFile) {
+  TempDir dir;
+  const std::string path = dir.file(std::string(245, 'n') + ".json");
+  AtomicFileWriter w;
+  ASSERT_TRUE(w.open(path, false, 0)) << w.error();
+  EXPECT_EQ(fs::path(w.temp_path()).parent_path(), fs::path(path).parent_path());
+  EXPECT_LE(fs::path(w.temp_path()).filename().string().size(), 255u);
+  ASSERT_TRUE(w.write("{}"));
+  ASSERT_TRUE(w.commit()) << w.error();
+  EXPECT_EQ(read_all(path), "{}");
+  EXPECT_EQ(files_in(dir.path()), 1u);
+}
+
 TEST(AtomicFile, ConcurrentWritersOfOnePathLeaveOneWholeFile) {
   TempDir dir;
   const std::string path = dir.file("race.json");

@@ -153,6 +153,23 @@ TEST(CaptureEnv, ReadsAndFallsBack) {
   EXPECT_EQ(e.max_memory_bytes, 1024ull << 20);
   EXPECT_EQ(e.warnings.size(), 2u);
   EXPECT_EQ(read_capture_env(env_of({{"FLOPLINE_RUN_PID", "x"}})).run_pid, 0);
+  // A self-timing value that is neither on nor off is said, not ignored.
+  e = read_capture_env(env_of({{"FLOPLINE_SELF_TIMING", "abc"}}));
+  EXPECT_FALSE(e.self_timing);
+  ASSERT_EQ(e.warnings.size(), 1u);
+  EXPECT_NE(e.warnings[0].find("FLOPLINE_SELF_TIMING"), std::string::npos);
+  EXPECT_TRUE(read_capture_env(env_of({{"FLOPLINE_SELF_TIMING", "0"}})).warnings.empty());
+  // The memory cap's limit is the command line's too (test_cli_run.cc).
+  EXPECT_EQ(read_capture_env(env_of({{"FLOPLINE_MAX_MEMORY_MB", "1099511627777"}})).warnings.size(),
+            1u);
+  // The counters' exclusion pattern: taken when it is a regular expression.
+  e = read_capture_env(env_of({{"FLOPLINE_COUNTERS_EXCLUDE", "^custom_ar"}}));
+  EXPECT_EQ(e.counters_exclude, "^custom_ar");
+  EXPECT_TRUE(e.warnings.empty());
+  e = read_capture_env(env_of({{"FLOPLINE_COUNTERS_EXCLUDE", "[oops"}}));
+  EXPECT_EQ(e.counters_exclude, "");
+  ASSERT_EQ(e.warnings.size(), 1u);
+  EXPECT_NE(e.warnings[0].find("FLOPLINE_COUNTERS_EXCLUDE"), std::string::npos);
 }
 
 TEST(Manifest, PathWithPid) {
@@ -292,6 +309,9 @@ TEST(FlushInterval, AppendsTakeAtMostAFifthOfTheTime) {
 TEST(FlushInterval, UnitsRangeAndOff) {
   std::string error;
   EXPECT_EQ(parse_flush_interval("5s", &error), 5'000'000'000);
+  EXPECT_EQ(parse_flush_interval("1h", &error), 3'600'000'000'000);  // the message says 1h
+  EXPECT_FALSE(parse_flush_interval("2h", &error).has_value());
+  EXPECT_NE(error.find("ms, s, m, h"), std::string::npos) << error;
   EXPECT_EQ(parse_flush_interval("250ms", &error), 250'000'000);
   EXPECT_EQ(parse_flush_interval("1.5s", &error), 1'500'000'000);
   EXPECT_EQ(parse_flush_interval("2m", &error), 120'000'000'000);

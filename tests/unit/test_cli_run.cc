@@ -37,6 +37,17 @@ TEST(RunArgs, OptionsThenCommand) {
   EXPECT_EQ(r.value->command, (Args{"python3", "-c", "print(1)"}));
 }
 
+TEST(RunArgs, CountersExcludeReachesTheEnvironment) {
+  auto r = parse_run_args(Args{"--counters", "--counters-exclude=^my_allreduce", "--", "ls"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.value->counters_exclude, "^my_allreduce");
+  RunEnvironment run;
+  run.counters_exclude = r.value->counters_exclude;
+  const Args env = build_run_environment(Args{}, run);
+  EXPECT_NE(std::find(env.begin(), env.end(), "FLOPLINE_COUNTERS_EXCLUDE=^my_allreduce"),
+            env.end());
+}
+
 TEST(RunArgs, CommandStartsAtFirstNonOption) {
   auto r = parse_run_args(Args{"--output=x.json", "./prog", "--kinds", "bogus"});
   ASSERT_TRUE(r.ok()) << r.error;
@@ -60,6 +71,16 @@ TEST(RunArgs, Errors) {
   EXPECT_FALSE(parse_run_args(Args{"--frobnicate", "--", "ls"}).ok());
   EXPECT_FALSE(parse_run_args(Args{"--top", "0", "--", "ls"}).ok());
   EXPECT_FALSE(parse_run_args(Args{"--no-summary=1", "--", "ls"}).ok());
+  // Beyond the capture's own limit (2^40 MB), refused here rather than by each process.
+  EXPECT_TRUE(parse_run_args(Args{"--max-memory-mb", "1099511627776", "--", "ls"}).ok());
+  auto big = parse_run_args(Args{"--max-memory-mb", "1099511627777", "--", "ls"});
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.error.find("2^40 MB"), std::string::npos) << big.error;
+  // A --counters-exclude that is not a regular expression is named, never passed on.
+  auto bad = parse_run_args(Args{"--counters-exclude", "(nccl", "--", "ls"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error.find("'(nccl' is not a regular expression"), std::string::npos) << bad.error;
+  EXPECT_FALSE(parse_run_args(Args{"--counters-exclude=", "--", "ls"}).ok());
   EXPECT_FALSE(parse_run_args(Args{"-o"}).ok());
   EXPECT_TRUE(parse_run_args(Args{"--help"}).value->help);
 }
@@ -193,6 +214,14 @@ TEST(RunCommand, WithoutADriverTheCommandStillRunsAndItsCodeIsReturned) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(RunCommand, ADirectoryAsTheCommandIsNamedSo) {
+  const std::string dir = temp_dir("dircmd");
+  std::ostringstream out, err;
+  EXPECT_EQ(run_cli(Args{"run", "--no-summary", "--", dir}, out, err), 126);
+  EXPECT_NE(err.str().find("is a directory"), std::string::npos) << err.str();
+  std::filesystem::remove_all(dir);
+}
+
 TEST(RunCommand, OutputIntoAMissingDirectoryFailsBeforeTheCommandRuns) {
   const std::string dir = temp_dir("noout");
   const std::string marker = dir + "/ran";
@@ -213,6 +242,25 @@ TEST(RunCommand, OutputIntoAMissingDirectoryFailsBeforeTheCommandRuns) {
               kExitFailure);
     EXPECT_NE(err3.str().find("Permission denied"), std::string::npos) << err3.str();
   }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(RunCommand, AnOutputNameTooLongFailsBeforeTheCommandRuns) {
+  const std::string dir = temp_dir("longname");
+  const std::string marker = dir + "/ran";
+  std::ostringstream out, err;
+  // 245 bytes fit; with the rank suffix another process of the run would add, they do not.
+  const std::string name = std::string(240, 't') + ".json";
+  const Args args = {"run", "-o", dir + "/" + name, "--", "sh", "-c", "touch " + marker};
+  EXPECT_EQ(run_cli(args, out, err), kExitFailure);
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "the command ran";
+  EXPECT_NE(err.str().find("the file name is too long"), std::string::npos) << err.str();
+  // %p counts at its longest.
+  std::ostringstream out2, err2;
+  EXPECT_EQ(run_cli(Args{"run", "-o", dir + "/" + std::string(230, 'p') + "%p.json", "--", "true"},
+                    out2, err2),
+            kExitFailure);
+  EXPECT_NE(err2.str().find("too long"), std::string::npos) << err2.str();
   std::filesystem::remove_all(dir);
 }
 

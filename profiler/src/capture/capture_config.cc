@@ -356,6 +356,7 @@ std::optional<std::int64_t> parse_flush_interval(std::string_view text, std::str
   if (unit == "ms") scale = 1e6;
   if (unit == "s") scale = 1e9;
   if (unit == "m" || unit == "min") scale = 60e9;
+  if (unit == "h") scale = 3600e9;
   double value = 0;
   const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
   const double ns = value * scale;
@@ -363,7 +364,8 @@ std::optional<std::int64_t> parse_flush_interval(std::string_view text, std::str
       ns < 1e8 || ns > 3600e9) {
     if (error) {
       error->assign(1, '\'');
-      error->append(text).append("' is not off or an interval from 100ms to 1h (e.g. 5s)");
+      error->append(text).append(
+          "' is not off or an interval from 100ms to 1h with its unit (ms, s, m, h; e.g. 5s)");
     }
     return std::nullopt;
   }
@@ -391,9 +393,9 @@ CaptureEnv read_capture_env(const GetEnv& getenv) {
     const std::string_view s(v);
     std::uint64_t mb = 0;
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), mb);
-    if (ec != std::errc() || end != s.data() + s.size() || mb == 0 || mb > (1ull << 40)) {
+    if (ec != std::errc() || end != s.data() + s.size() || mb == 0 || mb > kMaxMemoryMb) {
       env.warnings.push_back("FLOPLINE_MAX_MEMORY_MB: '" + std::string(s) +
-                             "' is not a positive number of MB; using 1024");
+                             "' is not a number of MB from 1 to 2^40; using 1024");
     } else {
       env.max_memory_bytes = mb << 20;
     }
@@ -402,6 +404,11 @@ CaptureEnv read_capture_env(const GetEnv& getenv) {
   if (const char* v = getenv("FLOPLINE_QUIET")) env.quiet = std::string_view(v) == "1";
   if (const char* v = getenv("FLOPLINE_RUN_ID")) env.run_id = v;
   env.self_timing = parse_self_timing(getenv("FLOPLINE_SELF_TIMING"));
+  if (const char* v = getenv("FLOPLINE_SELF_TIMING");
+      v != nullptr && *v != '\0' && !env.self_timing && !one_of(v, {"0", "off", "no", "false"})) {
+    env.warnings.push_back("FLOPLINE_SELF_TIMING: '" + std::string(v) +
+                           "' is not 1, on, 0 or off; self timing is off");
+  }
   if (const char* v = getenv("FLOPLINE_RUN_PID"); v != nullptr && *v != '\0') {
     const std::string_view sv(v);
     std::int64_t pid = 0;

@@ -14,7 +14,9 @@ namespace flopline::trace {
 namespace {
 
 // "PATH.<16 hex digits>.tmp": beside PATH (rename needs the same file system), and
-// unpredictable, so no other process can have prepared it.
+// unpredictable, so no other process can have prepared it. Where that name would be
+// longer than the file system allows, ".flopline-<16 hex digits>.tmp" in the same
+// directory.
 std::string temp_name_for(const std::string& path) {
   static std::atomic<std::uint64_t> counter{0};
   std::random_device device;
@@ -23,6 +25,15 @@ std::string temp_name_for(const std::string& path) {
   char hex[17];
   for (int i = 0; i < 16; ++i) hex[i] = "0123456789abcdef"[(r >> (60 - 4 * i)) & 15];
   hex[16] = '\0';
+  const std::size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  const std::size_t name_bytes = path.size() - (slash == std::string::npos ? 0 : slash + 1);
+  const long max = pathconf(dir.c_str(), _PC_NAME_MAX);
+  const std::size_t limit = max > 0 ? static_cast<std::size_t>(max) : 255;
+  if (name_bytes + 21 > limit) {
+    return (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) + ".flopline-" +
+           hex + ".tmp";
+  }
   return path + "." + hex + ".tmp";
 }
 

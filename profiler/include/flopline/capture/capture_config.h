@@ -135,6 +135,9 @@ std::optional<std::int64_t> parse_flush_interval(std::string_view text, std::str
 // their thread to at most a fifth of a core.
 std::int64_t next_append_wait_ns(std::int64_t interval_ns, std::int64_t last_append_ns);
 
+// The largest memory cap the capture takes, in MB (2^40 MB; MB << 20 still fits 64 bits).
+inline constexpr std::uint64_t kMaxMemoryMb = 1ull << 40;
+
 // The capture configuration read from the environment.
 struct CaptureEnv {
   std::string output;  // FLOPLINE_OUTPUT, as given ("" = default name in the working dir)
