@@ -29,24 +29,26 @@ Parsed<trace::GroupBy> parse_group_by(std::string_view v) {
       concat("--by '", v, "' is not a grouping; use name, op or category"));
 }
 
-// For "no slices match": which categories the traces do have, most slices first, so
-// the user sees what to pass to --cat.
-std::string categories_present(const std::vector<LoadedTrace>& traces) {
-  std::map<std::string, std::uint64_t, std::less<>> count;
-  for (const LoadedTrace& lt : traces) {
-    std::vector<std::uint64_t> per_id(lt.trace->strings.size(), 0);
-    for (const trace::Track& t : lt.trace->tracks) {
-      for (const auto& row : t.rows) {
-        for (const trace::Slice& s : row) {
-          if (s.cat < per_id.size()) ++per_id[s.cat];
-        }
+// For "no slices match": which categories the traces have, most slices first, so the
+// user sees what to pass to --cat. Counted trace by trace (none of them is kept).
+using CategoryCounts = std::map<std::string, std::uint64_t, std::less<>>;
+
+void count_categories(const trace::Trace& t, CategoryCounts& count) {
+  std::vector<std::uint64_t> per_id(t.strings.size(), 0);
+  for (const trace::Track& track : t.tracks) {
+    for (const auto& row : track.rows) {
+      for (const trace::Slice& s : row) {
+        if (s.cat < per_id.size()) ++per_id[s.cat];
       }
     }
-    for (std::size_t id = 0; id < per_id.size(); ++id) {
-      if (per_id[id] > 0)
-        count[trace::terminal_safe(lt.trace->str(static_cast<trace::StringId>(id)))] += per_id[id];
-    }
   }
+  for (std::size_t id = 0; id < per_id.size(); ++id) {
+    if (per_id[id] > 0)
+      count[trace::terminal_safe(t.str(static_cast<trace::StringId>(id)))] += per_id[id];
+  }
+}
+
+std::string categories_present(const CategoryCounts& count) {
   std::vector<std::pair<std::string, std::uint64_t>> v(count.begin(), count.end());
   std::stable_sort(v.begin(), v.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -177,58 +179,74 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
   }
   for (const std::string& note : found.notes)
     err << "flopline: " << trace::terminal_safe(note) << "\n";
-  // A directory's files that are not traces (a metadata.json beside the ranks, a rank
-  // killed before it wrote) are left out by name; the others are summarized.
-  std::vector<std::string> left_out;
-  auto loaded = load_traces(found.paths, err, found.from_directory, &left_out);
-  if (!loaded) return kExitFailure;
-  for (LoadedTrace& lt : *loaded) capture::fill_missing_peaks(*lt.trace);
-
   StatsReport report;
-  for (const LoadedTrace& lt : *loaded) report.files.push_back(lt.path);
-  report.files_left_out = left_out;
   report.by = opt.by;
   report.range = opt.range;
   report.top = opt.top;
   report.name_width = opt.name_width;
-  trace::StatsQuery query;
-  query.by = opt.by;
-  query.categories = opt.categories;
-  if (query.categories.empty()) {
-    // Decided over all files together so that every file is filtered the same way.
-    std::vector<const trace::Trace*> all;
-    for (const LoadedTrace& lt : *loaded) all.push_back(lt.trace.get());
-    query.categories = trace::default_categories(all, opt.by);
-  }
-  trace::StatsAccumulator acc(opt.by);
-  for (const LoadedTrace& lt : *loaded) {
-    if (opt.range) {
-      // Relative to this file's first event: ranks' clocks start at different times.
-      const trace::TimeNs first = lt.trace->time_bounds().first;
-      query.range_begin.reset();
-      query.range_end.reset();
-      if (opt.range->begin) query.range_begin = trace::add_saturating(first, *opt.range->begin);
-      if (opt.range->end) query.range_end = trace::add_saturating(first, *opt.range->end);
+  // One accumulator per answer the default categories can give, since that answer
+  // depends on every file: each file is added to each, then released, so a summary over
+  // many files holds one trace at a time (and the accumulators' durations).
+  trace::DefaultCategories defaults(opt.by);
+  std::vector<std::vector<std::string>> choices =
+      opt.categories.empty() ? defaults.choices()
+                             : std::vector<std::vector<std::string>>{opt.categories};
+  std::vector<trace::StatsAccumulator> accs;
+  for (std::size_t i = 0; i < choices.size(); ++i) accs.emplace_back(opt.by);
+  CategoryCounts categories_seen;
+  std::size_t traces_read = 0;
+  // A directory's files that are not traces (a metadata.json beside the ranks, a rank
+  // killed before it wrote) are left out by name; the others are summarized.
+  const bool ok = for_each_trace(
+      found.paths, err, found.from_directory, &report.files_left_out, [&](LoadedTrace& lt) {
+        capture::fill_missing_peaks(*lt.trace);
+        ++traces_read;
+        report.files.push_back(lt.path);
+        defaults.note(*lt.trace);
+        trace::StatsQuery query;
+        query.by = opt.by;
+        if (opt.range) {
+          // Relative to this file's first event: ranks' clocks start at different times.
+          const trace::TimeNs first = lt.trace->time_bounds().first;
+          if (opt.range->begin) query.range_begin = trace::add_saturating(first, *opt.range->begin);
+          if (opt.range->end) query.range_end = trace::add_saturating(first, *opt.range->end);
+        }
+        // Built once for the accumulators of every choice.
+        std::optional<trace::OperatorIndex> index;
+        if (opt.by != trace::GroupBy::kCategory) index = trace::OperatorIndex::build(*lt.trace);
+        for (std::size_t i = 0; i < choices.size(); ++i) {
+          query.categories = choices[i];
+          // An empty list would mean "this trace's default": "every category" is meant.
+          query.all_categories = choices[i].empty();
+          accs[i].add(*lt.trace, query, index ? &*index : nullptr);
+        }
+        report.events_total += lt.trace->report.events_total;
+        report.events_skipped += lt.trace->report.events_skipped;
+        report.text_bytes += lt.trace->report.text_bytes;
+        report.text_bytes_unread += lt.trace->report.text_bytes_unread;
+        report.counted.add(trace::counted_coverage(*lt.trace));
+        count_categories(*lt.trace, categories_seen);
+        for (const trace::DeviceProperties& d : lt.trace->devices) {
+          if (d.peak_bytes_per_s > 0 || !d.peak_flops.empty()) {
+            report.has_device_peaks = true;
+            const std::string source =
+                concat(d.name.empty() ? std::string("device") : d.name, ": ",
+                       d.peak_source.empty() ? std::string("trace") : d.peak_source);
+            if (std::find(report.peak_sources.begin(), report.peak_sources.end(), source) ==
+                report.peak_sources.end())
+              report.peak_sources.push_back(source);
+          }
+        }
+      });
+  if (!ok) return kExitFailure;
+  std::size_t chosen = 0;
+  if (opt.categories.empty()) {
+    const std::vector<std::string> wanted = defaults.categories();
+    for (std::size_t i = 0; i < choices.size(); ++i) {
+      if (choices[i] == wanted) chosen = i;
     }
-    acc.add(*lt.trace, query);
-    report.events_total += lt.trace->report.events_total;
-    report.events_skipped += lt.trace->report.events_skipped;
-    report.text_bytes += lt.trace->report.text_bytes;
-    report.text_bytes_unread += lt.trace->report.text_bytes_unread;
-    report.counted.add(trace::counted_coverage(*lt.trace));
-    for (const trace::DeviceProperties& d : lt.trace->devices) {
-      if (d.peak_bytes_per_s > 0 || !d.peak_flops.empty()) {
-        report.has_device_peaks = true;
-        const std::string source =
-            concat(d.name.empty() ? std::string("device") : d.name, ": ",
-                   d.peak_source.empty() ? std::string("trace") : d.peak_source);
-        if (std::find(report.peak_sources.begin(), report.peak_sources.end(), source) ==
-            report.peak_sources.end())
-          report.peak_sources.push_back(source);
-      }
-    }
   }
-  report.result = acc.finish();
+  report.result = accs[chosen].finish();
   if (report.result.rows.empty()) {
     err << "flopline stats: no slices match (categories: "
         << (report.result.all_categories
@@ -236,8 +254,8 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
                 : trace::terminal_safe(join(report.result.categories_used, ",")));
     if (opt.range) err << "; in the --range given";
     err << ")\n";
-    const std::string present = categories_present(*loaded);
-    err << "  categories in the trace" << (loaded->size() > 1 ? "s" : "") << ": "
+    const std::string present = categories_present(categories_seen);
+    err << "  categories in the trace" << (traces_read > 1 ? "s" : "") << ": "
         << (present.empty() ? std::string("none (no slices)") : present) << "\n";
     return kExitFailure;
   }

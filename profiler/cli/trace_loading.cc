@@ -22,12 +22,10 @@ std::string skip_summary(const trace::TraceReport& report) {
   return s;
 }
 
-std::optional<std::vector<LoadedTrace>> load_traces(const std::vector<std::string>& paths,
-                                                    std::ostream& err,
-                                                    const std::vector<bool>& skippable,
-                                                    std::vector<std::string>* left_out) {
-  std::vector<LoadedTrace> out;
-  out.reserve(paths.size());
+bool for_each_trace(const std::vector<std::string>& paths, std::ostream& err,
+                    const std::vector<bool>& skippable, std::vector<std::string>* left_out,
+                    const std::function<void(LoadedTrace&)>& use) {
+  std::size_t read = 0;
   for (std::size_t i = 0; i < paths.size(); ++i) {
     const std::string& path = paths[i];
     trace::ReadResult r = trace::read_chrome_trace_file(path);
@@ -39,18 +37,33 @@ std::optional<std::vector<LoadedTrace>> load_traces(const std::vector<std::strin
         continue;
       }
       err << "flopline: " << trace::terminal_safe(r.error->message()) << "\n";
-      return std::nullopt;
+      return false;
     }
     for (const std::string& w : r.trace.report.warnings) {
-      err << "flopline: " << path << ": warning: " << w << "\n";
+      err << "flopline: " << trace::terminal_safe(path) << ": warning: " << w << "\n";
     }
     if (const std::string s = skip_summary(r.trace.report); !s.empty()) {
-      err << "flopline: " << path << ": " << s << "\n";
+      err << "flopline: " << trace::terminal_safe(path) << ": " << s << "\n";
     }
-    out.push_back({path, std::make_unique<trace::Trace>(std::move(r.trace))});
+    LoadedTrace lt{path, std::make_unique<trace::Trace>(std::move(r.trace))};
+    ++read;
+    use(lt);
   }
-  if (out.empty() && !paths.empty()) {
+  if (read == 0 && !paths.empty()) {
     err << "flopline: no file could be read as a trace\n";
+    return false;
+  }
+  return true;
+}
+
+std::optional<std::vector<LoadedTrace>> load_traces(const std::vector<std::string>& paths,
+                                                    std::ostream& err,
+                                                    const std::vector<bool>& skippable,
+                                                    std::vector<std::string>* left_out) {
+  std::vector<LoadedTrace> out;
+  out.reserve(paths.size());
+  if (!for_each_trace(paths, err, skippable, left_out,
+                      [&out](LoadedTrace& lt) { out.push_back(std::move(lt)); })) {
     return std::nullopt;
   }
   return out;

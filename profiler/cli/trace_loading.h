@@ -4,6 +4,7 @@
 // reader skipped or warned about is said on stderr.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -28,6 +29,13 @@ std::string skip_summary(const trace::TraceReport& report);
 // ReadError::message() and returns nullopt; except that a file whose `skippable` entry
 // is true (found in a directory, not named) is left out with "flopline: left out: " +
 // the message, and its path added to `left_out`. Nothing read at all is a failure.
+// The same, one file at a time: `use` gets each trace read, which is released when it
+// returns, so memory holds one trace, not all of them. False where load_traces gives
+// nullopt.
+bool for_each_trace(const std::vector<std::string>& paths, std::ostream& err,
+                    const std::vector<bool>& skippable, std::vector<std::string>* left_out,
+                    const std::function<void(LoadedTrace&)>& use);
+
 std::optional<std::vector<LoadedTrace>> load_traces(const std::vector<std::string>& paths,
                                                     std::ostream& err,
                                                     const std::vector<bool>& skippable = {},

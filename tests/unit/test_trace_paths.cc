@@ -127,5 +127,29 @@ TEST(TracePaths, AFileReachedTwiceIsReadOnce) {
   fs::remove_all(d);
 }
 
+// Files are read one at a time and released; what they add up to must not change: a
+// directory of many small traces, and the default categories decided over all of them
+// (one file has kernels, so the CPU-only file's slices are left out of --by name).
+TEST(TracePaths, ManyFilesAddUpOneAtATime) {
+  const fs::path d = fresh_dir("many");
+  for (int i = 0; i < 300; ++i) {
+    write_trace(d / ("r" + std::to_string(1000 + i) + ".json"), "gemm", 1 + i % 3);
+  }
+  std::ofstream(d / "cpu_only.json")
+      << R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":9}]})";
+  std::ostringstream out, err;
+  EXPECT_EQ(cli::run_cli(std::vector<std::string>{"stats", d.string(), "--csv"}, out, err), 0)
+      << err.str();
+  // 100 files each of 1, 2 and 3 us.
+  EXPECT_NE(out.str().find("gemm,300,600000,"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find("aten::mm"), std::string::npos) << out.str();
+  std::ostringstream cout_, cerr_;
+  EXPECT_EQ(cli::run_cli(std::vector<std::string>{"stats", d.string(), "--by", "category", "--csv"},
+                         cout_, cerr_),
+            0);
+  EXPECT_NE(cout_.str().find("cpu_op,1,9000,"), std::string::npos) << cout_.str();
+  fs::remove_all(d);
+}
+
 }  // namespace
 }  // namespace flopline::trace

@@ -245,8 +245,9 @@ struct StatsAccumulator::Impl {
 
 void StatsAccumulator::Impl::add(const Trace& trace, const StatsQuery& query,
                                  const OperatorIndex* operators) {
-  const std::vector<std::string> cats =
-      query.categories.empty() ? default_categories(trace, by) : query.categories;
+  const std::vector<std::string> cats = query.all_categories       ? std::vector<std::string>{}
+                                        : query.categories.empty() ? default_categories(trace, by)
+                                                                   : query.categories;
   const bool take_all = cats.empty();
   if (take_all) {
     all_categories = true;

@@ -61,32 +61,53 @@ bool category_matches(std::string_view cat, std::string_view wanted) {
   return false;
 }
 
-std::vector<std::string> default_categories(std::span<const Trace* const> traces, GroupBy by) {
-  auto any = [&](std::string_view cat) {
-    for (const Trace* t : traces) {
-      if (t != nullptr && any_slice_in(*t, cat)) return true;
-    }
-    return false;
-  };
-  switch (by) {
+void DefaultCategories::note(const Trace& t) {
+  kernel_ = kernel_ || any_slice_in(t, "kernel");
+  user_annotation_ = user_annotation_ || any_slice_in(t, "user_annotation");
+  cpu_op_ = cpu_op_ || any_slice_in(t, "cpu_op");
+  operator_ = operator_ || any_slice_in(t, "operator");
+  gpu_user_annotation_ = gpu_user_annotation_ || any_slice_in(t, "gpu_user_annotation");
+}
+
+std::vector<std::vector<std::string>> DefaultCategories::choices() const {
+  switch (by_) {
+    case GroupBy::kName:
+      return {{"kernel"}, {}};
+    case GroupBy::kOperator:
+      return {{"user_annotation", "cpu_op", "operator"}, {"gpu_user_annotation"}};
+    case GroupBy::kCategory:
+      break;
+  }
+  return {{}};
+}
+
+std::vector<std::string> DefaultCategories::categories() const {
+  switch (by_) {
     case GroupBy::kName:
       // Kernel time is what "where does GPU time go" means; a CPU-only trace (clang
       // -ftime-trace, Chrome) still gets a table of everything.
-      if (any("kernel")) return {"kernel"};
+      if (kernel_) return {"kernel"};
       return {};
     case GroupBy::kOperator:
       // The operators on their CPU threads: their GPU time is that of the work they
       // launched (operator_time.h), where a gpu_user_annotation extent would count the
       // idle gaps between its kernels as time. A trace with GPU extents only (no CPU
       // side) still gets those.
-      if (!any("user_annotation") && !any("cpu_op") && !any("operator") &&
-          any("gpu_user_annotation"))
+      if (!user_annotation_ && !cpu_op_ && !operator_ && gpu_user_annotation_)
         return {"gpu_user_annotation"};
       return {"user_annotation", "cpu_op", "operator"};
     case GroupBy::kCategory:
       return {};
   }
   return {};
+}
+
+std::vector<std::string> default_categories(std::span<const Trace* const> traces, GroupBy by) {
+  DefaultCategories d(by);
+  for (const Trace* t : traces) {
+    if (t != nullptr) d.note(*t);
+  }
+  return d.categories();
 }
 
 std::vector<std::string> default_categories(const Trace& trace, GroupBy by) {

@@ -25,6 +25,8 @@ struct StatsQuery {
   // Matching is ASCII case-insensitive, and a slice whose cat is a comma-separated
   // list ("a,b", Chrome's convention) matches when any element matches.
   std::vector<std::string> categories;
+  // true: every category, whatever `categories` and the default say.
+  bool all_categories = false;
   // Only slices whose start lies in [range_begin, range_end) (absolute ns). A slice
   // that starts inside the range counts in full, even when it ends after range_end.
   std::optional<TimeNs> range_begin;
@@ -108,6 +110,23 @@ struct StatsResult {
 // are always filtered the same way.
 std::vector<std::string> default_categories(const Trace& trace, GroupBy by);
 std::vector<std::string> default_categories(std::span<const Trace* const> traces, GroupBy by);
+
+// The same rule for files read one at a time (a summary over many files keeps none):
+// note each trace, then ask. choices() lists every answer the rule can give for `by`,
+// so that each trace can be added to a StatsAccumulator per choice before the answer is
+// known.
+class DefaultCategories {
+ public:
+  explicit DefaultCategories(GroupBy by) : by_(by) {}
+  void note(const Trace& trace);
+  std::vector<std::string> categories() const;
+  std::vector<std::vector<std::string>> choices() const;
+
+ private:
+  GroupBy by_;
+  bool kernel_ = false, user_annotation_ = false, cpu_op_ = false, operator_ = false,
+       gpu_user_annotation_ = false;
+};
 
 // True when the slice category `cat` matches the filter entry `wanted` (see StatsQuery).
 bool category_matches(std::string_view cat, std::string_view wanted);
