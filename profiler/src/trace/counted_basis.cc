@@ -31,13 +31,14 @@ const char* to_string(CountedBasis b) {
   return "none";
 }
 
+// Sums of kernel time saturate, as every sum of times in a table does.
 void CountedCoverage::add(const CountedCoverage& o) {
-  kernel_ns += o.kernel_ns;
-  measured_ns += o.measured_ns;
-  same_work_ns += o.same_work_ns;
-  estimated_ns += o.estimated_ns;
-  not_counted_ns += o.not_counted_ns;
-  none_ns += o.none_ns;
+  kernel_ns = add_saturating(kernel_ns, o.kernel_ns);
+  measured_ns = add_saturating(measured_ns, o.measured_ns);
+  same_work_ns = add_saturating(same_work_ns, o.same_work_ns);
+  estimated_ns = add_saturating(estimated_ns, o.estimated_ns);
+  not_counted_ns = add_saturating(not_counted_ns, o.not_counted_ns);
+  none_ns = add_saturating(none_ns, o.none_ns);
   kernels += o.kernels;
   measured += o.measured;
   same_work += o.same_work;
@@ -54,7 +55,7 @@ CountedCoverage counted_coverage(const Trace& t) {
       for (const Slice& s : row) {
         if (s.cat != kernel) continue;
         const std::int64_t dur = s.dur > 0 ? s.dur : 0;
-        c.kernel_ns += dur;
+        c.kernel_ns = add_saturating(c.kernel_ns, dur);
         ++c.kernels;
         CountedBasis b = CountedBasis::kNoCounts;
         if (s.args != kNoArgs) {
@@ -64,23 +65,23 @@ CountedCoverage counted_coverage(const Trace& t) {
         }
         switch (b) {
           case CountedBasis::kMeasured:
-            c.measured_ns += dur;
+            c.measured_ns = add_saturating(c.measured_ns, dur);
             ++c.measured;
             break;
           case CountedBasis::kSameWork:
-            c.same_work_ns += dur;
+            c.same_work_ns = add_saturating(c.same_work_ns, dur);
             ++c.same_work;
             break;
           case CountedBasis::kEstimated:
-            c.estimated_ns += dur;
+            c.estimated_ns = add_saturating(c.estimated_ns, dur);
             ++c.estimated;
             break;
           case CountedBasis::kNotCounted:
-            c.not_counted_ns += dur;
+            c.not_counted_ns = add_saturating(c.not_counted_ns, dur);
             ++c.not_counted;
             break;
           case CountedBasis::kNoCounts:
-            c.none_ns += dur;
+            c.none_ns = add_saturating(c.none_ns, dur);
             break;
         }
       }

@@ -169,7 +169,12 @@ def main():
             st_r0 = read_state(dump)
             xa, xb = int(x_of(st_r0, 30_000)), int(x_of(st_r0, 50_000))
             xdo("mousemove", "--window", wid, xa, ry)
+            time.sleep(0.1)
             xdo("mousedown", "--window", wid, 1)
+            # A frame must see the press where it happened before the pointer moves: on a
+            # loaded machine the press and the first moves otherwise reach one frame, and
+            # the drag starts where the pointer already is.
+            time.sleep(0.2)
             for xm in range(xa, xb + 1, 20):
                 xdo("mousemove", "--window", wid, xm, ry)
             xdo("mousemove", "--window", wid, xb, ry)
