@@ -67,6 +67,20 @@ std::string random_bytes(std::size_t n) {
   return s;
 }
 
+// A writer that crashed can leave zero bytes where its last text should be: the events
+// before them load, and the zeros are said, not read as a syntax error over half the file.
+TEST(ReaderPaths, AZeroFilledTailIsNotText) {
+  TempDir dir;
+  std::string text = kernels_trace(3);
+  text.resize(text.size() - 4);  // cut before the closing "]}"
+  const std::string path = dir.file("crashed.json");
+  write_bytes(path, text + std::string(text.size() * 2, '\0'));
+  const ReadResult r = read_chrome_trace_file(path);
+  ASSERT_TRUE(r.ok()) << r.error->message();
+  EXPECT_EQ(r.trace.report.events_loaded, 3u);
+  EXPECT_TRUE(any_contains(r.trace.report.warnings, "zero bytes at the end of the file"));
+}
+
 TEST(ReaderPaths, ADirectoryIsNamedAsOne) {
   TempDir dir;
   const ReadResult r = read_chrome_trace_file(dir.path().string());

@@ -133,6 +133,23 @@ TEST(ReaderTolerance, BaseTimeMayComeAfterTheEvents) {
   EXPECT_EQ(r.trace.counters.at(0).points.at(0).ts, 1700000000000004000);
 }
 
+// A file cut inside baseTimeNanoseconds: its first digits (1700 ns for 1.7e18) would
+// move every time; none is taken, and the warning says so.
+TEST(ReaderTolerance, ABaseTimeCutOffByTheEndOfTheFileIsNotTaken) {
+  ReadResult r = read(R"({"traceEvents":[{"ph":"X","ts":1.5,"dur":1,"name":"a"}],)"
+                      R"("baseTimeNanoseconds":1700)");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(only_slice(r).start, 1500);
+  bool said = false;
+  for (const std::string& w : r.trace.report.warnings)
+    said = said || w.find("baseTimeNanoseconds is cut off") != std::string::npos;
+  EXPECT_TRUE(said);
+  // Whole and closed, the same digits are taken.
+  ReadResult whole = read(R"({"traceEvents":[{"ph":"X","ts":1.5,"dur":1,"name":"a"}],)"
+                          R"("baseTimeNanoseconds":1700})");
+  EXPECT_EQ(only_slice(whole).start, 3200);
+}
+
 TEST(ReaderTolerance, PidAndTidForms) {
   ReadResult r = read(R"([{"ph":"X","ts":1,"name":"a","pid":"7","tid":"25738"},)"
                       R"({"ph":"X","ts":2,"name":"b","pid":7,"tid":25738},)"

@@ -378,6 +378,12 @@ bool TextReader::read_member(std::string_view key) {
     if (ok && (compound || decimal_to_int(t.text(), 0, base_) != NumberStatus::kOk)) {
       base_ = 0;
       trace_.report.warnings.push_back("baseTimeNanoseconds is not an integer; ignored");
+    } else if (ok && t.text().data() + t.text().size() >= s_.end()) {
+      // A file cut inside the number: its first digits are another time altogether
+      // (1700 ns for 1.7e18), so none is taken.
+      base_ = 0;
+      trace_.report.warnings.push_back(
+          "baseTimeNanoseconds is cut off by the end of the file; ignored (times are relative)");
     }
   } else if (key == "systemTraceEvents") {
     ok = s_.skip_value();
@@ -520,7 +526,20 @@ ReadResult read_chrome_trace_file(const std::string& path, const ReadOptions& op
       result.error = ReadError{path, 0, 0, 0, std::move(error)};
       return result;
     }
-    result = read_chrome_trace_text(input.text(), path, opt);
+    // Zero bytes at the end are what a writer that crashed leaves on some file systems
+    // (the size grew before the data arrived): no JSON text, so they are not read as a
+    // syntax error over half the file.
+    std::string_view text = input.text();
+    std::size_t zeros = 0;
+    while (zeros < text.size() && text[text.size() - 1 - zeros] == '\0') ++zeros;
+    if (zeros == text.size()) zeros = 0;  // nothing but zeros: binary data, said as such
+    text.remove_suffix(zeros);
+    result = read_chrome_trace_text(text, path, opt);
+    if (zeros > 0) {
+      input.warnings.push_back(with_thousands(zeros) +
+                               " zero bytes at the end of the file (a writer that did not "
+                               "finish) were not read");
+    }
     add_file_notes(input, result);
   } catch (const std::bad_alloc&) {
     result = ReadResult();
