@@ -80,6 +80,11 @@ TEST(ParseSize, Bounds) {
   EXPECT_FALSE(parse_size("63x900"));
   EXPECT_FALSE(parse_size("1600x900x3"));
   EXPECT_FALSE(parse_size("16384x16385"));
+  // At most 8192x8192 pixels in all, in any shape.
+  EXPECT_EQ(parse_size("16384x4096"), (std::pair{16384, 4096}));
+  EXPECT_EQ(parse_size("8192x8192"), (std::pair{8192, 8192}));
+  EXPECT_FALSE(parse_size("16384x16384"));
+  EXPECT_FALSE(parse_size("8192x8193"));
 }
 
 TEST(ShortKernelName, TemplatesParametersAndNamespaces) {

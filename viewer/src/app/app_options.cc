@@ -1,6 +1,7 @@
 #include "app_options.h"
 
 #include <charconv>
+#include <cstdint>
 
 namespace flopline::viewer {
 namespace {
@@ -20,6 +21,8 @@ constexpr cli::OptionSpec kSpecs[] = {
     {.name = "--bench-frames", .takes_value = true, .alias = {}},
 };
 
+constexpr std::int64_t kMaxSizePixels = 8192LL * 8192;
+
 std::optional<int> parse_dimension(std::string_view text) {
   int v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -36,6 +39,9 @@ std::optional<std::pair<int, int>> parse_size(std::string_view text) {
   const auto w = parse_dimension(text.substr(0, x));
   const auto h = parse_dimension(text.substr(x + 1));
   if (!w || !h) return std::nullopt;
+  // The picture is held several times over (GL framebuffer, read-back, PNG rows): at
+  // 16384x16384 that was 4.3 GB for one event. 8192x8192 pixels at most, any shape.
+  if (static_cast<std::int64_t>(*w) * *h > kMaxSizePixels) return std::nullopt;
   return std::pair{*w, *h};
 }
 
@@ -59,7 +65,8 @@ ParsedOptions parse_app_options(std::span<const std::string> args) {
       const auto s = parse_size(value);
       if (!s) {
         r.error = cli::concat("--size '", value,
-                              "' is not WxH with sides from 64 to 16384 (e.g. 1600x900)");
+                              "' is not WxH with sides from 64 to 16384 and at most 8192x8192 "
+                              "pixels in all (e.g. 1600x900)");
         return r;
       }
       o.width = s->first;
@@ -139,7 +146,8 @@ separate processes) in a timeline with FLOP/s tables and a roofline.
 
 options:
   --screenshot OUT.png   render once the traces are loaded, write a PNG, exit
-  --size WxH             window or screenshot size in pixels (default 1600x900)
+  --size WxH             window or screenshot size in pixels (default 1600x900; sides
+                         64..16384, at most 8192x8192 pixels in all)
   --range T0:T1          show this time range: times after the first event, with
                          units ns (default), us, ms, s; either side may be empty
   --select NAME          select the longest slice named NAME
