@@ -14,6 +14,7 @@
 #include "flopline/capture/capture_config.h"
 #include "flopline/capture/launch_work.h"
 #include "flopline/capture/output_manifest.h"
+#include "flopline/trace/atomic_file.h"
 #include "run_process.h"
 #include "run_summary.h"
 
@@ -72,45 +73,43 @@ std::string make_manifest(std::ostream& err) {
 }
 
 // Why traces cannot be written where `-o` points, before the command runs: its directory
-// (or the directory it names) must exist and be writable. Empty when they can.
+// (or the directory it names) must exist and be writable, and a file name must fit the
+// file system at its longest. Empty when they can.
 std::string output_problem(const std::string& absolute_output) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const bool names_directory = absolute_output.empty() || absolute_output.back() == '/' ||
                                fs::is_directory(absolute_output, ec);
-  std::string dir =
-      names_directory ? absolute_output : fs::path(absolute_output).parent_path().string();
-  if (dir.empty()) dir.assign(1, '/');
-  if (!fs::exists(dir, ec)) return dir + ": no such directory";
-  if (!fs::is_directory(dir, ec)) return dir + ": not a directory";
-  if (access(dir.c_str(), W_OK | X_OK) != 0) return dir + ": " + std::strerror(errno);
-  if (!names_directory) {
-    // The whole name must fit the file system, with %p and %r at their longest (a pid
-    // or rank of 10 digits) and the ".gz" a directory of ranks may add nothing to it.
-    std::string name = fs::path(absolute_output).filename().string();
-    std::string widest;
-    for (std::size_t i = 0; i < name.size(); ++i) {
-      if (name[i] == '%' && i + 1 < name.size() && (name[i + 1] == 'p' || name[i + 1] == 'r')) {
-        widest += "4294967295";
-        ++i;
-      } else if (name[i] == '%' && i + 1 < name.size() && name[i + 1] == '%') {
-        widest += '%';
-        ++i;
-      } else {
-        widest += name[i];
-      }
-    }
-    // Other processes of the run write NAME-rankR or NAME-PID beside it.
-    const std::size_t longest = widest.size() + std::string_view("-rank4294967295").size();
-    const long max = pathconf(dir.c_str(), _PC_NAME_MAX);
-    const std::size_t limit = max > 0 ? static_cast<std::size_t>(max) : 255;
-    if (longest > limit) {
-      return concat(name, ": the file name is too long (", std::to_string(longest),
-                    " bytes with a pid or rank added; the file system allows ",
-                    std::to_string(limit), ")");
+  if (names_directory) {
+    // A file of the default name inside it.
+    std::string dir = absolute_output.empty() ? std::string("/") : absolute_output;
+    if (dir.back() != '/') dir += '/';
+    return trace::output_path_problem(dir + "flopline-rank4294967295.json");
+  }
+  // %p and %r at their longest (a pid or rank of 10 digits), and the -rankR or -PID
+  // that other processes of the run add beside it.
+  const std::string name = fs::path(absolute_output).filename().string();
+  std::string widest;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (name[i] == '%' && i + 1 < name.size() && (name[i + 1] == 'p' || name[i + 1] == 'r')) {
+      widest += "4294967295";
+      ++i;
+    } else if (name[i] == '%' && i + 1 < name.size() && name[i + 1] == '%') {
+      widest += '%';
+      ++i;
+    } else {
+      widest += name[i];
     }
   }
-  return {};
+  widest += "-rank4294967295";
+  std::string dir = fs::path(absolute_output).parent_path().string();
+  if (dir.empty()) dir.assign(1, '/');
+  std::string problem = trace::output_path_problem((dir == "/" ? "" : dir) + "/" + widest);
+  if (problem.find("the file name is too long") != std::string::npos) {
+    return concat(name, ": the file name is too long with a pid or rank added (",
+                  std::to_string(widest.size()), " bytes)");
+  }
+  return problem;
 }
 
 // An id every trace of this run carries in its metadata.

@@ -70,6 +70,17 @@ TEST(AtomicFile, ANameNearTheLimitStillGetsItsTemporaryFile) {
   EXPECT_EQ(files_in(dir.path()), 1u);
 }
 
+TEST(AtomicFile, AnOutputPathIsCheckedBeforeTheWork) {
+  TempDir dir;
+  EXPECT_EQ(output_path_problem(dir.file("ok.png")), "");
+  EXPECT_NE(output_path_problem(dir.file(std::string(300, 'n'))).find("the file name is too long"),
+            std::string::npos);
+  EXPECT_NE(output_path_problem(dir.file("missing/t.csv")).find("no such directory"),
+            std::string::npos);
+  EXPECT_NE(output_path_problem(dir.path().string()).find("is a directory"), std::string::npos);
+  EXPECT_EQ(output_path_problem("/dev/null"), "");  // written in place
+}
+
 TEST(AtomicFile, ConcurrentWritersOfOnePathLeaveOneWholeFile) {
   TempDir dir;
   const std::string path = dir.file("race.json");

@@ -39,6 +39,28 @@ std::string temp_name_for(const std::string& path) {
 
 }  // namespace
 
+std::string output_path_problem(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return path + ": is a directory";
+    if (!S_ISREG(st.st_mode)) return {};  // written in place
+  }
+  const std::size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (name.empty()) return path + ": names a directory, not a file";
+  if (::stat(dir.c_str(), &st) != 0) return dir + ": no such directory";
+  if (!S_ISDIR(st.st_mode)) return dir + ": not a directory";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) return dir + ": " + std::strerror(errno);
+  const long max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+  const std::size_t limit = max > 0 ? static_cast<std::size_t>(max) : 255;
+  if (name.size() > limit) {
+    return path + ": the file name is too long (" + std::to_string(name.size()) +
+           " bytes; the file system allows " + std::to_string(limit) + ")";
+  }
+  return {};
+}
+
 struct AtomicFileWriter::Deflater {
   z_stream zs{};
   std::string buf = std::string(1 << 20, '\0');

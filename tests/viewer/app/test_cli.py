@@ -29,6 +29,17 @@ def main():
     c.check(rc == 1 and "/nonexistent/trace.json: no such file" in err, f"missing file: exit 1 ({err.strip()})")
     rc, out, err = run([a.viewer], env=env)
     c.check(rc == 1 and "cannot open a window" in err, f"no display: exit 1 with the reason ({err.strip()})")
+    # Outputs are checked before anything is loaded or rendered (no window is needed to
+    # fail): a name longer than the file system allows, a missing directory.
+    d0 = tmpdir(a.tmp, "outputs")
+    trace = os.path.join(d0, "t.json")
+    with open(trace, "w") as f:
+        f.write('{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2}]}')
+    rc, out, err = run([a.viewer, trace, "--screenshot", os.path.join(d0, "s" * 300 + ".png")], env=env)
+    c.check(rc == 1 and "the file name is too long" in err, f"--screenshot name too long: exit 1 ({err.strip()})")
+    rc, out, err = run([a.viewer, trace, "--screenshot", os.path.join(d0, "ok.png"), "--csv",
+                        os.path.join(d0, "missing", "t.csv")], env=env)
+    c.check(rc == 1 and "no such directory" in err, f"--csv into a missing directory: exit 1 ({err.strip()})")
 
     rc, out, err = run([a.flopline, "--help"], env=env)
     c.check(rc == 0 and "view" in out, "flopline --help lists view")

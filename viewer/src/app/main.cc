@@ -3,10 +3,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "app_options.h"
+#include "flopline/trace/atomic_file.h"
 #include "flopline/trace/trace_paths.h"
 #include "gl_window.h"
 #include "headless_modes.h"
@@ -52,6 +54,14 @@ int run(int argc, char** argv) {
     if (!std::filesystem::is_regular_file(path, ec)) {
       std::fprintf(stderr, "flopline-view: %s: %s\n", path.c_str(),
                    std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
+      return 1;
+    }
+  }
+  // Outputs are checked before loading and rendering, so a bad name fails at once.
+  for (const std::optional<std::string>* out : {&o.screenshot, &o.csv}) {
+    if (!*out) continue;
+    if (const std::string problem = flopline::trace::output_path_problem(**out); !problem.empty()) {
+      std::fprintf(stderr, "flopline-view: cannot write %s\n", problem.c_str());
       return 1;
     }
   }

@@ -19,6 +19,11 @@
 
 namespace flopline::trace {
 
+// Why PATH could not be written, said before the work that produces it starts (a
+// screenshot, a CSV export): its directory must exist and be writable and its name
+// must fit the file system. Empty when it can; an existing device or pipe is fine.
+std::string output_path_problem(const std::string& path);
+
 // Writes a file in pieces, gzip-compressed when asked, and renames it to PATH on
 // commit(). Until commit() succeeds PATH is untouched; a writer destroyed without
 // commit() (an error, an exception) removes its temporary file. Lets a multi-GB trace
