@@ -369,6 +369,15 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
         << " (" << problem << "); nothing was run\n";
     return kExitFailure;
   }
+  // A bad FLOPLINE_INJECT_LIBRARY is a wrong setting wherever the command runs.
+  if (const char* o = std::getenv("FLOPLINE_INJECT_LIBRARY"); o != nullptr && *o != '\0') {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(o, ec)) {
+      err << "flopline run: FLOPLINE_INJECT_LIBRARY=" << o
+          << ": not a file (it names the injection library, libflopline_inject.so)\n";
+      return kExitFailure;
+    }
+  }
   if (auto why = missing_driver()) {
     // Like nsys: the command still runs, so one script serves machines with and without GPUs.
     err << "flopline run: no CUDA driver on this machine (" << *why << "); running "
@@ -384,13 +393,8 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
   const auto inject =
       find_injection_library(self_executable(), std::getenv("FLOPLINE_INJECT_LIBRARY"));
   if (!inject) {
-    if (const char* o = std::getenv("FLOPLINE_INJECT_LIBRARY"); o != nullptr && *o != '\0') {
-      err << "flopline run: FLOPLINE_INJECT_LIBRARY=" << o
-          << ": not a file (it names the injection library, libflopline_inject.so)\n";
-    } else {
-      err << "flopline run: libflopline_inject.so not found beside the flopline executable or in "
-             "../lib (set FLOPLINE_INJECT_LIBRARY to its path); was flopline built with CUDA?\n";
-    }
+    err << "flopline run: libflopline_inject.so not found beside the flopline executable or in "
+           "../lib (set FLOPLINE_INJECT_LIBRARY to its path); was flopline built with CUDA?\n";
     return kExitFailure;
   }
   RunEnvironment run;

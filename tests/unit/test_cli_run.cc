@@ -214,6 +214,16 @@ TEST(RunCommand, WithoutADriverTheCommandStillRunsAndItsCodeIsReturned) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(RunCommand, ABadInjectLibrarySettingIsNamedAsSuch) {
+  setenv("FLOPLINE_INJECT_LIBRARY", "/nonexistent/libx.so", 1);
+  std::ostringstream out, err;
+  EXPECT_EQ(run_cli(Args{"run", "--no-summary", "--", "true"}, out, err), kExitFailure);
+  unsetenv("FLOPLINE_INJECT_LIBRARY");
+  EXPECT_NE(err.str().find("FLOPLINE_INJECT_LIBRARY=/nonexistent/libx.so: not a file"),
+            std::string::npos)
+      << err.str();
+}
+
 TEST(RunCommand, ADirectoryAsTheCommandIsNamedSo) {
   const std::string dir = temp_dir("dircmd");
   std::ostringstream out, err;
