@@ -84,8 +84,8 @@ TEST(AtomicFile, AnOutputPathIsCheckedBeforeTheWork) {
 TEST(AtomicFile, ConcurrentWritersOfOnePathLeaveOneWholeFile) {
   TempDir dir;
   const std::string path = dir.file("race.json");
-  const std::string x = "[" + std::string(300000, 'x') + "]";
-  const std::string y = "[" + std::string(200000, 'y') + "]";
+  const std::string x = std::string(1, '[') + std::string(300000, 'x') + "]";
+  const std::string y = std::string(1, '[') + std::string(200000, 'y') + "]";
   auto writer = [&](const std::string& text) {
     for (int i = 0; i < 50; ++i) {
       std::string error;

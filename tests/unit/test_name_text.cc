@@ -117,9 +117,13 @@ TEST(DisambiguateNames, AgreesWithComparingEveryPair) {
           << "\n slow " << slow[i];
     }
     // Different full names never read the same afterwards.
-    for (int a = 0; a < n; ++a)
-      for (int b = 0; b < n; ++b)
-        if (full[a] != full[b]) EXPECT_NE(fast[a], fast[b]);
+    for (int a = 0; a < n; ++a) {
+      for (int b = 0; b < n; ++b) {
+        if (full[a] != full[b]) {
+          EXPECT_NE(fast[a], fast[b]);
+        }
+      }
+    }
   }
 }
 

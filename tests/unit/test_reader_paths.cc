@@ -167,7 +167,10 @@ TEST(ReaderPaths, PipesAreReadPlainOrGzip) {
 TEST(ReaderPaths, AStreamStopsAtTheLimit) {
   std::string text = kernels_trace(3000);
   text.resize(text.size() - 4);  // no "]}": the stream goes on with more events
-  for (int i = 0; i < 20; ++i) text += "," + kernels_trace(3000, 3000 * (i + 1)).substr(17);
+  for (int i = 0; i < 20; ++i) {
+    text += ',';
+    text += kernels_trace(3000, 3000 * (i + 1)).substr(17);
+  }
   PipeInput in(text);
   ReadOptions opt;
   opt.max_text_bytes = 200000;

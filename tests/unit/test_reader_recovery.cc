@@ -175,7 +175,9 @@ TEST(ReaderRanges, CountsTheModelCannotHoldAreDroppedAndCounted) {
       for (const Slice& s : row) {
         const SliceMetrics m = r.trace.metrics_of(s);
         if (m.flops >= 0) ++with_flops;
-        if (r.trace.str(s.name) == "a") EXPECT_EQ(m.bytes, 100);
+        if (r.trace.str(s.name) == "a") {
+          EXPECT_EQ(m.bytes, 100);
+        }
       }
     }
   }

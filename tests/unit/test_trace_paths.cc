@@ -133,7 +133,7 @@ TEST(TracePaths, AFileReachedTwiceIsReadOnce) {
 TEST(TracePaths, ManyFilesAddUpOneAtATime) {
   const fs::path d = fresh_dir("many");
   for (int i = 0; i < 300; ++i) {
-    write_trace(d / ("r" + std::to_string(1000 + i) + ".json"), "gemm", 1 + i % 3);
+    write_trace(d / (std::to_string(1000 + i) + ".json"), "gemm", 1 + i % 3);
   }
   std::ofstream(d / "cpu_only.json")
       << R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":9}]})";

@@ -579,7 +579,9 @@ TEST(WriterFile, InflatingReportsProgressAndCanBeCancelled) {
   ASSERT_GE(calls.size(), 2u);
   for (std::size_t i = 0; i < calls.size(); ++i) {
     EXPECT_EQ(calls[i].second, size);
-    if (i > 0) EXPECT_GE(calls[i].first, calls[i - 1].first);
+    if (i > 0) {
+      EXPECT_GE(calls[i].first, calls[i - 1].first);
+    }
   }
   EXPECT_EQ(calls.back().first, size);
   // Cancelled at the second call: no output, the reason says so.

@@ -69,7 +69,9 @@ TEST(CounterIndex, RangesMatchBruteForceAcrossBlockEdges) {
     // The whole series, and indices past the end clamped.
     const ValueRange all = index.range(0, n + 5);
     EXPECT_EQ(all.empty, n == 0);
-    if (n > 0) EXPECT_EQ(all.max, brute(p, 0, n).max);
+    if (n > 0) {
+      EXPECT_EQ(all.max, brute(p, 0, n).max);
+    }
   }
 }
 

@@ -218,7 +218,7 @@ struct StatsAccumulator::Impl {
       c.flops_dur += static_cast<double>(dur);
       GroupExtra& x = extras[g];
       x.note_precision(precision());
-      if (source != FlopsSource::kNone)
+      if (source != FlopsSource::kNoFlops)
         x.sources |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(source));
       if (source == FlopsSource::kTrace) {
         if (const auto counted = counted_flops_beside_declared(trace, s)) {

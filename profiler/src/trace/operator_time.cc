@@ -114,7 +114,7 @@ const char* to_string(FlopsSource s) {
       return "nested";
     case FlopsSource::kCounters:
       return "counters";
-    case FlopsSource::kNone:
+    case FlopsSource::kNoFlops:
       break;
   }
   return "";

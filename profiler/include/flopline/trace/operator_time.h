@@ -59,7 +59,7 @@
 namespace flopline::trace {
 
 enum class FlopsSource : std::uint8_t {
-  kNone,
+  kNoFlops,
   kTrace,     // the trace's own count (flopline's metrics, a "flops" arg)
   kShapes,    // computed from "Input Dims" / "Input type"
   kNested,    // a range without counts of its own: the sum of the operators inside it
@@ -90,7 +90,7 @@ struct OperatorTime {
   TimeNs gpu_end = 0;               // last end
   std::uint32_t gpu_track = kNone;  // the track of its first GPU slice (for its device)
   SliceMetrics metrics;             // FLOPs and bytes used for rates (-1: unknown)
-  FlopsSource flops_source = FlopsSource::kNone;
+  FlopsSource flops_source = FlopsSource::kNoFlops;
   bool flops_in_total = false;  // has FLOPs and no enclosing operator has any
   std::string precision;        // normalized ("bf16"), "" when unknown
 };
@@ -99,8 +99,8 @@ struct OperatorTime {
 struct InheritedCounts {
   std::uint32_t owner = kNone;  // the innermost operator owning it, kNone when none
   SliceMetrics metrics;         // the lone-kernel operator's FLOPs and bytes, or unknown
-  FlopsSource source = FlopsSource::kNone;  // where those FLOPs came from
-  std::string_view precision;               // "" when no owning operator has one
+  FlopsSource source = FlopsSource::kNoFlops;  // where those FLOPs came from
+  std::string_view precision;                  // "" when no owning operator has one
 };
 
 class OperatorIndex {
