@@ -146,8 +146,11 @@ TEST(CountedRoofline, TheTableSaysWhatTheCountedValuesRestOn) {
   const auto list = testing::list_of({&t});
   OpTableQuery q;
   q.by = trace::GroupBy::kName;
+  EXPECT_FALSE(build_op_table(list, q).counted().has_value());  // only when asked
+  q.counted_coverage = true;
   const OpTable table = build_op_table(list, q);
-  const trace::CountedCoverage& c = table.counted();
+  ASSERT_TRUE(table.counted().has_value());
+  const trace::CountedCoverage& c = *table.counted();
   EXPECT_GT(c.measured_ns, 0);
   EXPECT_GT(c.estimated_ns, 0);
   EXPECT_EQ(c.same_work_ns, 0);

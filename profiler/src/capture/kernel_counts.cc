@@ -16,6 +16,10 @@ namespace {
 using Signature = std::tuple<std::string, std::int32_t, std::int32_t, std::int32_t, std::int32_t,
                              std::int32_t, std::int32_t, std::int32_t>;
 
+std::uint64_t id_key(std::uint32_t device, std::uint32_t id) {
+  return static_cast<std::uint64_t>(device) << 32 | id;
+}
+
 Signature signature_of(const KernelRecord& k) {
   return {k.name,    k.grid_x,  k.grid_y,  k.grid_z,
           k.block_x, k.block_y, k.block_z, k.dynamic_shared_memory};
@@ -61,11 +65,9 @@ void place_replayed_kernels(RecordBatch& batch) {
                   [](const KernelRecord& k) { return k.start == 0 && k.end == 0; });
   if (!any_untimed) return;
   std::unordered_map<std::uint64_t, std::uint32_t> record_of_id;
-  auto key = [](std::uint32_t device, std::uint32_t id) {
-    return static_cast<std::uint64_t>(device) << 32 | id;
-  };
   for (std::uint32_t r = 0; r < batch.counter_records.size(); ++r) {
-    record_of_id[key(batch.counter_records[r].device, batch.counter_records[r].correlation_id)] = r;
+    record_of_id[id_key(batch.counter_records[r].device, batch.counter_records[r].correlation_id)] =
+        r;
   }
   std::unordered_map<std::uint32_t, std::pair<TimeNs, TimeNs>> call_of;  // correlation id -> call
   for (const ApiRecord& a : batch.api_calls) {
@@ -85,7 +87,7 @@ void place_replayed_kernels(RecordBatch& batch) {
       kept.push_back(std::move(k));
       continue;
     }
-    const auto r = record_of_id.find(key(k.device, k.correlation_id));
+    const auto r = record_of_id.find(id_key(k.device, k.correlation_id));
     const auto c = call_of.find(k.correlation_id);
     if (r == record_of_id.end() || c == call_of.end()) continue;
     const CountedWork w =
@@ -101,14 +103,11 @@ void place_replayed_kernels(RecordBatch& batch) {
 
 std::vector<std::uint32_t> unmatched_counter_records(const RecordBatch& batch) {
   std::unordered_map<std::uint64_t, std::uint32_t> kernels_of_id;
-  auto key = [](std::uint32_t device, std::uint32_t id) {
-    return static_cast<std::uint64_t>(device) << 32 | id;
-  };
-  for (const KernelRecord& k : batch.kernels) ++kernels_of_id[key(k.device, k.correlation_id)];
+  for (const KernelRecord& k : batch.kernels) ++kernels_of_id[id_key(k.device, k.correlation_id)];
   std::vector<std::uint32_t> out;
   for (std::uint32_t r = 0; r < batch.counter_records.size(); ++r) {
     const CounterRecord& c = batch.counter_records[r];
-    const auto it = kernels_of_id.find(key(c.device, c.correlation_id));
+    const auto it = kernels_of_id.find(id_key(c.device, c.correlation_id));
     if (it == kernels_of_id.end() || it->second != 1) out.push_back(r);
   }
   return out;
@@ -140,10 +139,6 @@ bool unlike_its_work(TimeNs duration, TimeNs median, TimeNs mad) {
 }
 
 namespace {
-
-std::uint64_t id_key(std::uint32_t device, std::uint32_t id) {
-  return static_cast<std::uint64_t>(device) << 32 | id;
-}
 
 // The check after the fact: per measurement, the unreplayed "same work" launches whose
 // GPU time is unlike the others' become estimates.

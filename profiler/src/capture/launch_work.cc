@@ -191,8 +191,9 @@ void WorkSampler::measured(std::uint32_t id, const CountedWork& work) {
       learned = true;
     }
   }
-  rebuild_keys(s);  // also makes this measurement its key's source
-  (void)learned;
+  // decide() already made this measurement its key's source; only a learned word moves
+  // keys (several may now be one).
+  if (learned) rebuild_keys(s);
 }
 
 std::size_t WorkSampler::keys() const {

@@ -458,7 +458,9 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
       if (!fn->second.excluded) {
         capture::LaunchShape shape = l.shape;
         shape.context = reinterpret_cast<std::uintptr_t>(ctx);
-        const bool known = launch_words(fn->second.layout, l, &words);
+        // Every launch measured: no key to read.
+        const bool known = sampler.every_launch() ? fn->second.layout.known
+                                                  : launch_words(fn->second.layout, l, &words);
         d = sampler.decide(shape, words, known);
         if (d.measure && stream_capturing(l.stream)) {
           // Recorded into a graph, not run: nothing to measure now.

@@ -2,6 +2,7 @@
 #include "flopline/trace/counted_basis.h"
 
 #include <cstdio>
+#include <utility>
 
 #include "flopline/trace/json_value.h"
 
@@ -63,27 +64,24 @@ CountedCoverage counted_coverage(const Trace& t) {
             if (const auto text = json_string(*m)) b = counted_basis(*text);
           }
         }
-        switch (b) {
-          case CountedBasis::kMeasured:
-            c.measured_ns = add_saturating(c.measured_ns, dur);
-            ++c.measured;
-            break;
-          case CountedBasis::kSameWork:
-            c.same_work_ns = add_saturating(c.same_work_ns, dur);
-            ++c.same_work;
-            break;
-          case CountedBasis::kEstimated:
-            c.estimated_ns = add_saturating(c.estimated_ns, dur);
-            ++c.estimated;
-            break;
-          case CountedBasis::kNotCounted:
-            c.not_counted_ns = add_saturating(c.not_counted_ns, dur);
-            ++c.not_counted;
-            break;
-          case CountedBasis::kNoCounts:
-            c.none_ns = add_saturating(c.none_ns, dur);
-            break;
-        }
+        std::uint64_t none = 0;  // kernels without a basis are not counted by number
+        auto [ns, count] = [&]() -> std::pair<std::int64_t*, std::uint64_t*> {
+          switch (b) {
+            case CountedBasis::kMeasured:
+              return {&c.measured_ns, &c.measured};
+            case CountedBasis::kSameWork:
+              return {&c.same_work_ns, &c.same_work};
+            case CountedBasis::kEstimated:
+              return {&c.estimated_ns, &c.estimated};
+            case CountedBasis::kNotCounted:
+              return {&c.not_counted_ns, &c.not_counted};
+            case CountedBasis::kNoCounts:
+              break;
+          }
+          return {&c.none_ns, &none};
+        }();
+        *ns = add_saturating(*ns, dur);
+        ++*count;
       }
     }
   }

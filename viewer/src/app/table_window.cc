@@ -66,6 +66,7 @@ void TableWindow::start_build(const AppState& s, const Key& key) {
   OpTableQuery q;
   q.by = key.by;
   q.range = key.range;
+  q.counted_coverage = counted_generation_ != key.generation;
   std::vector<const trace::Trace*> traces = s.traces;
   std::vector<const trace::OperatorIndex*> operators = s.operators;
   building_ = key;
@@ -83,15 +84,18 @@ void TableWindow::build_now(AppState& s) {
     table_ = job_.get();
     ++builds_;
     built_ = building_;
+    keep_counted();
   }
   for (int attempt = 0; attempt < 2; ++attempt) {
     const Key key = wanted_key(s);
     OpTableQuery q;
     q.by = key.by;
     q.range = key.range;
+    q.counted_coverage = counted_generation_ != key.generation;
     table_ = build_op_table(s.trace_list(), q, OperatorList(s.operators));
     ++builds_;
     built_ = key;
+    keep_counted();
     // A trace without operators (NVTX ranges, annotations) shows its kernels.
     if (!table_->rows().empty() || by_ != trace::GroupBy::kOperator || auto_switched_) break;
     by_ = trace::GroupBy::kName;
@@ -114,6 +118,7 @@ void TableWindow::poll(AppState& s, bool needed) {
     ++builds_;
     built_ = building_;
     building_.reset();
+    keep_counted();
     if (table_->rows().empty() && by_ == trace::GroupBy::kOperator && !auto_switched_ &&
         !s.selection.range) {
       by_ = trace::GroupBy::kName;
@@ -124,6 +129,12 @@ void TableWindow::poll(AppState& s, bool needed) {
   if (s.empty() || !needed) return;
   const Key want = wanted_key(s);
   if (!job_.valid() && built_ != want) start_build(s, want);
+}
+
+void TableWindow::keep_counted() {
+  if (!table_ || !built_ || !table_->counted()) return;
+  counted_ = table_->counted();
+  counted_generation_ = built_->generation;
 }
 
 void TableWindow::refilter() {
@@ -242,8 +253,8 @@ void TableWindow::draw_contents(AppState& s) {
       ImGui::TextDisabled("%s", c.c_str());
     }
   }
-  if (table_->counted().any_counted()) {
-    ImGui::TextDisabled("counters: %s", trace::counted_coverage_line(table_->counted()).c_str());
+  if (counted_ && counted_generation_ == s.generation && counted_->any_counted()) {
+    ImGui::TextDisabled("counters: %s", trace::counted_coverage_line(*counted_).c_str());
   }
   draw_table(s);
 }

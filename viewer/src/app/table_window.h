@@ -5,6 +5,7 @@
 // worker thread: the UI stays responsive on ten million events.
 #pragma once
 
+#include <cstdint>
 #include <future>
 #include <optional>
 #include <string>
@@ -61,12 +62,17 @@ class TableWindow {
   void take_grouping_request(AppState& s);
   void start_build(const AppState& s, const Key& key);
   void refilter();
+  void keep_counted();  // takes the coverage a build was asked for
   void draw_contents(AppState& s);
   void draw_table(AppState& s);
 
   trace::GroupBy by_ = trace::GroupBy::kOperator;
   bool auto_switched_ = false;  // went to kernels once because there were no operators
   std::optional<OpTable> table_;
+  // Kernel time by counted basis of the traces of `counted_generation_`: asked of a
+  // table build once per set of traces, not at every range or grouping.
+  std::optional<trace::CountedCoverage> counted_;
+  std::uint64_t counted_generation_ = UINT64_MAX;
   std::optional<Key> built_;
   std::optional<Key> building_;
   std::future<OpTable> job_;

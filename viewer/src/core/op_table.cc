@@ -177,7 +177,10 @@ OpTable build_op_table(TraceList traces, const OpTableQuery& query, OperatorList
   for (std::size_t i = 0; i < traces.size(); ++i) {
     acc.add(*traces[i], sq, i < operators.size() ? operators[i] : nullptr);
     table.has_peaks_ = table.has_peaks_ || trace_has_peaks(*traces[i]);
-    table.counted_.add(trace::counted_coverage(*traces[i]));
+    if (query.counted_coverage) {
+      if (!table.counted_) table.counted_.emplace();
+      table.counted_->add(trace::counted_coverage(*traces[i]));
+    }
   }
   trace::StatsResult result = acc.finish();
   table.total_ns_ = result.total_ns;

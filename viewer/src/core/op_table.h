@@ -56,6 +56,9 @@ struct OpTableQuery {
   std::vector<std::string> categories;            // empty: analysis.h's default for `by`
   std::optional<TimeRange> range;
   RangeRule range_rule = RangeRule::kOverlapClipped;
+  // Also sum the traces' kernel time by counted basis: a pass over every kernel's args
+  // that depends on the traces alone, so the caller asks once per set of traces.
+  bool counted_coverage = false;
 };
 
 struct OpRow {
@@ -77,8 +80,9 @@ class OpTable {
   const OpTableQuery& query() const { return query_; }
   // Some trace carries a device peak: otherwise the % of peak column is hidden.
   bool has_peaks() const { return has_peaks_; }
-  // Kernel time by the basis of its counted values over the whole traces (not the range).
-  const trace::CountedCoverage& counted() const { return counted_; }
+  // Kernel time by the basis of its counted values over the whole traces (not the range);
+  // only when the query asked for it.
+  const std::optional<trace::CountedCoverage>& counted() const { return counted_; }
   std::vector<std::string> categories_used;  // as analysis.h reports them
   bool all_categories = false;
 
@@ -98,7 +102,7 @@ class OpTable {
   std::uint64_t slices_ = 0;
   OpTableQuery query_;
   bool has_peaks_ = false;
-  trace::CountedCoverage counted_;
+  std::optional<trace::CountedCoverage> counted_;
   OpColumn sort_column_ = OpColumn::kTotal;
   bool sort_descending_ = true;
 };

@@ -105,6 +105,7 @@ class WorkSampler {
   // A measurement's result: learns words that are not part of the work.
   void measured(std::uint32_t measurement, const CountedWork& work);
 
+  bool every_launch() const { return per_key_ == 0; }  // decide() then reads no words
   std::size_t keys() const;
   std::size_t shapes() const { return shapes_.size(); }
   // Words learned as not part of the work, over all shapes.
