@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The checks of counter work keys on a GPU machine (docs/COUNTERS.md), in one call:
 #   cost   bench/train_loop.py (60 steps) uncounted and with default --counters: wall times
+#   nccl   NCCL kernels' sizes and bandwidths (tests/gpu/nccl/check_collectives.py, 2 GPUs)
 #   tests  the counters gpu tests (gpu_counter_tests), then default against --counters=all
 #          launch by launch (work_keys_loop.py) and the DDP job (two GPUs)
 # Build here (scripts/gpu_counters.sh's header), carry build-gpu-slim; run there:
-#   scripts/gpu_counter_keys.sh [cost] [tests]      (logs and traces under $OUT)
+#   scripts/gpu_counter_keys.sh [cost] [nccl] [tests]      (logs and traces under $OUT)
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 [ -e "$root/build-gpu" ] || ln -s build-gpu-slim "$root/build-gpu"
@@ -28,6 +29,10 @@ for part in "${parts[@]}"; do
     grep -E "train_loop|counters" "$o/counted.log"
     python3 -c "print('train_loop wall s: uncounted %.1f, default --counters %.1f (%.2fx)' % ($t1-$t0, $t2-$t1, ($t2-$t1)/($t1-$t0)))" | tee -a "$OUT/summary.txt"
     [ -e "$o/counted.json" ] && gzip -c "$o/counted.json" > "$OUT/loop-counted.json.gz"
+    ;;
+  nccl)
+    timeout 200 python3 "$root/tests/gpu/nccl/check_collectives.py" --flopline "$fl" --out "$o/nccl" --timeout 180 2>&1 | tee -a "$OUT/summary.txt" || status=1
+    (cd "$o/nccl/traces" && for f in *.json; do gzip -c "$f" > "$OUT/nccl-$f.gz"; done)
     ;;
   tests)
     (cd "$build/tests/gpu/counters" && timeout 200 ./gpu_counter_tests --gtest_brief=1 2>&1 | tail -15) | tee -a "$OUT/summary.txt"

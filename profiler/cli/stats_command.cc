@@ -195,6 +195,7 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
   for (std::size_t i = 0; i < choices.size(); ++i) accs.emplace_back(opt.by);
   CategoryCounts categories_seen;
   std::size_t traces_read = 0;
+  trace::CollectiveSummary collectives;
   // A directory's files that are not traces (a metadata.json beside the ranks, a rank
   // killed before it wrote) are left out by name; the others are summarized.
   const bool ok = for_each_trace(
@@ -225,6 +226,7 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
         report.text_bytes += lt.trace->report.text_bytes;
         report.text_bytes_unread += lt.trace->report.text_bytes_unread;
         report.counted.add(trace::counted_coverage(*lt.trace));
+        collectives.add(*lt.trace);
         count_categories(*lt.trace, categories_seen);
         for (const trace::DeviceProperties& d : lt.trace->devices) {
           if (d.peak_bytes_per_s > 0 || !d.peak_flops.empty()) {
@@ -247,6 +249,7 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
     }
   }
   report.result = accs[chosen].finish();
+  report.collectives = collectives.rows();
   if (report.result.rows.empty()) {
     err << "flopline stats: no slices match (categories: "
         << (report.result.all_categories

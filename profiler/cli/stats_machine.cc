@@ -86,6 +86,20 @@ void write_stats_json(const StatsReport& report, std::ostream& out) {
         {"same_work_ns", c.same_work_ns},     {"estimated_ns", c.estimated_ns},
         {"not_counted_ns", c.not_counted_ns}, {"none_ns", c.none_ns}};
   }
+  if (!report.collectives.empty()) {
+    Json collectives = Json::array();
+    for (const trace::CollectiveRow& r : report.collectives) {
+      collectives.push_back({{"collective", trace::to_string(r.collective)},
+                             {"message_bytes", r.message_bytes},
+                             {"ranks", r.ranks ? Json(*r.ranks) : Json(nullptr)},
+                             {"kernels", r.kernels},
+                             {"total_ns", r.total_ns},
+                             {"size_bytes", json_number(r.bandwidth.size_bytes)},
+                             {"algbw_gbps", json_number(r.bandwidth.algbw_gbps)},
+                             {"busbw_gbps", json_number(r.bandwidth.busbw_gbps)}});
+    }
+    doc["collectives"] = std::move(collectives);
+  }
   doc["total_flops"] = json_number(res.total_flops);
   Json rows = Json::array();
   for (const trace::StatsRow& r : res.rows) {

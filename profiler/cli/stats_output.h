@@ -10,6 +10,7 @@
 
 #include "cli_parse.h"
 #include "flopline/trace/analysis.h"
+#include "flopline/trace/collectives.h"
 #include "flopline/trace/counted_basis.h"
 
 namespace flopline::cli {
@@ -34,6 +35,8 @@ struct StatsReport {
   // Kernel time by the basis of its counted values, over all files (the whole files,
   // not --range): shown when some kernel carries counted values or a reason.
   trace::CountedCoverage counted;
+  // NCCL kernels with their call's size, by collective and size (whole files).
+  std::vector<trace::CollectiveRow> collectives;
 };
 
 std::string_view group_by_name(trace::GroupBy by);  // "name", "op", "category"

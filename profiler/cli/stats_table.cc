@@ -1,5 +1,6 @@
 // The human-readable `flopline stats` table, laid out like nsys stats'
 // cuda_gpu_kern_sum: right-aligned numbers, the name last.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <functional>
@@ -171,6 +172,49 @@ std::string shorten_name(std::string_view name, std::size_t max_bytes) {
   return concat(clean(name.substr(0, head)), "...", clean(name.substr(tail_start)));
 }
 
+namespace {
+
+// NCCL's calls by collective and size: count, time and nccl-tests' bandwidths.
+void write_collectives(const std::vector<trace::CollectiveRow>& rows, std::ostream& out) {
+  out << "\nCollectives (size from NCCL's NVTX ranges; algbw and busbw by nccl-tests' formulas "
+         "over "
+         "the mean\nkernel time, which includes waiting for the other ranks; docs/STATS.md):\n";
+  const std::vector<std::string> headers = {"Collective",   "Message",     "Ranks",
+                                            "Kernels",      "Total (ns)",  "Mean (ns)",
+                                            "algbw (GB/s)", "busbw (GB/s)"};
+  std::vector<std::vector<std::string>> cells;
+  for (const trace::CollectiveRow& r : rows) {
+    const std::int64_t mean = r.kernels > 0 ? r.total_ns / static_cast<std::int64_t>(r.kernels) : 0;
+    cells.push_back({trace::to_string(r.collective),
+                     bytes_text(static_cast<double>(r.message_bytes)),
+                     r.ranks ? std::to_string(*r.ranks) : std::string("-"),
+                     with_thousands(static_cast<std::int64_t>(r.kernels)),
+                     with_thousands(r.total_ns), with_thousands(mean),
+                     opt_fixed(r.bandwidth.algbw_gbps, 1), opt_fixed(r.bandwidth.busbw_gbps, 1)});
+  }
+  std::vector<std::size_t> width;
+  for (const std::string& h : headers) width.push_back(h.size());
+  for (const auto& row : cells) {
+    for (std::size_t j = 0; j < row.size(); ++j) width[j] = std::max(width[j], row[j].size());
+  }
+  auto line = [&](const std::vector<std::string>& row) {
+    std::string l;
+    for (std::size_t j = 0; j < row.size(); ++j) {
+      const std::string gap(width[j] - row[j].size(), ' ');
+      l += j == 0 ? concat(" ", row[j], gap) : concat("  ", gap, row[j]);  // name left
+    }
+    out << l << "\n";
+  };
+  line(headers);
+  for (const auto& row : cells) line(row);
+  if (std::any_of(rows.begin(), rows.end(), [](const trace::CollectiveRow& r) { return !r.ranks; }))
+    out << "Ranks \"-\": no WORLD_SIZE in the capture; busbw (and algbw of AllGather, "
+           "ReduceScatter,\n"
+           "AlltoAll) need the communicator's rank count\n";
+}
+
+}  // namespace
+
 void write_stats_table(const StatsReport& report, std::ostream& out) {
   const trace::StatsResult& res = report.result;
   out << (report.files.size() == 1 ? "File:       " : "Files:      ")
@@ -246,6 +290,7 @@ void write_stats_table(const StatsReport& report, std::ostream& out) {
         << (busy ? " (nested operators' FLOPs counted once)" : "");
   }
   out << "\n";
+  if (!report.collectives.empty()) write_collectives(report.collectives, out);
   // Say why each empty column is empty: a missing count, a missing precision and a
   // missing peak are different fixes for the user.
   bool any_flops = false, any_precision = false;

@@ -439,6 +439,50 @@ TEST_F(StatsCommand, KernelTimeByBasisOfItsCountedValues) {
   EXPECT_EQ(plain.out.find("Counters:"), std::string::npos) << plain.out;
 }
 
+// NCCL kernels with their call's size: a Collectives block under the table and a
+// "collectives" array in JSON, one row per collective and size with nccl-tests'
+// bandwidths over the mean kernel time (two AllReduce of 8 MB in 40 and 60 us on 4
+// ranks: mean 50 us, algbw 160 GB/s, busbw x 2*3/4 = 240 GB/s); a kernel without a
+// rank count has no busbw.
+TEST_F(StatsCommand, CollectivesWithNcclTestsBandwidths) {
+  const std::string f = write("nccl.json", R"json({"traceEvents":[
+{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL","pid":0,"tid":8,
+ "ts":100,"dur":40,"args":{"collective":"AllReduce","collective message bytes":8000000,
+ "collective ranks":4}},
+{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL","pid":0,"tid":8,
+ "ts":200,"dur":60,"args":{"collective":"AllReduce","collective message bytes":8000000,
+ "collective ranks":4}},
+{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllGather_RING_LL","pid":0,"tid":8,
+ "ts":300,"dur":10,"args":{"collective":"AllGather","collective message bytes":1000}},
+{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":100,"dur":10}
+]})json");
+  const CliRun t = run_flopline({"stats", f});
+  ASSERT_EQ(t.rc, kExitOk) << t.err;
+  EXPECT_NE(t.out.find("Collectives (size from NCCL's NVTX ranges"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find(" AllReduce   8.00 MB      4        2     100,000     50,000         "
+                       "160.0         240.0"),
+            std::string::npos)
+      << t.out;
+  EXPECT_NE(t.out.find(" AllGather   1.00 KB      -        1      10,000     10,000             "
+                       "-             -"),
+            std::string::npos)
+      << t.out;
+  EXPECT_NE(t.out.find("Ranks \"-\": no WORLD_SIZE"), std::string::npos) << t.out;
+  const CliRun j = run_flopline({"stats", f, "--json"});
+  ASSERT_EQ(j.rc, kExitOk) << j.err;
+  EXPECT_NE(j.out.find(R"("collectives":[{"collective":"AllReduce","message_bytes":8000000,)"
+                       R"("ranks":4,"kernels":2,"total_ns":100000,"size_bytes":8000000,)"
+                       R"("algbw_gbps":160,"busbw_gbps":240},{"collective":"AllGather",)"
+                       R"("message_bytes":1000,"ranks":null,"kernels":1,"total_ns":10000,)"
+                       R"("size_bytes":null,"algbw_gbps":null,"busbw_gbps":null}])"),
+            std::string::npos)
+      << j.out;
+  const CliRun plain = run_flopline({"stats", write("plain.json", kTrace)});
+  EXPECT_EQ(plain.out.find("\nCollectives ("), std::string::npos) << plain.out;
+  const CliRun plain_json = run_flopline({"stats", write("plain.json", kTrace), "--json"});
+  EXPECT_EQ(plain_json.out.find(R"("collectives":)"), std::string::npos) << plain_json.out;
+}
+
 // An operator whose two kernels last 4.6e18 and 4.7e18 ns: its busy, device and self
 // time pass 2^63 ns and saturate, as the sums of --by name do, never wrap negative.
 TEST_F(StatsCommand, OperatorTimesSaturate) {

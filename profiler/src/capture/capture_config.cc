@@ -223,6 +223,21 @@ std::optional<std::string> process_rank(const GetEnv& getenv) {
   return std::nullopt;
 }
 
+std::optional<std::uint32_t> job_world_size(const GetEnv& getenv) {
+  for (const char* var : {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"}) {
+    const char* v = getenv(var);
+    if (v == nullptr || *v == '\0') continue;
+    std::uint64_t n = 0;
+    for (const char* p = v; *p != '\0'; ++p) {
+      if (*p < '0' || *p > '9' || n > (1u << 20)) return std::nullopt;
+      n = n * 10 + static_cast<std::uint64_t>(*p - '0');
+    }
+    if (n < 1 || n > (1u << 20)) return std::nullopt;
+    return static_cast<std::uint32_t>(n);
+  }
+  return std::nullopt;
+}
+
 std::string expand_output_template(std::string_view templ, std::int64_t pid,
                                    const std::optional<std::string>& rank) {
   std::string out;

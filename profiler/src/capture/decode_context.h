@@ -8,6 +8,7 @@
 
 #include "flopline/capture/kernel_counts.h"
 #include "flopline/capture/launch_index.h"
+#include "flopline/capture/nccl_calls.h"
 #include "flopline/capture/record_decoder.h"
 
 namespace flopline::capture::detail {
@@ -26,11 +27,12 @@ struct DecodeContext {
   std::uint32_t cpu_process = 0;
   std::unordered_map<std::uint32_t, const DeviceInfo*> devices;  // by ordinal
   std::unordered_map<std::uint32_t, std::uint32_t> device_of_context;
-  const Attribution* attribution = nullptr;         // null without NVTX
-  std::vector<std::uint32_t> range_metrics;         // per range: metrics index or kNone
-  std::vector<KernelCounts> kernel_counts;          // per batch kernel
-  std::vector<CountedWork> counted;                 // per batch counter record
-  std::vector<std::string> attribution_precisions;  // per range: its declared precision
+  const Attribution* attribution = nullptr;                  // null without NVTX
+  std::vector<std::uint32_t> range_metrics;                  // per range: metrics index or kNone
+  std::vector<KernelCounts> kernel_counts;                   // per batch kernel
+  std::vector<CountedWork> counted;                          // per batch counter record
+  std::vector<std::string> attribution_precisions;           // per range: its declared precision
+  std::vector<std::optional<KernelCollective>> collectives;  // per batch kernel
 
   const CountedWork* counted_of_kernel(std::size_t kernel) const {
     if (kernel >= kernel_counts.size() || kernel_counts[kernel].record == kNoId) return nullptr;
@@ -55,6 +57,9 @@ void emit_gpu_records(DecodeContext& ctx, DecodeResult& result);
 // Counter values per kernel (ctx.kernel_counts, ctx.counted) and, per gpu_work() entry,
 // the counted work that operator attribution sums.
 std::vector<std::optional<WorkCount>> count_kernels(DecodeContext& ctx);
+
+// Per batch kernel, the NCCL call(s) it carried out (ctx.collectives).
+void match_collectives(DecodeContext& ctx);
 
 // GPU metrics samples as counter series on each device's GPU process.
 void emit_gpu_metrics(DecodeContext& ctx);

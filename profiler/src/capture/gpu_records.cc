@@ -75,6 +75,23 @@ void add_counter_args(ArgsBuilder& a, const CountedWork& w, const KernelCounts& 
   if (measured) a.add_bool("counters replayed", true);
 }
 
+// An NCCL kernel's call: collective, size and nccl-tests' bandwidths over its GPU time.
+void add_collective_args(ArgsBuilder& a, const KernelCollective& c,
+                         std::optional<std::uint32_t> world_size, TimeNs duration) {
+  a.add(trace::kCollectiveArg, trace::to_string(c.collective));
+  a.add_uint(trace::kCollectiveMessageBytesArg, c.message_bytes);
+  if (c.calls > 1) a.add_uint(trace::kCollectiveCallsArg, c.calls);
+  if (world_size) {
+    a.add_uint(trace::kCollectiveRanksArg, *world_size);
+    a.add(trace::kCollectiveRanksSourceArg, "WORLD_SIZE");
+  }
+  const trace::CollectiveBandwidth bw =
+      trace::nccl_tests_bandwidth(c.collective, c.message_bytes, world_size, duration);
+  if (bw.size_bytes) a.add(trace::kCollectiveSizeArg, *bw.size_bytes);
+  if (bw.algbw_gbps) a.add(trace::kAlgbwArg, *bw.algbw_gbps);
+  if (bw.busbw_gbps) a.add(trace::kBusbwArg, *bw.busbw_gbps);
+}
+
 // The precision a kernel's % of peak divides by: what its counters say, else what the
 // innermost operator owning it declared.
 std::string kernel_precision(const DecodeContext& ctx, std::size_t work_index,
@@ -124,6 +141,8 @@ trace::ArgsId kernel_args(DecodeContext& ctx, ArgsBuilder& a, const KernelRecord
   }
   const std::string precision = kernel_precision(ctx, work_index, counted);
   if (!precision.empty()) a.add("precision", precision);
+  if (kernel_index < ctx.collectives.size() && ctx.collectives[kernel_index])
+    add_collective_args(a, *ctx.collectives[kernel_index], ctx.batch.world_size, k.end - k.start);
   return ctx.trace.args.add_json(a.finish());
 }
 
@@ -189,6 +208,24 @@ std::uint32_t metrics_of(DecodeContext& ctx, std::size_t work_index,
 }
 
 }  // namespace
+
+void match_collectives(DecodeContext& ctx) {
+  std::vector<NcclKernelLaunch> launches;
+  std::vector<std::uint32_t> kernel_of;  // per launch: its batch kernel
+  if (!ctx.batch.nccl_calls.empty()) {
+    for (const GpuWork& g : ctx.launches.gpu_work()) {
+      if (g.kind != GpuWorkKind::kKernel || g.launch == kNoId) continue;
+      const KernelRecord& k = ctx.batch.kernels[g.index];
+      if (!is_nccl_kernel(k.name)) continue;
+      const ApiRecord& call = ctx.batch.api_calls[g.launch];
+      launches.push_back(NcclKernelLaunch{call.thread_id, call.start, k.name});
+      kernel_of.push_back(g.index);
+    }
+  }
+  ctx.collectives.assign(ctx.batch.kernels.size(), std::nullopt);
+  const auto matched = match_nccl_calls(ctx.batch.nccl_calls, launches);
+  for (std::size_t i = 0; i < matched.size(); ++i) ctx.collectives[kernel_of[i]] = matched[i];
+}
 
 std::uint32_t DecodeContext::gpu_process(std::uint32_t device_ordinal) {
   const std::uint32_t process = builder.process(pids.gpu(device_ordinal));

@@ -209,6 +209,7 @@ DecodeResult decode(const RecordBatch& batch, trace::TraceBuilder& builder,
     }
   }
   emit_api_calls(ctx, result);
+  detail::match_collectives(ctx);
   detail::emit_gpu_records(ctx, result);
   emit_syncs(ctx, result);
   if (options.overhead) emit_overheads(ctx, result);

@@ -17,10 +17,12 @@
 #include "counter_profiler.h"
 #include "cupti_records.h"
 #include "device_info.h"
+#include "flopline/capture/capture_config.h"
 #include "flopline/capture/kernel_counts.h"
 #include "flopline/capture/segmented_batch.h"
 #include "flopline/capture/self_timing.h"
 #include "gpu_metrics_sampler.h"
+#include "nccl_call_recorder.h"
 #include "process_info.h"
 
 namespace flopline::cupti {
@@ -145,6 +147,10 @@ void CUPTIAPI on_api_callback(void* user, CUpti_CallbackDomain domain, CUpti_Cal
   if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
     GpuMetricsSampler::instance().on_context_destroying(
         static_cast<const CUpti_ResourceData*>(data)->context);
+    return;
+  }
+  if (domain == CUPTI_CB_DOMAIN_NVTX) {
+    on_nccl_call_callback(cbid, static_cast<const CUpti_NvtxData*>(data));
     return;
   }
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
@@ -381,6 +387,11 @@ bool CuptiSource::start(const SourceOptions& options, std::string* error) {
     cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                         CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);  // where it stops
   }
+  // NCCL's calls with their sizes, beside the NVTX ranges that name them.
+  if ((enabled & capture::kKindNvtx) != 0 && s.subscriber != nullptr &&
+      enable_nccl_call_callbacks(s.subscriber, true)) {
+    set_nccl_calls_recording(true);
+  }
   // Calls through callbacks, for the domains whose activity records are not on.
   bool calls_runtime = false, calls_driver = false;
   if ((options.kinds & capture::kKindCalls) != 0 && s.subscriber != nullptr) {
@@ -441,6 +452,7 @@ void CuptiSource::stop() {
     enabled = s.enabled_kinds;
   }
   GpuMetricsSampler::instance().stop();
+  set_nccl_calls_recording(false);
   for (const KindEntry& k : kKinds) {
     if (enabled & k.bit) cuptiActivityDisable(k.kind);
   }
@@ -471,6 +483,8 @@ RecordBatch CuptiSource::snapshot() {
   b.process_name = process_name();
   CounterProfiler::instance().snapshot(&b.counters, &b.counter_records, &b.inferred_launches);
   GpuMetricsSampler::instance().snapshot(&b.gpu_metrics, &b.gpu_metric_samples);
+  b.nccl_calls = nccl_call_records();
+  b.world_size = capture::job_world_size([](const char* name) { return std::getenv(name); });
   capture::place_replayed_kernels(b);
   return b;
 }
@@ -478,6 +492,7 @@ RecordBatch CuptiSource::snapshot() {
 void CuptiSource::clear() {
   std::lock_guard<std::mutex> lock(impl_->mu);
   impl_->batch.clear_records();  // devices and thread names stay: each is reported once
+  clear_nccl_call_records();
   impl_->batch_bytes = 0;
   impl_->stats.records = 0;
   impl_->stats.cupti_dropped = 0;
@@ -502,6 +517,7 @@ void CuptiSource::reset_after_fork() {
   // (leaked, its pages shared with the parent) and start from a fresh one.
   const bool was_capturing = impl_->ever_started;
   set_calls_recording(false);  // the parent's threads and their buffers are not here
+  set_nccl_calls_recording(false);
   CounterProfiler::instance().reset_after_fork();
   GpuMetricsSampler::instance().reset_after_fork();
   impl_ = new Impl;

@@ -64,12 +64,26 @@ SliceInfo describe_slice(TraceList traces, const SliceHandle& h, std::string_vie
 
 std::vector<InfoLine> tooltip_args(const SliceInfo& info) {
   // Kineto's kernel args and flopline's own, in the order a reader scans them.
-  static constexpr std::array<std::string_view, 15> kKeys = {
-      "grid",          "block",         "registers per thread",
-      "shared memory", "blocks per SM", "est. achieved occupancy %",
-      "stream",        "device",        "flops",
-      "bytes",         "TFLOP/s",       "GB/s",
-      "precision",     "flops source",  "correlation"};
+  // An NCCL kernel's collective, size and bandwidths (flopline/trace/collectives.h).
+  static constexpr std::array<std::string_view, 19> kKeys = {"grid",
+                                                             "block",
+                                                             "registers per thread",
+                                                             "shared memory",
+                                                             "blocks per SM",
+                                                             "est. achieved occupancy %",
+                                                             "stream",
+                                                             "device",
+                                                             "flops",
+                                                             "bytes",
+                                                             "TFLOP/s",
+                                                             "GB/s",
+                                                             trace::kCollectiveArg,
+                                                             trace::kCollectiveMessageBytesArg,
+                                                             trace::kAlgbwArg,
+                                                             trace::kBusbwArg,
+                                                             "precision",
+                                                             "flops source",
+                                                             "correlation"};
   std::vector<InfoLine> out;
   for (std::string_view k : kKeys) {
     for (const InfoLine& a : info.args) {

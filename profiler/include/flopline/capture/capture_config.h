@@ -74,6 +74,10 @@ using GetEnv = std::function<const char*(const char*)>;
 // first set and non-empty, in that order); nothing when none is.
 std::optional<std::string> process_rank(const GetEnv& getenv);
 
+// The job's rank count from WORLD_SIZE, OMPI_COMM_WORLD_SIZE, PMI_SIZE or SLURM_NTASKS
+// (the first set, in that order), when it is a whole number from 1 to 2^20.
+std::optional<std::uint32_t> job_world_size(const GetEnv& getenv);
+
 // Expands an output template: %p -> pid, %r -> rank (the pid when there is no rank),
 // %% -> %. Any other %X is kept as written.
 std::string expand_output_template(std::string_view templ, std::int64_t pid,

@@ -11,10 +11,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "flopline/capture/counters.h"
+#include "flopline/trace/collectives.h"
 #include "flopline/trace/types.h"
 
 namespace flopline::capture {
@@ -334,6 +336,16 @@ struct GpuMetricsInfo {
   std::string unavailable;      // why nothing could be sampled ("" when it could)
 };
 
+// An NCCL call with its size, from the payload of NCCL's own NVTX range, taken on the
+// calling thread when NCCL pushed the range (capture/nccl_calls.h decodes the payload).
+struct NcclCallRecord {
+  TimeNs start = 0;             // when the range was pushed (trace clock)
+  std::uint32_t thread_id = 0;  // OS thread id
+  trace::Collective collective = trace::Collective::kAllReduce;
+  std::uint64_t message_bytes = 0;  // NCCL's "Message size [bytes]"
+  std::uint64_t communicator = 0;   // NCCL's communicator hash; 0 when its NCCL gave none
+};
+
 struct ThreadName {
   std::uint32_t thread_id = 0;  // OS thread id
   std::string name;             // from /proc/self/task/TID/comm, say
@@ -361,6 +373,10 @@ struct RecordBatch {
   std::vector<InferredLaunch> inferred_launches;
   GpuMetricsInfo gpu_metrics;
   std::vector<GpuMetricSample> gpu_metric_samples;
+  std::vector<NcclCallRecord> nccl_calls;  // in the order they were made, per thread
+  // The job's rank count (WORLD_SIZE) where the launcher gave one: NCCL kernels' bus
+  // bandwidth needs their communicator's, which is this one for the default group.
+  std::optional<std::uint32_t> world_size;
 };
 
 // Kineto's strings for the enums: "HtoD", "Pageable", "Device", "Event Sync", ...
