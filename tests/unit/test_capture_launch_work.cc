@@ -175,6 +175,24 @@ TEST(WorkSampler, ASeedThatChangesEveryLaunchIsLearnedAfterTwoMeasurements) {
   EXPECT_TRUE(s.decide(shape, words(1 << 21, 100), true).measure);
 }
 
+// FLOPLINE_COUNTERS_DEBUG says why a launch was a new key: the first of its shape, or
+// the not-yet-learned words in which it differs from the closest earlier measurement.
+TEST(WorkSampler, ExplainNamesTheWordsThatMadeANewKey) {
+  WorkSampler s(1);
+  LaunchShape shape;
+  shape.function = 3;
+  const SampleDecision a = s.decide(shape, std::vector<std::uint64_t>{10, 20, 30}, true);
+  EXPECT_EQ(s.explain(a.measurement), "first of its shape");
+  s.measured(a.measurement, work(100, 4096 * 8));
+  const SampleDecision b = s.decide(shape, std::vector<std::uint64_t>{10, 21, 30}, true);
+  EXPECT_EQ(s.explain(b.measurement), "differs from measurement 0 (done) in 1 words: [1] 14->15");
+  s.measured(b.measurement, work(100, 4096 * 8));  // same work: word 1 is learned
+  const SampleDecision c = s.decide(shape, std::vector<std::uint64_t>{10, 99, 31}, true);
+  ASSERT_TRUE(c.measure);
+  EXPECT_EQ(s.explain(c.measurement), "differs from measurement 0 (done) in 1 words: [2] 1e->1f");
+  EXPECT_EQ(s.explain(12345), "");
+}
+
 TEST(WorkSampler, DifferentWorkOrTooManyDifferingWordsTeachNothing) {
   WorkSampler s(1);
   LaunchShape shape;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <regex>
 
@@ -194,6 +195,42 @@ void WorkSampler::measured(std::uint32_t id, const CountedWork& work) {
   // decide() already made this measurement its key's source; only a learned word moves
   // keys (several may now be one).
   if (learned) rebuild_keys(s);
+}
+
+std::string WorkSampler::explain(std::uint32_t id) const {
+  if (per_key_ == 0 || id >= measurements_.size()) return {};
+  const Measurement& m = measurements_[id];
+  const ShapeState& s = shapes_[m.shape];
+  std::uint32_t closest = kNoId;
+  std::vector<std::size_t> best;
+  for (const std::uint32_t j : s.measurements) {
+    if (j >= id) break;
+    const Measurement& p = measurements_[j];
+    if (p.words.size() != m.words.size()) continue;
+    std::vector<std::size_t> differ;
+    for (std::size_t i = 0; i < m.words.size(); ++i) {
+      const bool ignored = i < s.ignored.size() && s.ignored[i];
+      if (!ignored && p.words[i] != m.words[i]) differ.push_back(i);
+    }
+    if (closest == kNoId || differ.size() < best.size()) {
+      closest = j;
+      best = std::move(differ);
+    }
+  }
+  if (closest == kNoId) return "first of its shape";
+  const Measurement& p = measurements_[closest];
+  std::string out = "differs from measurement " + std::to_string(closest) + " (" +
+                    (p.state == State::kDone ? "done" : "not done") + ") in " +
+                    std::to_string(best.size()) + " words:";
+  char buf[96];
+  for (std::size_t k = 0; k < best.size() && k < 8; ++k) {
+    const std::size_t i = best[k];
+    std::snprintf(buf, sizeof buf, " [%zu] %llx->%llx", i,
+                  static_cast<unsigned long long>(p.words[i]),
+                  static_cast<unsigned long long>(m.words[i]));
+    out += buf;
+  }
+  return out;
 }
 
 std::size_t WorkSampler::keys() const {

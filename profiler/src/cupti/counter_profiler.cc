@@ -494,9 +494,9 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
           cp = it->second.get();
           t.measurement = d.measurement;
           if (debug_enabled()) {
-            std::fprintf(stderr, "flopline: counters: measuring %s (measurement %u)\n",
+            std::fprintf(stderr, "flopline: counters: measuring %s (measurement %u): %s\n",
                          data->symbolName != nullptr ? data->symbolName : "(no name)",
-                         d.measurement);
+                         d.measurement, sampler.explain(d.measurement).c_str());
           }
         } else {
           sampler.cancel(d.measurement);

@@ -106,6 +106,10 @@ class WorkSampler {
   void measured(std::uint32_t measurement, const CountedWork& work);
 
   bool every_launch() const { return per_key_ == 0; }  // decide() then reads no words
+  // Why measurement `id` was a new key, for FLOPLINE_COUNTERS_DEBUG: "first of its
+  // shape", or the word positions (not yet learned) in which it differs from the
+  // earlier measurement of its shape that it is closest to, with both values.
+  std::string explain(std::uint32_t id) const;
   std::size_t keys() const;
   std::size_t shapes() const { return shapes_.size(); }
   // Words learned as not part of the work, over all shapes.
