@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 
 #include "flopline/capture/capture_config.h"
@@ -337,6 +338,7 @@ std::vector<std::string> build_run_environment(const std::vector<std::string>& b
   if (!run.flush_interval.empty()) set_var(env, "FLOPLINE_FLUSH_INTERVAL", run.flush_interval);
   if (!run.run_id.empty()) set_var(env, "FLOPLINE_RUN_ID", run.run_id);
   if (run.run_pid > 0) set_var(env, "FLOPLINE_RUN_PID", std::to_string(run.run_pid));
+  if (run.time_base_ns > 0) set_var(env, "FLOPLINE_TIME_BASE_NS", std::to_string(run.time_base_ns));
   if (!run.counters.empty()) set_var(env, "FLOPLINE_COUNTERS", run.counters);
   if (!run.counters_exclude.empty())
     set_var(env, "FLOPLINE_COUNTERS_EXCLUDE", run.counters_exclude);
@@ -409,6 +411,10 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
   run.manifest = make_manifest(err);
   run.run_id = make_run_id();
   run.run_pid = getpid();
+  // The capture clock (CUPTI's timestamps) is the system's real-time clock.
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  run.time_base_ns = static_cast<std::int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
   std::vector<std::string> base;
   for (char** e = environ; *e != nullptr; ++e) base.emplace_back(*e);
   const std::vector<std::string> env = build_run_environment(base, run);

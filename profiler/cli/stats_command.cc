@@ -196,6 +196,7 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
   CategoryCounts categories_seen;
   std::size_t traces_read = 0;
   trace::CollectiveSummary collectives;
+  std::vector<trace::RankCollectives> rank_collectives;  // per file, its NCCL kernels
   // A directory's files that are not traces (a metadata.json beside the ranks, a rank
   // killed before it wrote) are left out by name; the others are summarized.
   const bool ok = for_each_trace(
@@ -227,6 +228,8 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
         report.text_bytes_unread += lt.trace->report.text_bytes_unread;
         report.counted.add(trace::counted_coverage(*lt.trace));
         collectives.add(*lt.trace);
+        rank_collectives.push_back(trace::RankCollectives{lt.path, trace::trace_rank(*lt.trace),
+                                                          trace::collective_instances(*lt.trace)});
         count_categories(*lt.trace, categories_seen);
         for (const trace::DeviceProperties& d : lt.trace->devices) {
           if (d.peak_bytes_per_s > 0 || !d.peak_flops.empty()) {
@@ -250,6 +253,14 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
   }
   report.result = accs[chosen].finish();
   report.collectives = collectives.rows();
+  std::size_t ranks_with_communicators = 0;
+  for (const trace::RankCollectives& r : rank_collectives) {
+    ranks_with_communicators +=
+        std::any_of(r.instances.begin(), r.instances.end(),
+                    [](const trace::CollectiveInstance& i) { return !i.communicator.empty(); });
+  }
+  if (ranks_with_communicators >= 2)
+    report.collective_waits = trace::collective_waits(rank_collectives);
   if (report.result.rows.empty()) {
     err << "flopline stats: no slices match (categories: "
         << (report.result.all_categories

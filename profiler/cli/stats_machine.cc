@@ -100,6 +100,25 @@ void write_stats_json(const StatsReport& report, std::ostream& out) {
     }
     doc["collectives"] = std::move(collectives);
   }
+  if (report.collective_waits) {
+    const trace::CollectiveWaits& w = *report.collective_waits;
+    Json ranks = Json::array();
+    for (const trace::RankWaits& r : w.ranks) {
+      ranks.push_back({{"rank", r.rank ? Json(*r.rank) : Json(nullptr)},
+                       {"file", r.file},
+                       {"matched", r.matched},
+                       {"kernel_ns", r.kernel_ns},
+                       {"wait_ns", r.wait_ns},
+                       {"last_arrivals", r.last_arrivals},
+                       {"clock_suspect", r.clock_suspect}});
+    }
+    doc["collective_waits"] = {{"collectives", w.collectives},
+                               {"unmatched", w.unmatched},
+                               {"waited_for_rank", w.waited_for && w.ranks[*w.waited_for].rank
+                                                       ? Json(*w.ranks[*w.waited_for].rank)
+                                                       : Json(nullptr)},
+                               {"ranks", std::move(ranks)}};
+  }
   doc["total_flops"] = json_number(res.total_flops);
   Json rows = Json::array();
   for (const trace::StatsRow& r : res.rows) {

@@ -10,6 +10,7 @@
 
 #include "cli_parse.h"
 #include "flopline/trace/analysis.h"
+#include "flopline/trace/collective_waits.h"
 #include "flopline/trace/collectives.h"
 #include "flopline/trace/counted_basis.h"
 
@@ -37,6 +38,9 @@ struct StatsReport {
   trace::CountedCoverage counted;
   // NCCL kernels with their call's size, by collective and size (whole files).
   std::vector<trace::CollectiveRow> collectives;
+  // With two or more files whose NCCL kernels name their communicator: each rank's wait
+  // for the last rank to arrive.
+  std::optional<trace::CollectiveWaits> collective_waits;
 };
 
 std::string_view group_by_name(trace::GroupBy by);  // "name", "op", "category"

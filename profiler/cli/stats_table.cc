@@ -213,6 +213,57 @@ void write_collectives(const std::vector<trace::CollectiveRow>& rows, std::ostre
            "AlltoAll) need the communicator's rank count\n";
 }
 
+// Each rank's wait for the last rank to arrive at the collectives matched across ranks.
+void write_collective_waits(const trace::CollectiveWaits& w, std::ostream& out) {
+  out << "\nCollective waits (NCCL kernels matched across ranks by communicator and order; "
+         "a rank\nwaits from its kernel's start to the last rank's; docs/STATS.md):\n";
+  const std::vector<std::string> headers = {
+      "Rank", "Matched", "Kernel (ns)", "Waited (ns)", "Waited (%)", "Last to arrive", "File"};
+  std::vector<std::vector<std::string>> cells;
+  for (const trace::RankWaits& r : w.ranks) {
+    const std::optional<double> pct =
+        r.kernel_ns > 0 ? std::optional<double>(100.0 * static_cast<double>(r.wait_ns) /
+                                                static_cast<double>(r.kernel_ns))
+                        : std::nullopt;
+    cells.push_back({r.rank ? std::to_string(*r.rank) : std::string("-"),
+                     with_thousands(static_cast<std::int64_t>(r.matched)),
+                     with_thousands(r.kernel_ns), with_thousands(r.wait_ns), opt_fixed(pct, 1),
+                     with_thousands(static_cast<std::int64_t>(r.last_arrivals)),
+                     trace::terminal_safe(r.file)});
+  }
+  std::vector<std::size_t> width;
+  for (const std::string& h : headers) width.push_back(h.size());
+  for (const auto& row : cells) {
+    for (std::size_t j = 0; j + 1 < row.size(); ++j) width[j] = std::max(width[j], row[j].size());
+  }
+  auto line = [&](const std::vector<std::string>& row) {
+    std::string l;
+    for (std::size_t j = 0; j + 1 < row.size(); ++j)
+      l += concat(" ", std::string(width[j] - row[j].size(), ' '), row[j], " ");
+    out << l << " " << row.back() << "\n";  // the file, left-aligned and last
+  };
+  line(headers);
+  for (const auto& row : cells) line(row);
+  if (w.waited_for) {
+    const trace::RankWaits& r = w.ranks[*w.waited_for];
+    out << "Last to arrive most often: "
+        << (r.rank ? concat("rank ", std::to_string(*r.rank)) : trace::terminal_safe(r.file))
+        << " (" << r.last_arrivals << " of " << w.collectives << " collectives)\n";
+  }
+  if (w.unmatched > 0) {
+    out << w.unmatched
+        << " NCCL kernels not matched (no communicator, on one rank only, a shorter trace, "
+           "or a different collective at the same place in the order)\n";
+  }
+  std::uint64_t suspect = 0;
+  for (const trace::RankWaits& r : w.ranks) suspect += r.clock_suspect;
+  if (suspect > 0) {
+    out << suspect
+        << " waits were longer than their kernel and cut to it: the ranks' clocks disagree "
+           "(traces from different hosts)\n";
+  }
+}
+
 }  // namespace
 
 void write_stats_table(const StatsReport& report, std::ostream& out) {
@@ -291,6 +342,7 @@ void write_stats_table(const StatsReport& report, std::ostream& out) {
   }
   out << "\n";
   if (!report.collectives.empty()) write_collectives(report.collectives, out);
+  if (report.collective_waits) write_collective_waits(*report.collective_waits, out);
   // Say why each empty column is empty: a missing count, a missing precision and a
   // missing peak are different fixes for the user.
   bool any_flops = false, any_precision = false;

@@ -483,6 +483,44 @@ TEST_F(StatsCommand, CollectivesWithNcclTestsBandwidths) {
   EXPECT_EQ(plain_json.out.find(R"("collectives":)"), std::string::npos) << plain_json.out;
 }
 
+// Two ranks' traces: their all-reduces matched by communicator and order, each rank's
+// wait for the last to arrive (rank 1 is 30 and 10 us late), in the table and JSON.
+TEST_F(StatsCommand, CollectiveWaitsAcrossRanks) {
+  auto rank_trace = [&](const std::string& name, int rank, int ts0, int ts1) {
+    const std::string k = R"("ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce","pid":0,)"
+                          R"("tid":9,"args":{"collective":"AllReduce","collective message )"
+                          R"(bytes":1024,"collective communicator":"0x00000000000000ab"},)";
+    return write(
+        name, "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":" + std::to_string(rank) +
+                  "},\"traceEvents\":[{" + k + "\"ts\":" + std::to_string(ts0) + ",\"dur\":" +
+                  std::to_string(100 - (ts0 - 1000)) + "},{" + k + "\"ts\":" + std::to_string(ts1) +
+                  ",\"dur\":" + std::to_string(100 - (ts1 - 2000)) + "}]}");
+  };
+  const std::string a = rank_trace("rank0.json", 0, 1000, 2000);
+  const std::string b = rank_trace("rank1.json", 1, 1030, 2010);
+  const CliRun t = run_flopline({"stats", a, b});
+  ASSERT_EQ(t.rc, kExitOk) << t.err;
+  EXPECT_NE(t.out.find("Collective waits (NCCL kernels matched across ranks"), std::string::npos)
+      << t.out;
+  // Rank 0: kernels of 100 us each, waited 30 + 10 us.
+  EXPECT_NE(t.out.find("    0        2      200,000       40,000        20.0               0  "),
+            std::string::npos)
+      << t.out;
+  EXPECT_NE(t.out.find("Last to arrive most often: rank 1 (2 of 2 collectives)"), std::string::npos)
+      << t.out;
+  const CliRun j = run_flopline({"stats", a, b, "--json"});
+  ASSERT_EQ(j.rc, kExitOk) << j.err;
+  EXPECT_NE(j.out.find(R"("collective_waits":{"collectives":2,"unmatched":0,"waited_for_rank":1,)"),
+            std::string::npos)
+      << j.out;
+  EXPECT_NE(j.out.find(R"("matched":2,"kernel_ns":200000,"wait_ns":40000,"last_arrivals":0,)"),
+            std::string::npos)
+      << j.out;
+  // One file: no waits to show.
+  const CliRun one = run_flopline({"stats", a, "--json"});
+  EXPECT_EQ(one.out.find("collective_waits"), std::string::npos) << one.out;
+}
+
 // An operator whose two kernels last 4.6e18 and 4.7e18 ns: its busy, device and self
 // time pass 2^63 ns and saturate, as the sums of --by name do, never wrap negative.
 TEST_F(StatsCommand, OperatorTimesSaturate) {

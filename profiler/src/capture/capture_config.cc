@@ -223,19 +223,46 @@ std::optional<std::string> process_rank(const GetEnv& getenv) {
   return std::nullopt;
 }
 
+namespace {
+
+// A whole decimal number from `min` to `max`, digits only.
+std::optional<std::uint64_t> whole_number(const char* v, std::uint64_t min, std::uint64_t max) {
+  if (v == nullptr || *v == '\0') return std::nullopt;
+  std::uint64_t n = 0;
+  for (const char* p = v; *p != '\0'; ++p) {
+    if (*p < '0' || *p > '9' || n > max) return std::nullopt;
+    n = n * 10 + static_cast<std::uint64_t>(*p - '0');
+  }
+  if (n < min || n > max) return std::nullopt;
+  return n;
+}
+
+}  // namespace
+
 std::optional<std::uint32_t> job_world_size(const GetEnv& getenv) {
   for (const char* var : {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"}) {
     const char* v = getenv(var);
     if (v == nullptr || *v == '\0') continue;
-    std::uint64_t n = 0;
-    for (const char* p = v; *p != '\0'; ++p) {
-      if (*p < '0' || *p > '9' || n > (1u << 20)) return std::nullopt;
-      n = n * 10 + static_cast<std::uint64_t>(*p - '0');
-    }
-    if (n < 1 || n > (1u << 20)) return std::nullopt;
-    return static_cast<std::uint32_t>(n);
+    const auto n = whole_number(v, 1, 1u << 20);
+    if (!n) return std::nullopt;
+    return static_cast<std::uint32_t>(*n);
   }
   return std::nullopt;
+}
+
+std::optional<std::uint32_t> numeric_rank(const GetEnv& getenv) {
+  const std::optional<std::string> rank = process_rank(getenv);
+  if (!rank) return std::nullopt;
+  const auto n = whole_number(rank->c_str(), 0, (1u << 20) - 1);
+  if (!n) return std::nullopt;
+  return static_cast<std::uint32_t>(*n);
+}
+
+std::optional<std::int64_t> run_time_base(const GetEnv& getenv) {
+  // Up to 2^62 ns (year 2116): far beyond any clock, and no overflow in the parse.
+  const auto n = whole_number(getenv("FLOPLINE_TIME_BASE_NS"), 1, std::uint64_t{1} << 62);
+  if (!n) return std::nullopt;
+  return static_cast<std::int64_t>(*n);
 }
 
 std::string expand_output_template(std::string_view templ, std::int64_t pid,

@@ -81,6 +81,11 @@ void add_collective_args(ArgsBuilder& a, const KernelCollective& c,
   a.add(trace::kCollectiveArg, trace::to_string(c.collective));
   a.add_uint(trace::kCollectiveMessageBytesArg, c.message_bytes);
   if (c.calls > 1) a.add_uint(trace::kCollectiveCallsArg, c.calls);
+  if (c.communicator != 0) {
+    char hex[24];
+    std::snprintf(hex, sizeof hex, "0x%016llx", static_cast<unsigned long long>(c.communicator));
+    a.add(trace::kCollectiveCommunicatorArg, hex);
+  }
   if (world_size) {
     a.add_uint(trace::kCollectiveRanksArg, *world_size);
     a.add(trace::kCollectiveRanksSourceArg, "WORLD_SIZE");

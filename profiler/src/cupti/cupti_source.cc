@@ -484,7 +484,10 @@ RecordBatch CuptiSource::snapshot() {
   CounterProfiler::instance().snapshot(&b.counters, &b.counter_records, &b.inferred_launches);
   GpuMetricsSampler::instance().snapshot(&b.gpu_metrics, &b.gpu_metric_samples);
   b.nccl_calls = nccl_call_records();
-  b.world_size = capture::job_world_size([](const char* name) { return std::getenv(name); });
+  const capture::GetEnv getenv = [](const char* name) { return std::getenv(name); };
+  b.world_size = capture::job_world_size(getenv);
+  b.rank = capture::numeric_rank(getenv);
+  b.time_base = capture::run_time_base(getenv);
   capture::place_replayed_kernels(b);
   return b;
 }

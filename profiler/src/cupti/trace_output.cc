@@ -24,7 +24,9 @@ CaptureWriteResult write_capture(const capture::RecordBatch& batch, const std::s
   head.insert(head.end(), info.begin(), info.end());
   t.info.insert(t.info.begin(), head.begin(), head.end());
   apply_calibrated_peaks(t.devices);
-  const trace::WriteResult w = trace::write_chrome_trace(t, path);
+  trace::WriteOptions options;
+  options.time_base = batch.time_base;
+  const trace::WriteResult w = trace::write_chrome_trace(t, path, options);
   result.ok = w.ok;
   result.error = w.error;
   result.events = w.events_written;

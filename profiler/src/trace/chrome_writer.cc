@@ -82,6 +82,7 @@ TimeNs earliest_time(const Trace& trace) {
 
 RenderContext::RenderContext(const Trace& t, const WriteOptions& o)
     : trace(t), opt(o), base(earliest_time(t)), esc(t.strings) {
+  if (o.time_base && *o.time_base > 0 && *o.time_base < base) base = *o.time_base;
   pid_text.reserve(t.processes.size());
   for (const Process& p : t.processes) {
     std::string text;

@@ -2,7 +2,10 @@
 nccl-tests' bandwidths (docs/STATS.md, "Collectives"): runs collectives_loop.py on two
 GPUs under `flopline run`, then, on each rank's trace, every expected call has kernels
 with exactly its message size, algbw = size / kernel time, and busbw by nccl-tests'
-factor; `flopline stats --json` lists the same rows. Prints a table of what it found.
+factor; `flopline stats --json` lists the same rows. Rank 1 arrives late at a few
+all-reduces (a host sleep): rank 0's kernels must wait about that long, computed here
+independently and in `flopline stats`' collective waits; every file carries
+distributedInfo and the run's shared baseTimeNanoseconds. Prints what it found.
 Exit 77 (ctest's skip) with fewer than two CUDA devices.
 
   check_collectives.py --flopline build/profiler/flopline --out DIR
@@ -44,6 +47,44 @@ def factor(collective, n):
 
 def size_of(collective, message, n):
     return message * n if collective in ("AllGather", "ReduceScatter", "AlltoAll") else message
+
+
+def load(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
+        return json.load(f)
+
+
+def check_ranks(files, expected):
+    """distributedInfo and a shared time base in every rank's file, and the straggler's
+    calls: rank 0's kernels wait about the straggler's sleep (absolute times, base +
+    ts, computed here independently of flopline)."""
+    problems = []
+    docs = {f: load(f) for f in files}
+    bases = {d.get("baseTimeNanoseconds") for d in docs.values()}
+    if len(bases) != 1:
+        problems.append(f"baseTimeNanoseconds differ across ranks: {sorted(map(str, bases))}")
+    starts = {}
+    for f, d in docs.items():
+        info = d.get("distributedInfo", {})
+        if not isinstance(info.get("rank"), int) or info.get("world_size") != expected["world_size"]:
+            problems.append(f"{os.path.basename(f)}: distributedInfo {info}")
+            continue
+        s = expected["straggler"]
+        ks = sorted((float(e["ts"]), e) for e in d["traceEvents"]
+                    if e.get("ph") == "X" and e.get("cat") == "kernel"
+                    and e.get("args", {}).get("collective message bytes") == s["message_bytes"])
+        base = int(d.get("baseTimeNanoseconds", 0))
+        starts[info["rank"]] = [base + round(ts * 1000) for ts, _ in ks]
+    s = expected["straggler"]
+    if len(starts) == 2 and all(len(v) == s["calls"] for v in starts.values()):
+        waits = [starts[1][i] - starts[0][i] for i in range(s["calls"])]
+        print("straggler: rank 0 waits (ms): " + ", ".join(f"{w / 1e6:.1f}" for w in waits))
+        if not all(0.75 * s["seconds"] * 1e9 <= w <= 3 * s["seconds"] * 1e9 for w in waits):
+            problems.append(f"rank 0's waits {waits} ns, want about {s['seconds'] * 1e9:.0f}")
+    else:
+        problems.append(f"straggler kernels: {[(k, len(v)) for k, v in starts.items()]}")
+    return problems
 
 
 def main():
@@ -125,12 +166,28 @@ def main():
             if problems:
                 status = 1
         print(f"{os.path.basename(path)}: {len(nccl)} NCCL kernels, {len(with_size)} with a size")
+    for p in check_ranks(files, expected):
+        print("ranks: " + p)
+        status = 1
     stats = subprocess.run([args.flopline, "stats", "--json", trace_dir], capture_output=True,
                            text=True, timeout=120)
     if stats.returncode != 0:
         print("flopline stats failed: " + stats.stderr[-2000:])
         return 1
-    rows = json.loads(stats.stdout).get("collectives", [])
+    doc = json.loads(stats.stdout)
+    waits = doc.get("collective_waits") or {}
+    s = expected["straggler"]
+    by_rank = {r["rank"]: r for r in waits.get("ranks", [])}
+    print(f"flopline stats collective_waits: {waits.get('collectives')} matched, "
+          f"{waits.get('unmatched')} unmatched, waited for rank {waits.get('waited_for_rank')}; "
+          + "; ".join(f"rank {k}: waited {v['wait_ns'] / 1e6:.1f} of {v['kernel_ns'] / 1e6:.1f} ms, "
+                      f"last {v['last_arrivals']}" for k, v in sorted(by_rank.items())))
+    if (waits.get("unmatched") != 0 or 0 not in by_rank or 1 not in by_rank
+            or by_rank[0]["wait_ns"] < 0.75 * s["calls"] * s["seconds"] * 1e9
+            or by_rank[1]["last_arrivals"] < s["calls"]):
+        print("flopline stats: collective waits do not show rank 1's lateness")
+        status = 1
+    rows = doc.get("collectives", [])
     for want in expected["calls"]:
         row = [r for r in rows if r["collective"] == want["collective"]
                and r["message_bytes"] == want["message_bytes"] and r["ranks"] == n]

@@ -3,6 +3,7 @@ rank runs every call below (and a small DDP step, whose bucketed all-reduces are
 users see), so the checker knows the message size each NCCL kernel must carry."""
 import json
 import os
+import time
 
 import torch
 import torch.distributed as dist
@@ -17,6 +18,11 @@ CALLS = [
     ("Broadcast", 3 << 20, torch.float32),    # 12 MiB
 ]
 REPEATS = 5
+# Then rank 1 arrives late, by STRAGGLE_S of host sleep with an empty GPU queue, at
+# STRAGGLE_CALLS all-reduces of STRAGGLE_ELEMENTS floats: rank 0's kernels wait that long.
+STRAGGLE_S = 0.02
+STRAGGLE_CALLS = 5
+STRAGGLE_ELEMENTS = 1 << 20  # 4 MiB, a size no other call has
 
 
 def run_call(name, n, dtype, world):
@@ -44,12 +50,22 @@ def main():
         for name, n, dtype in CALLS:
             run_call(name, n, dtype, world)
     torch.cuda.synchronize()
+    t = torch.ones(STRAGGLE_ELEMENTS, dtype=torch.float32, device="cuda")
+    for _ in range(STRAGGLE_CALLS):
+        dist.barrier()
+        torch.cuda.synchronize()
+        if rank == 1:
+            time.sleep(STRAGGLE_S)
+        dist.all_reduce(t)
+    torch.cuda.synchronize()
     dist.destroy_process_group()
     if rank == 0:
         expected = [{"collective": c, "message_bytes": n * torch.tensor([], dtype=d).element_size(),
                      "calls": REPEATS} for c, n, d in CALLS]
         with open(os.environ["EXPECTED_OUT"], "w") as f:
-            json.dump({"world_size": world, "calls": expected}, f)
+            json.dump({"world_size": world, "calls": expected,
+                       "straggler": {"rank": 1, "seconds": STRAGGLE_S, "calls": STRAGGLE_CALLS,
+                                     "message_bytes": STRAGGLE_ELEMENTS * 4}}, f)
     print(f"collectives_loop: rank {rank} done")
 
 

@@ -78,6 +78,12 @@ std::optional<std::string> process_rank(const GetEnv& getenv);
 // (the first set, in that order), when it is a whole number from 1 to 2^20.
 std::optional<std::uint32_t> job_world_size(const GetEnv& getenv);
 
+// The process's rank (process_rank) when it is a whole number below 2^20.
+std::optional<std::uint32_t> numeric_rank(const GetEnv& getenv);
+// FLOPLINE_TIME_BASE_NS, set by `flopline run` for every process it starts: a positive
+// whole number of nanoseconds on the capture clock.
+std::optional<std::int64_t> run_time_base(const GetEnv& getenv);
+
 // Expands an output template: %p -> pid, %r -> rank (the pid when there is no rank),
 // %% -> %. Any other %X is kept as written.
 std::string expand_output_template(std::string_view templ, std::int64_t pid,

@@ -377,6 +377,13 @@ struct RecordBatch {
   // The job's rank count (WORLD_SIZE) where the launcher gave one: NCCL kernels' bus
   // bandwidth needs their communicator's, which is this one for the default group.
   std::optional<std::uint32_t> world_size;
+  // The process's rank (RANK and friends) when it is a whole number: the trace's
+  // distributedInfo, which Holistic Trace Analysis reads rank by rank.
+  std::optional<std::uint32_t> rank;
+  // The time every trace of one `flopline run` is written relative to
+  // (FLOPLINE_TIME_BASE_NS), so ranks share one time axis in tools that ignore
+  // baseTimeNanoseconds.
+  std::optional<TimeNs> time_base;
 };
 
 // Kineto's strings for the enums: "HtoD", "Pageable", "Device", "Event Sync", ...

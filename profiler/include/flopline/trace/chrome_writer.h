@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -23,6 +24,9 @@ struct WriteOptions {
   // processes (ranks) merged into one view never cross-link. 0 keeps ids as they are.
   std::int64_t id_namespace = 0;
   int gzip_level = 1;  // used when the path ends in .gz
+  // baseTimeNanoseconds when it is not after the trace's earliest time (the start of a
+  // run whose ranks should share one time axis); otherwise the earliest time.
+  std::optional<TimeNs> time_base;
 };
 
 struct WriteResult {

@@ -38,6 +38,9 @@ inline constexpr std::string_view kCollectiveArg = "collective";  // "AllReduce"
 // each rank sends, for ReduceScatter the bytes each rank receives).
 inline constexpr std::string_view kCollectiveMessageBytesArg = "collective message bytes";
 inline constexpr std::string_view kCollectiveCallsArg = "collective calls";  // > 1: a group
+// NCCL's communicator hash as "0x..." (a string: JSON numbers lose 64-bit integers);
+// the same on every rank of the communicator.
+inline constexpr std::string_view kCollectiveCommunicatorArg = "collective communicator";
 inline constexpr std::string_view kCollectiveRanksArg = "collective ranks";
 inline constexpr std::string_view kCollectiveRanksSourceArg = "collective ranks source";
 inline constexpr std::string_view kCollectiveSizeArg = "collective size (bytes)";  // nccl-tests' S

@@ -1,0 +1,141 @@
+// Matching collectives across ranks and their waits; see collective_waits.h.
+#include "flopline/trace/collective_waits.h"
+
+#include <algorithm>
+#include <map>
+
+#include "flopline/trace/json_value.h"
+#include "flopline/trace/types.h"
+
+namespace flopline::trace {
+namespace {
+
+std::optional<std::int64_t> whole(std::string_view text) {
+  if (text.empty() || text.size() > 12) return std::nullopt;
+  std::int64_t n = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+}  // namespace
+
+std::vector<CollectiveInstance> collective_instances(const Trace& t) {
+  std::vector<CollectiveInstance> out;
+  const StringId kernel = t.strings.find("kernel");
+  if (kernel == kNone) return out;
+  for (const Track& track : t.tracks) {
+    for (const auto& row : track.rows) {
+      for (const Slice& s : row) {
+        if (s.cat != kernel || s.args == kNoArgs) continue;
+        const std::string_view args = t.args.json(s.args);
+        const auto name = json_member(args, kCollectiveArg);
+        if (!name) continue;
+        const std::optional<std::string> text = json_string(*name);
+        if (!text) continue;
+        const std::optional<Collective> c = collective_from_name(*text);
+        const auto bytes_text = json_member(args, kCollectiveMessageBytesArg);
+        const std::int64_t bytes = bytes_text ? json_int(*bytes_text).value_or(-1) : -1;
+        if (!c || bytes < 0) continue;
+        CollectiveInstance i;
+        if (const auto comm = json_member(args, kCollectiveCommunicatorArg)) {
+          i.communicator = json_string(*comm).value_or(std::string());
+        }
+        i.collective = *c;
+        i.message_bytes = static_cast<std::uint64_t>(bytes);
+        i.start = s.start;
+        i.end = add_saturating(s.start, std::max<TimeNs>(0, s.dur));
+        out.push_back(std::move(i));
+      }
+    }
+  }
+  std::stable_sort(
+      out.begin(), out.end(),
+      [](const CollectiveInstance& a, const CollectiveInstance& b) { return a.start < b.start; });
+  return out;
+}
+
+std::optional<std::int64_t> trace_rank(const Trace& t) {
+  for (const auto& [key, json] : t.extra_top_level) {
+    if (key != "distributedInfo") continue;
+    if (const auto r = json_member(json, "rank")) {
+      if (const auto n = json_int(*r); n && *n >= 0) return n;
+    }
+  }
+  for (const auto& [key, value] : t.info) {
+    if (key == "rank") return whole(value);
+  }
+  return std::nullopt;
+}
+
+CollectiveWaits collective_waits(const std::vector<RankCollectives>& ranks) {
+  CollectiveWaits w;
+  w.ranks.resize(ranks.size());
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    w.ranks[r].file = ranks[r].file;
+    w.ranks[r].rank = ranks[r].rank;
+  }
+  // Per communicator, per rank: its kernels in order.
+  std::map<std::string, std::map<std::size_t, std::vector<const CollectiveInstance*>>> by_comm;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    for (const CollectiveInstance& i : ranks[r].instances) {
+      if (i.communicator.empty()) {
+        ++w.unmatched;
+        continue;
+      }
+      by_comm[i.communicator][r].push_back(&i);
+    }
+  }
+  for (const auto& [comm, members] : by_comm) {
+    std::size_t shortest = SIZE_MAX, total = 0;
+    for (const auto& [r, list] : members) {
+      shortest = std::min(shortest, list.size());
+      total += list.size();
+    }
+    std::size_t matched = 0;
+    if (members.size() >= 2) {
+      for (std::size_t k = 0; k < shortest; ++k) {
+        const CollectiveInstance& head = *members.begin()->second[k];
+        bool same = true;
+        TimeNs last = head.start;
+        std::size_t last_rank = members.begin()->first;
+        for (const auto& [r, list] : members) {
+          const CollectiveInstance& i = *list[k];
+          same = same && i.collective == head.collective && i.message_bytes == head.message_bytes;
+          if (i.start > last) {
+            last = i.start;
+            last_rank = r;
+          }
+        }
+        if (!same) break;  // the order is broken from here: nothing after k is trusted
+        for (const auto& [r, list] : members) {
+          const CollectiveInstance& i = *list[k];
+          RankWaits& rw = w.ranks[r];
+          const TimeNs dur = i.end - i.start;
+          TimeNs waited = last - i.start;
+          if (waited > dur) {
+            ++rw.clock_suspect;
+            waited = dur;
+          }
+          ++rw.matched;
+          rw.kernel_ns = add_saturating(rw.kernel_ns, dur);
+          rw.wait_ns = add_saturating(rw.wait_ns, waited);
+        }
+        ++w.ranks[last_rank].last_arrivals;
+        ++w.collectives;
+        ++matched;
+      }
+    }
+    w.unmatched += total - matched * members.size();
+  }
+  for (std::size_t r = 0; r < w.ranks.size(); ++r) {
+    if (w.ranks[r].last_arrivals == 0) continue;
+    if (!w.waited_for || w.ranks[r].last_arrivals > w.ranks[*w.waited_for].last_arrivals)
+      w.waited_for = r;
+  }
+  return w;
+}
+
+}  // namespace flopline::trace
