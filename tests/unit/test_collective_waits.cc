@@ -158,6 +158,9 @@ TEST(RankTraces, DistributedInfoCommunicatorAndASharedTimeBase) {
   o.time_base = 999'000'000;
   std::string text;
   render_chrome_trace(t, text, o);
+  // As written, in the form HTA's rank pattern needs.
+  EXPECT_NE(text.find(R"("distributedInfo":{"backend": "nccl", "rank": 1, "world_size": 2})"),
+            std::string::npos);
   EXPECT_NE(text.find(R"("baseTimeNanoseconds":999000000)"), std::string::npos);
   const Trace back = read_text(text);
   EXPECT_EQ(collective_instances(back).at(0).start, 1'000'001'000);

@@ -129,7 +129,8 @@ void emit_overheads(DecodeContext& ctx, DecodeResult& result) {
 void emit_metadata(DecodeContext& ctx) {
   trace::Trace& t = ctx.trace;
   // Kineto's distributedInfo, by which Holistic Trace Analysis tells ranks apart (an
-  // integer rank); the backend only when NCCL ran here.
+  // integer rank); the backend only when NCCL ran here (the writer spaces it as Kineto
+  // does, which HTA needs).
   if (ctx.batch.rank) {
     std::string info = "{";
     const bool nccl = !ctx.batch.nccl_calls.empty() ||

@@ -108,12 +108,33 @@ void write_footer(RenderContext& ctx, OutBuffer& out) {
   }
   meta["droppedRecords"] = t.report.dropped_records;
   Json tail = {{"flopline", std::move(meta)}};
+  Json distributed;
   for (const auto& [key, value] : t.extra_top_level) {
     const bool ours = std::find(kTopKeys.begin(), kTopKeys.end(), key) != kTopKeys.end();
-    if (!ours && !tail.contains(key)) tail[key] = value_of(value);
+    if (key == "distributedInfo" && distributed.is_null()) {
+      distributed = value_of(value);
+    } else if (!ours && !tail.contains(key) && key != "distributedInfo") {
+      tail[key] = value_of(value);
+    }
   }
   // The rest of the object write_header opened: "]," closes traceEvents.
-  const std::string s = dump(tail);
+  std::string s = dump(tail);
+  if (distributed.is_object()) {
+    // Kineto's spacing: Holistic Trace Analysis finds a file's rank with the pattern
+    // "rank":\s+(\d+), which needs the space after the colon.
+    s.pop_back();  // the closing brace
+    s += R"(,"distributedInfo":{)";
+    bool first = true;
+    for (const auto& [k, v] : distributed.items()) {
+      s += first ? "" : ", ";
+      s += dump(Json(k)) + ": " + dump(v);
+      first = false;
+    }
+    s += "}}";
+  } else if (!distributed.is_null()) {
+    s.pop_back();
+    s += R"(,"distributedInfo":)" + dump(distributed) + "}";
+  }
   out.append("],");
   out.append(std::string_view(s).substr(1));
   out.append("\n");
