@@ -9,6 +9,7 @@
 #include "flopline/trace/name_text.h"
 #include "flopline/trace/trace_paths.h"
 #include "output_check.h"
+#include "stats_breakdown.h"
 #include "stats_output.h"
 #include "trace_loading.h"
 
@@ -16,9 +17,9 @@ namespace flopline::cli {
 namespace {
 
 constexpr OptionSpec kStatsOptions[] = {
-    {"--by", true},          {"--cat", true},        {"--top", true},
-    {"--range", true},       {"--csv", false},       {"--json", false},
-    {"--help", false, "-h"}, {"--name-width", true}, {"--full-names", false},
+    {"--by", true},          {"--cat", true},    {"--top", true},         {"--range", true},
+    {"--csv", false},        {"--json", false},  {"--help", false, "-h"}, {"--name-width", true},
+    {"--full-names", false}, {"--report", true},
 };
 
 Parsed<trace::GroupBy> parse_group_by(std::string_view v) {
@@ -96,6 +97,11 @@ std::string stats_usage() {
          "  --name-width N         cut names in the table to N bytes (default 100; names\n"
          "                         that would read the same get what tells them apart)\n"
          "  --full-names           never cut names in the table (CSV and JSON never do)\n"
+         "  --report NAME          summary (default: the table above, then NCCL collectives\n"
+         "                         and waits across ranks when the traces have them), or\n"
+         "                         breakdown: per rank and GPU, compute, communication,\n"
+         "                         memory and idle time over the window (--range), the\n"
+         "                         communication hidden under compute, counted TFLOP/s\n"
          "  --csv                  write CSV (fixed columns, see docs/STATS.md)\n"
          "  --json                 write JSON (see docs/STATS.md)\n"
          "  -h, --help             show this help\n"
@@ -144,6 +150,14 @@ Parsed<StatsOptions> parse_stats_args(std::span<const std::string> args) {
       if (!n.ok()) return P::fail(n.error);
       if (*n.value < 8) return P::fail("--name-width must be at least 8");
       o.name_width = static_cast<std::size_t>(*n.value);
+    } else if (name == "--report") {
+      if (value == "summary") {
+        o.report = StatsReportKind::kSummary;
+      } else if (value == "breakdown") {
+        o.report = StatsReportKind::kBreakdown;
+      } else {
+        return P::fail(concat("--report '", value, "' is not a report; use summary or breakdown"));
+      }
     } else if (name == "--full-names") {
       o.name_width = 0;
     } else if (name == "--csv") {
@@ -179,6 +193,7 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
   }
   for (const std::string& note : found.notes)
     err << "flopline: " << trace::terminal_safe(note) << "\n";
+  if (opt.report == StatsReportKind::kBreakdown) return run_breakdown_report(opt, found, out, err);
   StatsReport report;
   report.by = opt.by;
   report.range = opt.range;

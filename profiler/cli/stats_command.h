@@ -18,6 +18,9 @@ namespace flopline::cli {
 
 enum class StatsFormat { kTable, kCsv, kJson };
 
+// --report: the summary table (default) or the time breakdown per rank and GPU.
+enum class StatsReportKind { kSummary, kBreakdown };
+
 struct StatsOptions {
   std::vector<std::string> files;
   trace::GroupBy by = trace::GroupBy::kName;
@@ -27,6 +30,7 @@ struct StatsOptions {
   StatsFormat format = StatsFormat::kTable;
   std::size_t name_width = 100;  // table names cut to this many bytes; 0 = never cut
   bool help = false;             // print stats_usage() and do nothing else
+  StatsReportKind report = StatsReportKind::kSummary;
 };
 
 Parsed<StatsOptions> parse_stats_args(std::span<const std::string> args);

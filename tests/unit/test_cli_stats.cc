@@ -521,6 +521,51 @@ TEST_F(StatsCommand, CollectiveWaitsAcrossRanks) {
   EXPECT_EQ(one.out.find("collective_waits"), std::string::npos) << one.out;
 }
 
+// --report breakdown: per rank and GPU, the four parts of the window (stream 7: a GEMM
+// 0-100 us; stream 13: an all-reduce 50-150 us, half under the GEMM; a copy 150-160 us;
+// idle 160-200 us before the last kernel) and the hidden share of communication.
+TEST_F(StatsCommand, TimeBreakdownReport) {
+  const std::string f = write("breakdown.json", R"json({"distributedInfo":{"rank": 3},
+"traceEvents":[
+{"ph":"M","name":"process_labels","pid":0,"args":{"labels":"GPU 0"}},
+{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":0,"dur":100},
+{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32","pid":0,"tid":13,"ts":50,"dur":100},
+{"ph":"X","cat":"gpu_memcpy","name":"Memcpy DtoD","pid":0,"tid":14,"ts":150,"dur":10},
+{"ph":"X","cat":"kernel","name":"add","pid":0,"tid":7,"ts":200,"dur":20}
+]})json");
+  const CliRun t = run_flopline({"stats", f, "--report", "breakdown"});
+  ASSERT_EQ(t.rc, kExitOk) << t.err;
+  // Window 220 us: compute 120 (54.5%), communication exposed 50 (22.7%), memory 10
+  // (4.5%), idle 40 (18.2%); 50 of 100 us of communication hidden.
+  EXPECT_NE(t.out.find("    3    0      220,000       54.5    22.7       4.5    18.2           "
+                       "50.0                -          -  "),
+            std::string::npos)
+      << t.out;
+  const CliRun j = run_flopline({"stats", f, "--report", "breakdown", "--json"});
+  ASSERT_EQ(j.rc, kExitOk) << j.err;
+  EXPECT_NE(j.out.find(R"("rank":3,"device":0,"window_begin_ns":0,"window_ns":220000,)"
+                       R"("compute_ns":120000,"communication_ns":50000,"memory_ns":10000,)"
+                       R"("idle_ns":40000,"communication_total_ns":100000,)"
+                       R"("communication_hidden_ns":50000,"kernels":3,"flops":null)"),
+            std::string::npos)
+      << j.out;
+  const CliRun c =
+      run_flopline({"stats", f, "--report", "breakdown", "--csv", "--range", "0:100us"});
+  ASSERT_EQ(c.rc, kExitOk) << c.err;
+  EXPECT_NE(c.out.find(",3,0,0,100000,100000,0,0,0,50000,50000,2,,\n"), std::string::npos) << c.out;
+  const CliRun bad = run_flopline({"stats", f, "--report", "flame"});
+  EXPECT_EQ(bad.rc, kExitUsage);
+  EXPECT_NE(bad.err.find("--report 'flame' is not a report; use summary or breakdown"),
+            std::string::npos)
+      << bad.err;
+  const std::string cpu =
+      write("cpu.json", R"({"traceEvents":[{"ph":"X","cat":"cpu_op",)"
+                        R"("name":"aten::mm","pid":100,"tid":100,"ts":0,"dur":5}]})");
+  const CliRun cpu_only = run_flopline({"stats", cpu, "--report", "breakdown"});
+  EXPECT_EQ(cpu_only.rc, kExitFailure) << cpu_only.out;
+  EXPECT_NE(cpu_only.err.find("no GPU work"), std::string::npos) << cpu_only.err;
+}
+
 // An operator whose two kernels last 4.6e18 and 4.7e18 ns: its busy, device and self
 // time pass 2^63 ns and saturate, as the sums of --by name do, never wrap negative.
 TEST_F(StatsCommand, OperatorTimesSaturate) {

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <regex>
 
+#include "flopline/trace/collectives.h"
+
 namespace flopline::capture {
 
 bool looks_like_address(std::uint64_t v) {
@@ -273,9 +275,7 @@ CounterExclusion& CounterExclusion::operator=(CounterExclusion&& o) noexcept {
 std::string_view CounterExclusion::why(std::string_view name) const {
   // Names as the driver gives them: mangled C++ (which contains the plain words) or
   // plain (Triton's).
-  for (std::string_view word : {"ncclDevKernel", "ncclKernel", "nvshmem", "symmetric_memory"}) {
-    if (name.find(word) != std::string_view::npos) return "communication";
-  }
+  if (trace::is_communication_kernel(name)) return "communication";
   if (user_ != nullptr && std::regex_search(name.begin(), name.end(), user_->re))
     return "excluded by --counters-exclude";
   return {};

@@ -86,11 +86,6 @@ std::optional<NcclPayload> decode_nccl_payload(std::uint64_t schema_id, const vo
   return std::nullopt;
 }
 
-bool is_nccl_kernel(std::string_view name) {
-  return name.find("ncclDevKernel") != std::string_view::npos ||
-         name.find("ncclKernel") != std::string_view::npos;
-}
-
 std::vector<std::optional<KernelCollective>> match_nccl_calls(
     const std::vector<NcclCallRecord>& calls, const std::vector<NcclKernelLaunch>& launches) {
   std::vector<std::optional<KernelCollective>> out(launches.size());

@@ -42,6 +42,16 @@ bool size_is_per_rank(Collective c) {
 
 }  // namespace
 
+bool is_nccl_kernel(std::string_view name) {
+  return name.find("ncclDevKernel") != std::string_view::npos ||
+         name.find("ncclKernel") != std::string_view::npos;
+}
+
+bool is_communication_kernel(std::string_view name) {
+  return is_nccl_kernel(name) || name.find("nvshmem") != std::string_view::npos ||
+         name.find("symmetric_memory") != std::string_view::npos;
+}
+
 const char* to_string(Collective c) {
   for (const auto& [k, name] : kNames) {
     if (k == c) return name;

@@ -33,8 +33,7 @@ struct NcclPayload {
 std::optional<NcclPayload> decode_nccl_payload(std::uint64_t schema_id, const void* data,
                                                std::size_t size);
 
-// Whether a kernel (by name, mangled or demangled) is one of NCCL's.
-bool is_nccl_kernel(std::string_view name);
+using trace::is_nccl_kernel;  // flopline/trace/collectives.h
 
 // One launch of an NCCL kernel, by the call that launched it.
 struct NcclKernelLaunch {

@@ -30,6 +30,13 @@ enum class Collective : std::uint8_t {
 };
 
 const char* to_string(Collective c);  // NCCL's names: "AllReduce", "AllGather", ...
+
+// Kernels that wait for another GPU or process, by name (mangled or not): NCCL's
+// ncclDevKernel_* and older ncclKernel_*, NVSHMEM's, PyTorch's symmetric-memory
+// collectives. Never replayed by the counters; "communication" in time breakdowns.
+bool is_communication_kernel(std::string_view name);
+// NCCL's alone (ncclDevKernel_*, ncclKernel_*): the ones that carry a collective.
+bool is_nccl_kernel(std::string_view name);
 std::optional<Collective> collective_from_name(std::string_view name);
 
 // Args of an NCCL kernel (all but the first two only when known).

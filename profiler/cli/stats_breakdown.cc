@@ -1,0 +1,170 @@
+#include "stats_breakdown.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "flopline/capture/device_peaks.h"
+#include "flopline/trace/collective_waits.h"
+#include "flopline/trace/name_text.h"
+#include "flopline/trace/stats_csv.h"
+#include "flopline/trace/time_breakdown.h"
+#include "output_check.h"
+#include "stats_output.h"
+#include "trace_loading.h"
+
+namespace flopline::cli {
+namespace {
+
+struct BreakdownRow {
+  std::string file;
+  std::optional<std::int64_t> rank;
+  trace::DeviceBreakdown b;
+};
+
+double pct(std::int64_t part, std::int64_t whole) {
+  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+std::string fixed1(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+// Measured utilization: the counted FLOPs' time at peak over the window (%).
+std::optional<double> utilization(const trace::DeviceBreakdown& b) {
+  if (!b.peak_time_ns || b.window_ns() <= 0) return std::nullopt;
+  return 100.0 * *b.peak_time_ns / static_cast<double>(b.window_ns());
+}
+
+void write_table(const std::vector<BreakdownRow>& rows, std::ostream& out) {
+  out << "Time breakdown per rank and GPU (% of the window; communication and memory: the\n"
+         "part not under computation; docs/STATS.md, \"Time breakdown\"):\n";
+  const std::vector<std::string> headers = {
+      "Rank",   "GPU",           "Window (ns)",     "Compute %", "Comm %", "Memory %",
+      "Idle %", "Comm hidden %", "Counted TFLOP/s", "% of peak", "File"};
+  std::vector<std::vector<std::string>> cells;
+  for (const BreakdownRow& r : rows) {
+    const trace::DeviceBreakdown& b = r.b;
+    const std::int64_t w = b.window_ns();
+    const auto u = utilization(b);
+    cells.push_back(
+        {r.rank ? std::to_string(*r.rank) : std::string("-"), std::to_string(b.device),
+         with_thousands(w), fixed1(pct(b.compute_ns, w)), fixed1(pct(b.communication_ns, w)),
+         fixed1(pct(b.memory_ns, w)), fixed1(pct(b.idle_ns, w)),
+         b.communication_total_ns > 0
+             ? fixed1(pct(b.communication_hidden_ns, b.communication_total_ns))
+             : std::string("-"),
+         b.flops && w > 0 ? fixed1(*b.flops / static_cast<double>(w) / 1e3) : std::string("-"),
+         u ? fixed1(*u) : std::string("-"), trace::terminal_safe(r.file)});
+  }
+  std::vector<std::size_t> width;
+  for (const std::string& h : headers) width.push_back(h.size());
+  for (const auto& row : cells) {
+    for (std::size_t j = 0; j + 1 < row.size(); ++j) width[j] = std::max(width[j], row[j].size());
+  }
+  auto line = [&](const std::vector<std::string>& row) {
+    std::string l;
+    for (std::size_t j = 0; j + 1 < row.size(); ++j)
+      l += concat(" ", std::string(width[j] - row[j].size(), ' '), row[j], " ");
+    out << l << " " << row.back() << "\n";
+  };
+  line(headers);
+  for (const auto& row : cells) line(row);
+  bool no_peak = false;
+  for (const BreakdownRow& r : rows) no_peak = no_peak || (r.b.flops && !r.b.peak_time_ns);
+  if (no_peak) {
+    out << "% of peak \"-\" with counted FLOPs: some kernel's precision has no peak for its "
+           "device\n";
+  }
+}
+
+std::string number_text(double v) {
+  std::string s;
+  trace::append_stats_number(s, v);
+  return s;
+}
+
+void write_csv(const std::vector<BreakdownRow>& rows, std::ostream& out) {
+  out << "file,rank,device,window_begin_ns,window_ns,compute_ns,communication_ns,memory_ns,"
+         "idle_ns,communication_total_ns,communication_hidden_ns,kernels,flops,peak_time_ns\n";
+  for (const BreakdownRow& r : rows) {
+    const trace::DeviceBreakdown& b = r.b;
+    out << trace::csv_field(r.file) << "," << (r.rank ? std::to_string(*r.rank) : std::string())
+        << "," << b.device << "," << b.window_begin << "," << b.window_ns() << "," << b.compute_ns
+        << "," << b.communication_ns << "," << b.memory_ns << "," << b.idle_ns << ","
+        << b.communication_total_ns << "," << b.communication_hidden_ns << "," << b.kernels << ","
+        << (b.flops ? number_text(*b.flops) : std::string()) << ","
+        << (b.peak_time_ns ? number_text(*b.peak_time_ns) : std::string()) << "\n";
+  }
+}
+
+void write_json(const std::vector<BreakdownRow>& rows, std::ostream& out) {
+  using Json = nlohmann::ordered_json;
+  Json list = Json::array();
+  for (const BreakdownRow& r : rows) {
+    const trace::DeviceBreakdown& b = r.b;
+    list.push_back({{"file", r.file},
+                    {"rank", r.rank ? Json(*r.rank) : Json(nullptr)},
+                    {"device", b.device},
+                    {"window_begin_ns", b.window_begin},
+                    {"window_ns", b.window_ns()},
+                    {"compute_ns", b.compute_ns},
+                    {"communication_ns", b.communication_ns},
+                    {"memory_ns", b.memory_ns},
+                    {"idle_ns", b.idle_ns},
+                    {"communication_total_ns", b.communication_total_ns},
+                    {"communication_hidden_ns", b.communication_hidden_ns},
+                    {"kernels", b.kernels},
+                    {"flops", b.flops ? Json(*b.flops) : Json(nullptr)},
+                    {"peak_time_ns", b.peak_time_ns ? Json(*b.peak_time_ns) : Json(nullptr)}});
+  }
+  out << Json{{"report", "breakdown"}, {"devices", std::move(list)}}.dump(
+             -1, ' ', false, Json::error_handler_t::replace)
+      << "\n";
+}
+
+}  // namespace
+
+int run_breakdown_report(const StatsOptions& opt, const trace::TraceFiles& found, std::ostream& out,
+                         std::ostream& err) {
+  std::vector<BreakdownRow> rows;
+  const bool ok =
+      for_each_trace(found.paths, err, found.from_directory, nullptr, [&](LoadedTrace& lt) {
+        capture::fill_missing_peaks(*lt.trace);
+        std::optional<trace::TimeNs> begin, end;
+        if (opt.range) {
+          const trace::TimeNs first = lt.trace->time_bounds().first;
+          if (opt.range->begin) begin = trace::add_saturating(first, *opt.range->begin);
+          if (opt.range->end) end = trace::add_saturating(first, *opt.range->end);
+        }
+        const auto rank = trace::trace_rank(*lt.trace);
+        for (const trace::DeviceBreakdown& b : trace::time_breakdown(*lt.trace, begin, end))
+          rows.push_back(BreakdownRow{lt.path, rank, b});
+      });
+  if (!ok) return kExitFailure;
+  if (rows.empty()) {
+    err << "flopline stats: no GPU work (kernels, copies, sets on a GPU's streams) in the "
+           "trace"
+        << (found.paths.size() > 1 ? "s" : "") << "\n";
+    return kExitFailure;
+  }
+  start_output();
+  switch (opt.format) {
+    case StatsFormat::kTable:
+      write_table(rows, out);
+      break;
+    case StatsFormat::kCsv:
+      write_csv(rows, out);
+      break;
+    case StatsFormat::kJson:
+      write_json(rows, out);
+      break;
+  }
+  return output_complete(out, err, "stats") ? kExitOk : kExitFailure;
+}
+
+}  // namespace flopline::cli

@@ -1,0 +1,51 @@
+// Where a GPU's time goes over a window: computation, communication, memory, idle, as
+// Holistic Trace Analysis defines them (docs/STATS.md, "Time breakdown"), on exact
+// nanoseconds, with the share of communication hidden under computation and the
+// counted FLOPs' rate against the device's peaks.
+//
+// Every kernel, copy and set on a device's streams is GPU work; a kernel is
+// communication when is_communication_kernel() says so, copies and sets are memory,
+// every other kernel computation. Over the window, per device:
+//   compute        the union of computation kernels;
+//   communication  the union of communication kernels outside compute (exposed);
+//   memory         the union of copies and sets outside both;
+//   idle           the window outside all GPU work.
+// The four add up to the window. HTA's compute_time is `compute`, its non_compute_time
+// `communication + memory`, its idle_time `idle` (HTA's window is the first to the last
+// kernel).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flopline/trace/model.h"
+
+namespace flopline::trace {
+
+struct DeviceBreakdown {
+  std::int32_t device = 0;
+  TimeNs window_begin = 0;
+  TimeNs window_end = 0;
+  std::int64_t compute_ns = 0;
+  std::int64_t communication_ns = 0;  // exposed: not under computation
+  std::int64_t memory_ns = 0;         // exposed: under neither
+  std::int64_t idle_ns = 0;
+  std::int64_t communication_total_ns = 0;   // the union of communication kernels
+  std::int64_t communication_hidden_ns = 0;  // of it, while computation ran
+  std::uint64_t kernels = 0;
+  // Counted FLOPs of the kernels (their part inside the window, by time), and the time
+  // they would take at the device's peak of each one's precision: over the window, the
+  // measured model-FLOPs utilization. Unset without counted FLOPs or peaks.
+  std::optional<double> flops;
+  std::optional<double> peak_time_ns;  // sum over kernels of flops / peak(precision)
+  std::int64_t window_ns() const { return window_end - window_begin; }
+};
+
+// Per GPU device of the trace, over [begin, end); without a window, the first to the
+// last GPU work of that device.
+std::vector<DeviceBreakdown> time_breakdown(const Trace& t, std::optional<TimeNs> begin = {},
+                                            std::optional<TimeNs> end = {});
+
+}  // namespace flopline::trace

@@ -1,0 +1,149 @@
+// Computation, communication, memory and idle time per device; see time_breakdown.h.
+#include "flopline/trace/time_breakdown.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "flopline/trace/collectives.h"
+#include "flopline/trace/json_value.h"
+#include "flopline/trace/types.h"
+
+namespace flopline::trace {
+namespace {
+
+using Intervals = std::vector<std::pair<TimeNs, TimeNs>>;
+
+// Sorted, disjoint.
+Intervals merged(Intervals v) {
+  std::sort(v.begin(), v.end());
+  Intervals out;
+  for (const auto& [b, e] : v) {
+    if (!out.empty() && b <= out.back().second) {
+      out.back().second = std::max(out.back().second, e);
+    } else {
+      out.emplace_back(b, e);
+    }
+  }
+  return out;
+}
+
+std::int64_t length(const Intervals& v) {
+  std::int64_t n = 0;
+  for (const auto& [b, e] : v) n = add_saturating(n, e - b);
+  return n;
+}
+
+// Of two merged lists: the length of their intersection.
+std::int64_t overlap(const Intervals& a, const Intervals& b) {
+  std::int64_t n = 0;
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const TimeNs lo = std::max(a[i].first, b[j].first);
+    const TimeNs hi = std::min(a[i].second, b[j].second);
+    if (hi > lo) n = add_saturating(n, hi - lo);
+    (a[i].second < b[j].second) ? ++i : ++j;
+  }
+  return n;
+}
+
+Intervals joined(const Intervals& a, const Intervals& b) {
+  Intervals all = a;
+  all.insert(all.end(), b.begin(), b.end());
+  return merged(std::move(all));
+}
+
+struct DeviceWork {
+  Intervals compute, communication, memory;
+  double flops = 0, peak_time_ns = 0;
+  bool any_flops = false, missing_peak = false;
+  std::uint64_t kernels = 0;
+  TimeNs first = 0, last = 0;
+  bool any = false;
+};
+
+}  // namespace
+
+std::vector<DeviceBreakdown> time_breakdown(const Trace& t, std::optional<TimeNs> begin,
+                                            std::optional<TimeNs> end) {
+  const StringId kernel = t.strings.find("kernel");
+  const StringId copy = t.strings.find("gpu_memcpy");
+  const StringId set = t.strings.find("gpu_memset");
+  std::map<std::int32_t, DeviceWork> devices;
+  for (const Track& track : t.tracks) {
+    const Process& p = t.processes[track.process];
+    if (track.kind != TrackKind::kGpuStream || !p.is_gpu) continue;
+    const DeviceProperties* props = nullptr;
+    for (const DeviceProperties& d : t.devices) {
+      if (d.id == p.device) props = &d;
+    }
+    for (const auto& row : track.rows) {
+      for (const Slice& s : row) {
+        const bool is_kernel = s.cat == kernel && kernel != kNone;
+        const bool is_memory = (s.cat == copy && copy != kNone) || (s.cat == set && set != kNone);
+        if (!is_kernel && !is_memory) continue;
+        const TimeNs s_end = add_saturating(s.start, std::max<TimeNs>(0, s.dur));
+        DeviceWork& w = devices[p.device];
+        w.first = w.any ? std::min(w.first, s.start) : s.start;
+        w.last = w.any ? std::max(w.last, s_end) : s_end;
+        w.any = true;
+        const TimeNs lo = begin ? std::max(*begin, s.start) : s.start;
+        const TimeNs hi = end ? std::min(*end, s_end) : s_end;
+        if (hi < lo || (hi == lo && s.dur > 0)) continue;  // outside the window
+        if (is_memory) {
+          w.memory.emplace_back(lo, hi);
+          continue;
+        }
+        ++w.kernels;
+        const bool communication = is_communication_kernel(t.str(s.name));
+        (communication ? w.communication : w.compute).emplace_back(lo, hi);
+        const SliceMetrics m = t.metrics_of(s);
+        if (!m.has_flops() || m.flops <= 0) continue;
+        // The part of the kernel inside the window, by time.
+        const double part =
+            s.dur > 0 ? static_cast<double>(hi - lo) / static_cast<double>(s.dur) : 1.0;
+        w.flops += m.flops * part;
+        w.any_flops = true;
+        std::string precision;
+        if (s.args != kNoArgs) {
+          if (const auto v = json_member(t.args.json(s.args), "precision"))
+            precision = json_string(*v).value_or(std::string());
+        }
+        const double peak = props != nullptr ? props->peak_flops_for(precision) : 0;
+        if (peak > 0) {
+          w.peak_time_ns += m.flops * part / peak * 1e9;
+        } else {
+          w.missing_peak = true;
+        }
+      }
+    }
+  }
+  std::vector<DeviceBreakdown> out;
+  for (auto& [device, w] : devices) {
+    DeviceBreakdown b;
+    b.device = device;
+    b.window_begin = begin.value_or(w.first);
+    b.window_end = end.value_or(w.last);
+    if (b.window_end < b.window_begin) b.window_end = b.window_begin;
+    const Intervals compute = merged(std::move(w.compute));
+    const Intervals comm = merged(std::move(w.communication));
+    const Intervals memory = merged(std::move(w.memory));
+    const Intervals kernels = joined(compute, comm);
+    const Intervals all = joined(kernels, memory);
+    b.compute_ns = length(compute);
+    b.communication_total_ns = length(comm);
+    b.communication_hidden_ns = overlap(comm, compute);
+    b.communication_ns = b.communication_total_ns - b.communication_hidden_ns;
+    b.memory_ns = length(all) - length(kernels);
+    b.idle_ns = std::max<std::int64_t>(0, b.window_ns() - length(all));
+    b.kernels = w.kernels;
+    if (w.any_flops) {
+      b.flops = w.flops;
+      if (!w.missing_peak) b.peak_time_ns = w.peak_time_ns;
+    }
+    out.push_back(b);
+  }
+  return out;
+}
+
+}  // namespace flopline::trace
