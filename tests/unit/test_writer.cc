@@ -402,6 +402,8 @@ TEST(Writer, DevicePropertiesInfoAndExtraMembers) {
   t.devices.push_back(d);
   t.info = {{"command", "python train.py --x \"y\""}, {"version", "0.0.9"}};
   t.report.dropped_records = 12;
+  // distributedInfo on one line, spaced as Kineto writes it (HTA's rank pattern needs
+  // the space).
   t.extra_top_level = {{"distributedInfo", "{\"rank\": 0,\n \"world_size\": 2}"},
                        {"traceEvents", "[]"},
                        {"schemaVersion", "2"},
@@ -414,7 +416,7 @@ TEST(Writer, DevicePropertiesInfoAndExtraMembers) {
       << text;
   EXPECT_NE(
       text.find(
-          R"(],"flopline":{"version":"0.0.9","command":"python train.py --x \"y\"","droppedRecords":12},"distributedInfo":{"rank":0,"world_size":2}})"),
+          R"(],"flopline":{"version":"0.0.9","command":"python train.py --x \"y\"","droppedRecords":12},"distributedInfo":{"rank": 0, "world_size": 2}})"),
       std::string::npos)
       << text;
   EXPECT_EQ(text.find("\"schemaVersion\":2"), std::string::npos);
