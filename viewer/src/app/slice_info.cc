@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/viewport.h"
+#include "flopline/trace/collectives.h"
 #include "flopline/trace/json_value.h"
 
 namespace flopline::viewer {
