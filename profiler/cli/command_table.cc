@@ -1,6 +1,7 @@
 #include "command_table.h"
 
 #include "calibrate_command.h"
+#include "diff_command.h"
 #include "run_command.h"
 #include "stats_command.h"
 #include "view_command.h"
@@ -13,6 +14,8 @@ std::span<const Command> command_table() {
   static constexpr Command kCommands[] = {
       {"run", "run a CUDA program and record its GPU work (kernels, NVTX ranges)", run_run_command},
       {"stats", "time, FLOP/s and bandwidth per kernel, operator or category", run_stats_command},
+      {"diff", "what changed between two runs: kernels or operators matched by name",
+       run_diff_command},
       {"calibrate", "measure this GPU's achievable matmul FLOP/s and copy bandwidth",
        run_calibrate_command},
       {"view", "open traces in flopline-view, the desktop timeline (when built)", run_view_command},

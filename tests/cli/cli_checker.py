@@ -17,6 +17,21 @@ def script_args(description, name):
     return a, tmp
 
 
+SKIP = 77  # ctest's SKIP_RETURN_CODE for these scripts
+
+
+def corpus_present(corpus):
+    """Whether the corpus of other tools' traces is there (a clone without ../shared
+    has none): the scripts that read it exit SKIP, saying where they looked."""
+    return os.path.isfile(os.path.join(corpus, "SOURCES.md"))
+
+
+def require_corpus(corpus):
+    if not corpus_present(corpus):
+        print(f"skipped: no corpus at {corpus} (configure with -DFLOPLINE_CORPUS_DIR=DIR)")
+        raise SystemExit(SKIP)
+
+
 class Checker:
     def __init__(self):
         self.passed = 0

@@ -23,7 +23,7 @@ import re
 import subprocess
 import sys
 
-from cli_checker import Checker, script_args
+from cli_checker import Checker, require_corpus, script_args
 
 CSV_HEADER = ("name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,"
               "tflops,gbps,pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,"
@@ -252,6 +252,7 @@ def check_errors(c, flopline, tmp):
 
 def main():
     a, tmp = script_args(__doc__.splitlines()[0], "test_stats_kineto")
+    require_corpus(a.corpus)
 
     c = Checker()
     files = sorted(glob.glob(os.path.join(a.corpus, "hta__*.json.gz")) +

@@ -13,6 +13,8 @@
 #include "flopline/trace/chrome_reader.h"
 #include "flopline/trace/json_value.h"
 
+#include "corpus_dir.h"
+
 namespace flopline::trace {
 namespace {
 
@@ -92,7 +94,15 @@ std::size_t instants_with_phase(const Trace& t, char phase) {
   return n;
 }
 
-class CorpusTest : public ::testing::TestWithParam<CorpusFile> {};
+class CorpusTest : public ::testing::TestWithParam<CorpusFile> {
+ protected:
+  void SetUp() override { FLOPLINE_SKIP_WITHOUT_CORPUS(); }
+};
+
+class ReaderCorpus : public ::testing::Test {
+ protected:
+  void SetUp() override { FLOPLINE_SKIP_WITHOUT_CORPUS(); }
+};
 
 TEST_P(CorpusTest, OpensWithEveryEventAccountedFor) {
   const CorpusFile f = GetParam();
@@ -126,7 +136,7 @@ INSTANTIATE_TEST_SUITE_P(AllFiles, CorpusTest, ::testing::ValuesIn(kCorpus),
                            return n;
                          });
 
-TEST(ReaderCorpus, CatapultFlowHasThreeUnclosedB) {
+TEST_F(ReaderCorpus, CatapultFlowHasThreeUnclosedB) {
   ReadResult r = read_chrome_trace_file(corpus("catapult__flow.json"));
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(has_warning(r.trace, "3 B events never closed")) << r.trace.report.warnings.size();
@@ -134,7 +144,7 @@ TEST(ReaderCorpus, CatapultFlowHasThreeUnclosedB) {
   EXPECT_EQ(r.trace.slice_count(), 1625u);
 }
 
-TEST(ReaderCorpus, LthiOneUnclosedBOneOrphanEAndObjectEvents) {
+TEST_F(ReaderCorpus, LthiOneUnclosedBOneOrphanEAndObjectEvents) {
   ReadResult r = read_chrome_trace_file(corpus("catapult__lthi_cats.json.gz"));
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(has_warning(r.trace, "1 B events never closed"));
@@ -150,7 +160,7 @@ TEST(ReaderCorpus, LthiOneUnclosedBOneOrphanEAndObjectEvents) {
 // "tid":25738 on the flow's "s" event. python3 over the file (pair each s/f id, look
 // for an X enclosing each end on the same (pid, tid)) finds 9,096 pairs: all 9,096
 // join when "25738" and 25738 are one thread, none when they are not.
-TEST(ReaderCorpus, KinetoResnetLaunchFlowsJoinThroughStringTids) {
+TEST_F(ReaderCorpus, KinetoResnetLaunchFlowsJoinThroughStringTids) {
   ReadResult r = read_chrome_trace_file(corpus("kineto__resnet50_v100_worker0.pt.trace.json.gz"));
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.trace.flows.size(), 9096u);
@@ -171,7 +181,7 @@ TEST(ReaderCorpus, KinetoResnetLaunchFlowsJoinThroughStringTids) {
 // python3: 155 s and 315 f in ac2g/fwdbwd; 139 ids have exactly one s and one f
 // (18 of them with the f a few us before the s: two clocks), and both ends of all
 // 139 are enclosed by an X on their thread. The other f/s have no partner.
-TEST(ReaderCorpus, HtaSimpleAddFlows) {
+TEST_F(ReaderCorpus, HtaSimpleAddFlows) {
   ReadResult r = read_chrome_trace_file(corpus("hta__simple_add_a100_kineto.json.gz"));
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.trace.flows.size(), 139u);
@@ -185,7 +195,7 @@ TEST(ReaderCorpus, HtaSimpleAddFlows) {
 }
 
 // "ts": 1712195495519695.812 is 17 significant digits: a double would round it.
-TEST(ReaderCorpus, SeventeenDigitTimestampsAreExact) {
+TEST_F(ReaderCorpus, SeventeenDigitTimestampsAreExact) {
   ReadResult r = read_chrome_trace_file(corpus("hta__ns_resolution_rank0.pt.trace.json.gz"));
   ASSERT_TRUE(r.ok());
   const Slice* s = find_slice(r.trace, "DivBackward1");
@@ -199,7 +209,7 @@ TEST(ReaderCorpus, SeventeenDigitTimestampsAreExact) {
   EXPECT_TRUE(has_mast);
 }
 
-TEST(ReaderCorpus, BaseTimeIsAddedToEveryTime) {
+TEST_F(ReaderCorpus, BaseTimeIsAddedToEveryTime) {
   ReadResult r = read_chrome_trace_file(corpus("hta__mi250_rocm_kineto.json.gz"));
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.trace.base_time_ns, 1735632360000000000);
@@ -209,7 +219,7 @@ TEST(ReaderCorpus, BaseTimeIsAddedToEveryTime) {
   EXPECT_EQ(s->dur, 340024);
 }
 
-TEST(ReaderCorpus, HermesStringTsAndTid) {
+TEST_F(ReaderCorpus, HermesStringTsAndTid) {
   ReadResult r =
       read_chrome_trace_file(corpus("speedscope__hermes-multi-thread-with-samples.json"));
   ASSERT_TRUE(r.ok());
@@ -227,7 +237,7 @@ TEST(ReaderCorpus, HermesStringTsAndTid) {
   EXPECT_EQ(r.trace.str(r.trace.processes[0].name), "hermes");
 }
 
-TEST(ReaderCorpus, WebviewV2FlowsHexIdsAndClockSync) {
+TEST_F(ReaderCorpus, WebviewV2FlowsHexIdsAndClockSync) {
   ReadResult r = read_chrome_trace_file(corpus("catapult__webview.json.gz"));
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(skipped_for(r.trace, "clock sync (c) not used"), 1u);
@@ -242,7 +252,7 @@ TEST(ReaderCorpus, WebviewV2FlowsHexIdsAndClockSync) {
 // Perfetto's expected result for this file: SenderB -> Blergh, SenderA -> OtherSlice,
 // OtherSlice -> SomeSlice (OtherSlice has flow_in and flow_out); SomeOtherSlice's
 // flow_in finds nothing open.
-TEST(ReaderCorpus, PerfettoV2Flows) {
+TEST_F(ReaderCorpus, PerfettoV2Flows) {
   ReadResult r = read_chrome_trace_file(corpus("perfetto__flow_events_json_v2.json"));
   ASSERT_TRUE(r.ok());
   std::multimap<std::string, std::string> arrows;
@@ -257,7 +267,7 @@ TEST(ReaderCorpus, PerfettoV2Flows) {
   EXPECT_EQ(arrows, expected);
 }
 
-TEST(ReaderCorpus, InstanceCountersAreNamedWithTheirId) {
+TEST_F(ReaderCorpus, InstanceCountersAreNamedWithTheirId) {
   ReadResult r = read_chrome_trace_file(corpus("catapult__instance_counters.json"));
   ASSERT_TRUE(r.ok());
   ASSERT_FALSE(r.trace.counters.empty());
@@ -269,7 +279,7 @@ TEST(ReaderCorpus, InstanceCountersAreNamedWithTheirId) {
   EXPECT_EQ(r.trace.counter_point_count(), 8u);
 }
 
-TEST(ReaderCorpus, SimpleTraceScopesAndMissingIds) {
+TEST_F(ReaderCorpus, SimpleTraceScopesAndMissingIds) {
   ReadResult r = read_chrome_trace_file(corpus("catapult__simple_trace.json"));
   ASSERT_TRUE(r.ok());
   std::map<InstantScope, int> scopes;
@@ -284,7 +294,7 @@ TEST(ReaderCorpus, SimpleTraceScopesAndMissingIds) {
   EXPECT_TRUE(has_warning(r.trace, "E events whose name differs"));
 }
 
-TEST(ReaderCorpus, AsyncSpans) {
+TEST_F(ReaderCorpus, AsyncSpans) {
   // Legacy S/F may end in another process ("E" begins in pid 2 and ends in pid 3);
   // "D" has an F (id bf1) before any S and an S (id bf2) never finished.
   ReadResult legacy = read_chrome_trace_file(corpus("catapult__async_begin_end.json"));
@@ -309,7 +319,7 @@ TEST(ReaderCorpus, AsyncSpans) {
   EXPECT_EQ(instants_with_phase(nestable.trace, 'n'), 2u);
 }
 
-TEST(ReaderCorpus, FuchsiaNulInStringsAndObjectSystemTraceEvents) {
+TEST_F(ReaderCorpus, FuchsiaNulInStringsAndObjectSystemTraceEvents) {
   ReadResult r = read_chrome_trace_file(corpus("catapult__fuchsia_trace.json.gz"));
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(has_warning(r.trace, "systemTraceEvents (an object"));
@@ -322,7 +332,7 @@ TEST(ReaderCorpus, FuchsiaNulInStringsAndObjectSystemTraceEvents) {
   EXPECT_EQ(joined_flows(r.trace), r.trace.flows.size());
 }
 
-TEST(ReaderCorpus, HugeStringsAndBigIntegersKept) {
+TEST_F(ReaderCorpus, HugeStringsAndBigIntegersKept) {
   ReadResult r = read_chrome_trace_file(corpus("clang__ftime-trace_verylong-symbol-name.json"));
   ASSERT_TRUE(r.ok());
   std::size_t longest = 0;
@@ -344,7 +354,7 @@ TEST(ReaderCorpus, HugeStringsAndBigIntegersKept) {
   EXPECT_TRUE(big);
 }
 
-TEST(ReaderCorpus, MtiaRepeatedMetadataAppliedOnce) {
+TEST_F(ReaderCorpus, MtiaRepeatedMetadataAppliedOnce) {
   ReadResult r = read_chrome_trace_file(corpus("hta__mtia_rank_0.json.gz"));
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.trace.report.events_metadata, 310046u);
@@ -357,7 +367,7 @@ TEST(ReaderCorpus, MtiaRepeatedMetadataAppliedOnce) {
   }
 }
 
-TEST(ReaderCorpus, PartialFilesWarnAboutTheMissingBracket) {
+TEST_F(ReaderCorpus, PartialFilesWarnAboutTheMissingBracket) {
   for (const char* name :
        {"speedscope__simple-partial.json", "speedscope__simple-partial-trailing-comma.json"}) {
     ReadResult r = read_chrome_trace_file(corpus(name));

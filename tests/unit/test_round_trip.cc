@@ -23,6 +23,8 @@
 #include "flopline/trace/chrome_writer.h"
 #include "flopline/trace/json_value.h"
 
+#include "corpus_dir.h"
+
 namespace flopline::trace {
 namespace {
 
@@ -488,6 +490,7 @@ TEST_F(RoundTrip, SecondTripIsIdentical) {
 // from the second write on the text no longer changes (the first read orders tracks
 // as the other tool wrote them, later reads as flopline does).
 TEST(CorpusRoundTrip, EveryFileSurvivesWriteAndRead) {
+  FLOPLINE_SKIP_WITHOUT_CORPUS();
   const std::filesystem::path scratch =
       std::filesystem::temp_directory_path() /
       cat("flopline_round_trip_", std::to_string(static_cast<long>(::getpid())), ".json");

@@ -10,6 +10,8 @@
 #include "core/op_table.h"
 #include "viewer_test_util.h"
 
+#include "corpus_dir.h"
+
 namespace flopline::viewer {
 namespace {
 
@@ -26,6 +28,7 @@ std::vector<std::string> corpus_files() {
 }
 
 TEST(Corpus, EveryTraceLoadsLaysOutAndReadsArgsBack) {
+  FLOPLINE_SKIP_WITHOUT_CORPUS();
   const auto files = corpus_files();
   ASSERT_GE(files.size(), 26u);
   for (const std::string& path : files) {

@@ -9,6 +9,8 @@
 #include "core/op_table.h"
 #include "viewer_test_util.h"
 
+#include "corpus_dir.h"
+
 namespace flopline::viewer {
 namespace {
 
@@ -168,6 +170,7 @@ TEST(OpTable, RangeAggregationMatchesABruteForce) {
 }
 
 TEST(OpTable, AgreesWithComputeStatsOnACorpusTrace) {
+  FLOPLINE_SKIP_WITHOUT_CORPUS();
   trace::ReadResult r = trace::read_chrome_trace_file(std::string(FLOPLINE_CORPUS_DIR) +
                                                       "/hta__simple_add_a100_kineto.json.gz");
   ASSERT_TRUE(r.ok());

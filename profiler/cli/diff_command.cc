@@ -1,0 +1,369 @@
+#include "diff_command.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli_parse.h"
+#include "flopline/capture/device_peaks.h"
+#include "flopline/trace/name_text.h"
+#include "flopline/trace/stats_csv.h"
+#include "flopline/trace/trace_diff.h"
+#include "flopline/trace/trace_paths.h"
+#include "output_check.h"
+#include "stats_command.h"
+#include "stats_output.h"
+#include "trace_loading.h"
+
+namespace flopline::cli {
+namespace {
+
+constexpr OptionSpec kDiffOptions[] = {
+    {"--by", true},
+    {"--top", true},
+    {"--csv", false},
+    {"--json", false},
+    {"--fail-if-slower", true},
+    {"--fail-if-row-slower", true},
+    {"--help", false, "-h"},
+};
+
+struct DiffOptions {
+  std::string a, b;
+  trace::GroupBy by = trace::GroupBy::kName;
+  std::optional<std::uint64_t> top;
+  StatsFormat format = StatsFormat::kTable;
+  std::optional<double> fail_if_slower;      // % the total may grow
+  std::optional<double> fail_if_row_slower;  // % any row of at least 1% of A may grow
+  bool help = false;
+};
+
+Parsed<double> parse_percent(std::string_view text, std::string_view option) {
+  std::string s(text);
+  if (!s.empty() && s.back() == '%') s.pop_back();
+  char* end = nullptr;
+  const double v = s.empty() ? NAN : std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v) || v < 0) {
+    return Parsed<double>::fail(
+        concat(option, " '", text, "' is not a percentage (a number >= 0, like 5 or 2.5%)"));
+  }
+  return {v, {}};
+}
+
+Parsed<DiffOptions> parse_diff_args(std::span<const std::string> args) {
+  using P = Parsed<DiffOptions>;
+  DiffOptions o;
+  for (const std::string& a : args) {
+    if (a == "--") break;
+    if (a == "--help" || a == "-h") {
+      o.help = true;
+      return P{std::move(o), {}};
+    }
+  }
+  auto split = split_args(args, kDiffOptions);
+  if (!split.ok()) return P::fail(split.error);
+  bool csv = false, json = false;
+  for (const auto& [name, value] : split.value->options) {
+    if (name == "--by") {
+      if (value == "name") {
+        o.by = trace::GroupBy::kName;
+      } else if (value == "op" || value == "operator") {
+        o.by = trace::GroupBy::kOperator;
+      } else {
+        return P::fail(concat("--by '", value, "' is not a grouping; use name or op"));
+      }
+    } else if (name == "--top") {
+      auto n = parse_positive_count(value, "--top");
+      if (!n.ok()) return P::fail(n.error);
+      o.top = n.value;
+    } else if (name == "--fail-if-slower" || name == "--fail-if-row-slower") {
+      auto p = parse_percent(value, name);
+      if (!p.ok()) return P::fail(p.error);
+      (name == "--fail-if-slower" ? o.fail_if_slower : o.fail_if_row_slower) = p.value;
+    } else if (name == "--csv") {
+      csv = true;
+    } else if (name == "--json") {
+      json = true;
+    }
+  }
+  if (csv && json) return P::fail("--csv and --json cannot be combined");
+  o.format = csv ? StatsFormat::kCsv : json ? StatsFormat::kJson : StatsFormat::kTable;
+  auto& pos = split.value->positional;
+  if (pos.size() != 2) {
+    return P::fail(concat("two runs to compare are needed (files or run directories), got ",
+                          std::to_string(pos.size())));
+  }
+  o.a = pos[0];
+  o.b = pos[1];
+  return P{std::move(o), {}};
+}
+
+struct Side {
+  std::string given;
+  std::vector<std::string> files;
+  trace::StatsResult result;
+};
+
+// One side's rows: every trace of the file or directory added together.
+std::optional<Side> summarize(const std::string& path, trace::GroupBy by, std::ostream& err) {
+  std::string dir_error;
+  const trace::TraceFiles found = trace::find_trace_files({path}, &dir_error);
+  if (found.paths.empty()) {
+    err << "flopline: " << dir_error << "\n";
+    return std::nullopt;
+  }
+  for (const std::string& note : found.notes)
+    err << "flopline: " << trace::terminal_safe(note) << "\n";
+  Side side;
+  side.given = path;
+  trace::StatsAccumulator acc(by);
+  const bool ok =
+      for_each_trace(found.paths, err, found.from_directory, nullptr, [&](LoadedTrace& lt) {
+        capture::fill_missing_peaks(*lt.trace);
+        side.files.push_back(lt.path);
+        trace::StatsQuery q;
+        q.by = by;
+        // Kernels and copies by name; operators by the trace's own default categories.
+        if (by == trace::GroupBy::kName) q.categories = {"kernel", "gpu_memcpy", "gpu_memset"};
+        acc.add(*lt.trace, q);
+      });
+  if (!ok) return std::nullopt;
+  side.result = acc.finish();
+  return side;
+}
+
+std::string signed_thousands(std::int64_t v) {
+  return concat(v > 0 ? "+" : "", with_thousands(v));
+}
+
+std::string opt_text(const std::optional<double>& v, int decimals, bool sign = false) {
+  if (!v || !std::isfinite(*v)) return "-";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, sign ? "%+.*f" : "%.*f", decimals, *v);
+  return buf;
+}
+
+void write_table(const Side& a, const Side& b, const std::vector<trace::DiffRow>& rows,
+                 std::size_t total_rows, trace::GroupBy by, std::ostream& out) {
+  out << "A: " << trace::terminal_safe(a.given) << " (" << a.files.size() << " file"
+      << (a.files.size() == 1 ? "" : "s") << ")\n"
+      << "B: " << trace::terminal_safe(b.given) << " (" << b.files.size() << " file"
+      << (b.files.size() == 1 ? "" : "s") << ")\n"
+      << (by == trace::GroupBy::kName ? "Kernels, copies and sets by name" : "Operators by name")
+      << "; other work: FLOPs per call beyond 1%; another speed: time per call beyond 2%\n\n";
+  const std::vector<std::string> headers = {
+      "Change",     "Delta (ns)", "Delta %",   "A calls",   "B calls", "A time (ns)", "B time (ns)",
+      "Per call %", "Work %",     "A TFLOP/s", "B TFLOP/s", "A prec",  "B prec",      "Name"};
+  std::vector<std::vector<std::string>> cells;
+  for (const trace::DiffRow& d : rows) {
+    const trace::StatsRow none;
+    const trace::StatsRow& x = d.a ? *d.a : none;
+    const trace::StatsRow& y = d.b ? *d.b : none;
+    cells.push_back(
+        {trace::to_string(d.kind), signed_thousands(d.delta_ns), opt_text(d.delta_pct, 1, true),
+         d.a ? with_thousands(static_cast<std::int64_t>(x.count)) : "-",
+         d.b ? with_thousands(static_cast<std::int64_t>(y.count)) : "-",
+         d.a ? with_thousands(x.total_ns) : "-", d.b ? with_thousands(y.total_ns) : "-",
+         opt_text(d.per_call_pct, 1, true), opt_text(d.work_pct, 1, true), opt_text(x.tflops, 2),
+         opt_text(y.tflops, 2), x.precision.empty() ? "-" : x.precision,
+         y.precision.empty() ? "-" : y.precision, shorten_name(d.name, 90)});
+  }
+  std::vector<std::size_t> width;
+  for (const std::string& h : headers) width.push_back(h.size());
+  for (const auto& row : cells) {
+    for (std::size_t j = 0; j + 1 < row.size(); ++j) width[j] = std::max(width[j], row[j].size());
+  }
+  auto line = [&](const std::vector<std::string>& row) {
+    std::string l;
+    for (std::size_t j = 0; j + 1 < row.size(); ++j) {
+      const std::string gap(width[j] - row[j].size(), ' ');
+      l += j == 0 ? concat(" ", row[j], gap, " ") : concat(" ", gap, row[j], " ");
+    }
+    out << l << " " << row.back() << "\n";
+  };
+  line(headers);
+  for (const auto& row : cells) line(row);
+  const double ta = static_cast<double>(a.result.total_ns);
+  const double tb = static_cast<double>(b.result.total_ns);
+  out << "\nTotal: A " << with_thousands(a.result.total_ns) << " ns, B "
+      << with_thousands(b.result.total_ns) << " ns ("
+      << opt_text(ta > 0 ? std::optional<double>(100 * (tb - ta) / ta) : std::nullopt, 1, true)
+      << "%); " << total_rows << " names";
+  if (rows.size() < total_rows) out << " (top " << rows.size() << " shown)";
+  out << "\n";
+}
+
+std::string cell(const std::optional<double>& v) {
+  if (!v || !std::isfinite(*v)) return {};
+  std::string s;
+  trace::append_stats_number(s, *v);
+  return s;
+}
+
+void write_csv(const std::vector<trace::DiffRow>& rows, std::ostream& out) {
+  out << "name,change,a_count,b_count,a_total_ns,b_total_ns,delta_ns,delta_pct,a_avg_ns,"
+         "b_avg_ns,per_call_pct,a_flops,b_flops,work_pct,a_tflops,b_tflops,a_precision,"
+         "b_precision\n";
+  for (const trace::DiffRow& d : rows) {
+    auto count = [](const std::optional<trace::StatsRow>& r) {
+      return r ? std::to_string(r->count) : std::string();
+    };
+    auto ns = [](const std::optional<trace::StatsRow>& r, trace::TimeNs trace::StatsRow::*m) {
+      return r ? std::to_string((*r).*m) : std::string();
+    };
+    auto num = [](const std::optional<trace::StatsRow>& r,
+                  std::optional<double> trace::StatsRow::*m) {
+      return r ? cell((*r).*m) : std::string();
+    };
+    out << trace::csv_field(d.name) << "," << trace::to_string(d.kind) << "," << count(d.a) << ","
+        << count(d.b) << "," << ns(d.a, &trace::StatsRow::total_ns) << ","
+        << ns(d.b, &trace::StatsRow::total_ns) << "," << d.delta_ns << "," << cell(d.delta_pct)
+        << "," << ns(d.a, &trace::StatsRow::avg_ns) << "," << ns(d.b, &trace::StatsRow::avg_ns)
+        << "," << cell(d.per_call_pct) << "," << num(d.a, &trace::StatsRow::flops) << ","
+        << num(d.b, &trace::StatsRow::flops) << "," << cell(d.work_pct) << ","
+        << num(d.a, &trace::StatsRow::tflops) << "," << num(d.b, &trace::StatsRow::tflops) << ","
+        << trace::csv_field(d.a ? d.a->precision : "") << ","
+        << trace::csv_field(d.b ? d.b->precision : "") << "\n";
+  }
+}
+
+void write_json(const Side& a, const Side& b, const std::vector<trace::DiffRow>& rows,
+                std::size_t total_rows, trace::GroupBy by, const std::vector<std::string>& exceeded,
+                std::ostream& out) {
+  using Json = nlohmann::ordered_json;
+  auto num = [](const std::optional<double>& v) {
+    return v && std::isfinite(*v) ? Json(*v) : Json(nullptr);
+  };
+  auto side = [&](const Side& s) {
+    return Json{{"given", s.given}, {"files", s.files}, {"total_ns", s.result.total_ns}};
+  };
+  auto row_side = [&](const std::optional<trace::StatsRow>& r) {
+    if (!r) return Json(nullptr);
+    return Json{{"count", r->count},      {"total_ns", r->total_ns},  {"avg_ns", r->avg_ns},
+                {"flops", num(r->flops)}, {"tflops", num(r->tflops)}, {"precision", r->precision}};
+  };
+  Json list = Json::array();
+  for (const trace::DiffRow& d : rows) {
+    list.push_back({{"name", d.name},
+                    {"change", trace::to_string(d.kind)},
+                    {"delta_ns", d.delta_ns},
+                    {"delta_pct", num(d.delta_pct)},
+                    {"per_call_pct", num(d.per_call_pct)},
+                    {"work_pct", num(d.work_pct)},
+                    {"a", row_side(d.a)},
+                    {"b", row_side(d.b)}});
+  }
+  Json doc{{"a", side(a)},
+           {"b", side(b)},
+           {"group_by", by == trace::GroupBy::kName ? "name" : "op"},
+           {"rows_total", total_rows},
+           {"rows", std::move(list)},
+           {"thresholds_exceeded", exceeded}};
+  out << doc.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
+}
+
+}  // namespace
+
+std::string diff_usage() {
+  return "usage: flopline diff A B [options]\n"
+         "\n"
+         "What changed from run A to run B (each a trace file or a run directory, whose\n"
+         "files are added together): kernels, copies and sets matched by name (or\n"
+         "operators, --by op), each change classified (new, removed, precision changed,\n"
+         "more or less work per call, more or fewer calls, slower, faster, same) and\n"
+         "sorted by its effect on time.\n"
+         "\n"
+         "options:\n"
+         "  --by name|op            match kernels by name (default) or operators by name\n"
+         "  --top N                 show only the N rows with the largest time change\n"
+         "  --fail-if-slower P      exit 3 when B's total time exceeds A's by more than P%\n"
+         "  --fail-if-row-slower P  exit 3 when a row holding at least 1% of A's time grew\n"
+         "                          by more than P% (new rows count from zero)\n"
+         "  --csv                   write CSV (see docs/DIFF.md)\n"
+         "  --json                  write JSON (see docs/DIFF.md)\n"
+         "  -h, --help              show this help\n"
+         "\n"
+         "Exit status: 0 ok, 1 unreadable input, 2 bad command line, 3 a --fail-if\n"
+         "threshold was exceeded (the report is written first).\n";
+}
+
+int run_diff_command(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  auto parsed = parse_diff_args(args);
+  if (!parsed.ok()) {
+    err << usage_error("diff", parsed.error);
+    return kExitUsage;
+  }
+  const DiffOptions& opt = *parsed.value;
+  if (opt.help) {
+    out << diff_usage();
+    return kExitOk;
+  }
+  const std::optional<Side> a = summarize(opt.a, opt.by, err);
+  if (!a) return kExitFailure;
+  const std::optional<Side> b = summarize(opt.b, opt.by, err);
+  if (!b) return kExitFailure;
+  if (a->result.rows.empty() && b->result.rows.empty()) {
+    err << "flopline diff: neither run has "
+        << (opt.by == trace::GroupBy::kName ? "kernels, copies or sets" : "operators") << "\n";
+    return kExitFailure;
+  }
+  std::vector<trace::DiffRow> rows = trace::diff_rows(a->result.rows, b->result.rows);
+  // The thresholds, over every row (--top only shortens the report).
+  std::vector<std::string> exceeded;
+  const double ta = static_cast<double>(a->result.total_ns);
+  const double tb = static_cast<double>(b->result.total_ns);
+  if (opt.fail_if_slower && ta > 0 && 100 * (tb - ta) / ta > *opt.fail_if_slower) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "total time grew by %.1f%% (more than %g%%)",
+                  100 * (tb - ta) / ta, *opt.fail_if_slower);
+    exceeded.emplace_back(buf);
+  }
+  if (opt.fail_if_row_slower) {
+    for (const trace::DiffRow& d : rows) {
+      const double row_a = d.a ? static_cast<double>(d.a->total_ns) : 0;
+      const double row_b = d.b ? static_cast<double>(d.b->total_ns) : 0;
+      const bool big = row_a >= 0.01 * ta || (!d.a && row_b >= 0.01 * ta);
+      if (!big || row_b <= row_a) continue;
+      const double grew = row_a > 0 ? 100 * (row_b - row_a) / row_a : INFINITY;
+      if (grew <= *opt.fail_if_row_slower) continue;
+      char buf[96];
+      if (std::isfinite(grew)) {
+        std::snprintf(buf, sizeof buf, "grew by %.1f%% (more than %g%%)", grew,
+                      *opt.fail_if_row_slower);
+      } else {
+        std::snprintf(buf, sizeof buf, "is new, %.1f%% of A's time", 100 * row_b / ta);
+      }
+      exceeded.push_back(concat(shorten_name(d.name, 90), " ", buf));
+    }
+  }
+  const std::size_t total_rows = rows.size();
+  if (opt.top && *opt.top < rows.size()) rows.resize(static_cast<std::size_t>(*opt.top));
+  start_output();
+  switch (opt.format) {
+    case StatsFormat::kTable:
+      write_table(*a, *b, rows, total_rows, opt.by, out);
+      for (const std::string& e : exceeded) out << "Threshold exceeded: " << e << "\n";
+      break;
+    case StatsFormat::kCsv:
+      write_csv(rows, out);
+      break;
+    case StatsFormat::kJson:
+      write_json(*a, *b, rows, total_rows, opt.by, exceeded, out);
+      break;
+  }
+  if (!output_complete(out, err, "diff")) return kExitFailure;
+  if (!exceeded.empty()) {
+    if (opt.format != StatsFormat::kTable) {
+      for (const std::string& e : exceeded)
+        err << "flopline diff: threshold exceeded: " << trace::terminal_safe(e) << "\n";
+    }
+    return kExitThresholdExceeded;
+  }
+  return kExitOk;
+}
+
+}  // namespace flopline::cli
