@@ -10,6 +10,7 @@
 #include "flopline/trace/collective_waits.h"
 #include "flopline/trace/name_text.h"
 #include "flopline/trace/stats_csv.h"
+#include "flopline/trace/step_window.h"
 #include "flopline/trace/time_breakdown.h"
 #include "output_check.h"
 #include "stats_output.h"
@@ -132,6 +133,7 @@ void write_json(const std::vector<BreakdownRow>& rows, std::ostream& out) {
 int run_breakdown_report(const StatsOptions& opt, const trace::TraceFiles& found, std::ostream& out,
                          std::ostream& err) {
   std::vector<BreakdownRow> rows;
+  std::vector<std::string> steps_missing;  // files with too few steps for --steps
   const bool ok =
       for_each_trace(found.paths, err, found.from_directory, nullptr, [&](LoadedTrace& lt) {
         capture::fill_missing_peaks(*lt.trace);
@@ -141,11 +143,24 @@ int run_breakdown_report(const StatsOptions& opt, const trace::TraceFiles& found
           if (opt.range->begin) begin = trace::add_saturating(first, *opt.range->begin);
           if (opt.range->end) end = trace::add_saturating(first, *opt.range->end);
         }
+        if (!opt.steps.empty()) {
+          const auto w = trace::step_window(*lt.trace, opt.steps, opt.skip_first);
+          if (!w) {
+            steps_missing.push_back(lt.path);
+            return;
+          }
+          begin = w->begin;
+          end = w->end;
+        }
         const auto rank = trace::trace_rank(*lt.trace);
         for (const trace::DeviceBreakdown& b : trace::time_breakdown(*lt.trace, begin, end))
           rows.push_back(BreakdownRow{lt.path, rank, b});
       });
   if (!ok) return kExitFailure;
+  if (!steps_missing.empty()) {
+    err << steps_error(opt, steps_missing);
+    return kExitFailure;
+  }
   if (rows.empty()) {
     err << "flopline stats: no GPU work (kernels, copies, sets on a GPU's streams) in the "
            "trace"

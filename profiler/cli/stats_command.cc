@@ -7,6 +7,7 @@
 
 #include "flopline/capture/device_peaks.h"
 #include "flopline/trace/name_text.h"
+#include "flopline/trace/step_window.h"
 #include "flopline/trace/trace_paths.h"
 #include "output_check.h"
 #include "stats_breakdown.h"
@@ -19,7 +20,7 @@ namespace {
 constexpr OptionSpec kStatsOptions[] = {
     {"--by", true},          {"--cat", true},    {"--top", true},         {"--range", true},
     {"--csv", false},        {"--json", false},  {"--help", false, "-h"}, {"--name-width", true},
-    {"--full-names", false}, {"--report", true},
+    {"--full-names", false}, {"--report", true}, {"--steps", true},       {"--skip-first", true},
 };
 
 Parsed<trace::GroupBy> parse_group_by(std::string_view v) {
@@ -75,6 +76,17 @@ std::string join(const std::vector<std::string>& v, std::string_view sep) {
 
 }  // namespace
 
+std::string steps_error(const StatsOptions& opt, const std::vector<std::string>& files) {
+  const std::string what =
+      opt.skip_first > 0 ? concat("fewer than ", std::to_string(opt.skip_first + 1),
+                                  " CPU slices (--skip-first ", std::to_string(opt.skip_first), ")")
+                         : std::string("no CPU slice");
+  return concat("flopline stats: --steps '", trace::terminal_safe(opt.steps), "' matches ", what,
+                " in ", trace::terminal_safe(join(files, ", ")),
+                "\n  (names of NVTX ranges or torch.profiler's ProfilerStep#N; * matches any "
+                "run, ? one character)\n");
+}
+
 std::string stats_usage() {
   return "usage: flopline stats TRACE... [options]\n"
          "\n"
@@ -94,6 +106,10 @@ std::string stats_usage() {
          "  --range T0:T1          only slices that start in [T0, T1), times after the first\n"
          "                         event of each file; units ns (default), us, ms, s; either\n"
          "                         side may be empty (5ms: or :10ms)\n"
+         "  --steps PATTERN        only what starts inside the span of the steps: the CPU\n"
+         "                         slices (NVTX ranges, ProfilerStep#N) whose names match\n"
+         "                         PATTERN (* any run, ? one character; e.g. 'step *')\n"
+         "  --skip-first N         with --steps: leave out the first N steps (warm-up)\n"
          "  --name-width N         cut names in the table to N bytes (default 100; names\n"
          "                         that would read the same get what tells them apart)\n"
          "  --full-names           never cut names in the table (CSV and JSON never do)\n"
@@ -158,6 +174,17 @@ Parsed<StatsOptions> parse_stats_args(std::span<const std::string> args) {
       } else {
         return P::fail(concat("--report '", value, "' is not a report; use summary or breakdown"));
       }
+    } else if (name == "--steps") {
+      if (value.empty()) return P::fail("--steps needs a name pattern, like 'step *'");
+      o.steps = value;
+    } else if (name == "--skip-first") {
+      if (value == "0") {
+        o.skip_first = 0;
+      } else {
+        auto n = parse_positive_count(value, "--skip-first");
+        if (!n.ok()) return P::fail(n.error);
+        o.skip_first = static_cast<std::size_t>(*n.value);
+      }
     } else if (name == "--full-names") {
       o.name_width = 0;
     } else if (name == "--csv") {
@@ -167,6 +194,9 @@ Parsed<StatsOptions> parse_stats_args(std::span<const std::string> args) {
     }
   }
   if (csv && json) return P::fail("--csv and --json cannot be combined");
+  if (!o.steps.empty() && o.range) return P::fail("--steps and --range cannot be combined");
+  if (o.steps.empty() && split.value->has("--skip-first"))
+    return P::fail("--skip-first needs --steps");
   o.format = csv ? StatsFormat::kCsv : json ? StatsFormat::kJson : StatsFormat::kTable;
   o.files = std::move(split.value->positional);
   if (o.files.empty()) return P::fail("no trace file given");
@@ -197,6 +227,8 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
   StatsReport report;
   report.by = opt.by;
   report.range = opt.range;
+  report.steps = opt.steps;
+  report.skip_first = opt.skip_first;
   report.top = opt.top;
   report.name_width = opt.name_width;
   // One accumulator per answer the default categories can give, since that answer
@@ -211,6 +243,7 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
   CategoryCounts categories_seen;
   std::size_t traces_read = 0;
   trace::CollectiveSummary collectives;
+  std::vector<std::string> steps_missing;                // files with too few steps for --steps
   std::vector<trace::RankCollectives> rank_collectives;  // per file, its NCCL kernels
   // A directory's files that are not traces (a metadata.json beside the ranks, a rank
   // killed before it wrote) are left out by name; the others are summarized.
@@ -227,6 +260,16 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
           const trace::TimeNs first = lt.trace->time_bounds().first;
           if (opt.range->begin) query.range_begin = trace::add_saturating(first, *opt.range->begin);
           if (opt.range->end) query.range_end = trace::add_saturating(first, *opt.range->end);
+        }
+        if (!opt.steps.empty()) {
+          const auto w = trace::step_window(*lt.trace, opt.steps, opt.skip_first);
+          if (!w) {
+            steps_missing.push_back(lt.path);
+            return;
+          }
+          query.range_begin = w->begin;
+          query.range_end = w->end;
+          report.steps_kept += w->steps;
         }
         // Built once for the accumulators of every choice.
         std::optional<trace::OperatorIndex> index;
@@ -259,6 +302,10 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
         }
       });
   if (!ok) return kExitFailure;
+  if (!steps_missing.empty()) {
+    err << steps_error(opt, steps_missing);
+    return kExitFailure;
+  }
   std::size_t chosen = 0;
   if (opt.categories.empty()) {
     const std::vector<std::string> wanted = defaults.categories();

@@ -31,9 +31,15 @@ struct StatsOptions {
   std::size_t name_width = 100;  // table names cut to this many bytes; 0 = never cut
   bool help = false;             // print stats_usage() and do nothing else
   StatsReportKind report = StatsReportKind::kSummary;
+  // --steps PATTERN, --skip-first N: each file's window is the span of its CPU slices
+  // whose names match the pattern (flopline/trace/step_window.h), the first N left out.
+  std::string steps;
+  std::size_t skip_first = 0;
 };
 
 Parsed<StatsOptions> parse_stats_args(std::span<const std::string> args);
+// "flopline stats: --steps 'P' matches no CPU slice in FILES" and a hint.
+std::string steps_error(const StatsOptions& opt, const std::vector<std::string>& files);
 std::string stats_usage();
 
 // The command-table entry.

@@ -25,6 +25,9 @@ struct StatsReport {
   std::vector<std::string> files_left_out;  // found in a directory, not readable as traces
   trace::GroupBy by = trace::GroupBy::kName;
   std::optional<RelativeRange> range;  // as given (relative to each file's first event)
+  std::string steps;                   // --steps: the pattern; empty without
+  std::size_t skip_first = 0;
+  std::size_t steps_kept = 0;  // over all files
   // What the reader read and skipped, over all files (the reasons go to stderr).
   std::uint64_t events_total = 0;
   std::uint64_t events_skipped = 0;

@@ -289,6 +289,12 @@ void write_stats_table(const StatsReport& report, std::ostream& out) {
   if (report.counted.any_counted())
     out << "Counters:   " << trace::counted_coverage_line(report.counted) << "\n";
   if (report.range) out << "Range:      " << range_text(*report.range) << "\n";
+  if (!report.steps.empty()) {
+    out << "Steps:      " << report.steps_kept << " matching '"
+        << trace::terminal_safe(report.steps) << "'";
+    if (report.skip_first > 0) out << " after the first " << report.skip_first;
+    out << " (only what starts inside their span)\n";
+  }
   out << "\n";
 
   std::vector<Column> cols;

@@ -21,8 +21,8 @@ namespace {
 
 using trace::Collective;
 
-constexpr std::uint64_t kSidAllGather = 4, kSidAllReduce = 5, kSidReduce = 8, kSidReduceScatter = 7,
-                        kSidCommInitRank = 0, kSidAlltoAll = 16;
+constexpr std::uint64_t kSidAllGather = 4, kSidAllReduce = 5, kSidCommInitRank = 0,
+                        kSidAlltoAll = 16;
 
 std::uint64_t schema(std::uint64_t sid) {
   return kNvtxStaticSchemaStart + sid;
