@@ -45,8 +45,9 @@ void write_table(const std::vector<BreakdownRow>& rows, std::ostream& out) {
   out << "Time breakdown per rank and GPU (% of the window; communication and memory: the\n"
          "part not under computation; docs/STATS.md, \"Time breakdown\"):\n";
   const std::vector<std::string> headers = {
-      "Rank",   "GPU",           "Window (ns)",     "Compute %", "Comm %", "Memory %",
-      "Idle %", "Comm hidden %", "Counted TFLOP/s", "% of peak", "File"};
+      "Rank",   "GPU",         "Window (ns)",   "Compute %",     "Comm %",          "Memory %",
+      "Idle %", "Idle host %", "Idle queued %", "Comm hidden %", "Counted TFLOP/s", "% of peak",
+      "File"};
   std::vector<std::vector<std::string>> cells;
   for (const BreakdownRow& r : rows) {
     const trace::DeviceBreakdown& b = r.b;
@@ -55,7 +56,8 @@ void write_table(const std::vector<BreakdownRow>& rows, std::ostream& out) {
     cells.push_back(
         {r.rank ? std::to_string(*r.rank) : std::string("-"), std::to_string(b.device),
          with_thousands(w), fixed1(pct(b.compute_ns, w)), fixed1(pct(b.communication_ns, w)),
-         fixed1(pct(b.memory_ns, w)), fixed1(pct(b.idle_ns, w)),
+         fixed1(pct(b.memory_ns, w)), fixed1(pct(b.idle_ns, w)), fixed1(pct(b.idle_host_ns, w)),
+         fixed1(pct(b.idle_queued_ns, w)),
          b.communication_total_ns > 0
              ? fixed1(pct(b.communication_hidden_ns, b.communication_total_ns))
              : std::string("-"),
@@ -91,12 +93,14 @@ std::string number_text(double v) {
 
 void write_csv(const std::vector<BreakdownRow>& rows, std::ostream& out) {
   out << "file,rank,device,window_begin_ns,window_ns,compute_ns,communication_ns,memory_ns,"
-         "idle_ns,communication_total_ns,communication_hidden_ns,kernels,flops,peak_time_ns\n";
+         "idle_ns,idle_host_ns,idle_queued_ns,idle_other_ns,communication_total_ns,"
+         "communication_hidden_ns,kernels,flops,peak_time_ns\n";
   for (const BreakdownRow& r : rows) {
     const trace::DeviceBreakdown& b = r.b;
     out << trace::csv_field(r.file) << "," << (r.rank ? std::to_string(*r.rank) : std::string())
         << "," << b.device << "," << b.window_begin << "," << b.window_ns() << "," << b.compute_ns
         << "," << b.communication_ns << "," << b.memory_ns << "," << b.idle_ns << ","
+        << b.idle_host_ns << "," << b.idle_queued_ns << "," << b.idle_other_ns << ","
         << b.communication_total_ns << "," << b.communication_hidden_ns << "," << b.kernels << ","
         << (b.flops ? number_text(*b.flops) : std::string()) << ","
         << (b.peak_time_ns ? number_text(*b.peak_time_ns) : std::string()) << "\n";
@@ -117,6 +121,9 @@ void write_json(const std::vector<BreakdownRow>& rows, std::ostream& out) {
                     {"communication_ns", b.communication_ns},
                     {"memory_ns", b.memory_ns},
                     {"idle_ns", b.idle_ns},
+                    {"idle_host_ns", b.idle_host_ns},
+                    {"idle_queued_ns", b.idle_queued_ns},
+                    {"idle_other_ns", b.idle_other_ns},
                     {"communication_total_ns", b.communication_total_ns},
                     {"communication_hidden_ns", b.communication_hidden_ns},
                     {"kernels", b.kernels},

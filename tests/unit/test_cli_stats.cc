@@ -536,23 +536,26 @@ TEST_F(StatsCommand, TimeBreakdownReport) {
   const CliRun t = run_flopline({"stats", f, "--report", "breakdown"});
   ASSERT_EQ(t.rc, kExitOk) << t.err;
   // Window 220 us: compute 120 (54.5%), communication exposed 50 (22.7%), memory 10
-  // (4.5%), idle 40 (18.2%); 50 of 100 us of communication hidden.
-  EXPECT_NE(t.out.find("    3    0      220,000       54.5    22.7       4.5    18.2           "
-                       "50.0                -          -  "),
+  // (4.5%), idle 40 (18.2%, no launch flows: none of it host or queued); 50 of 100 us of
+  // communication hidden.
+  EXPECT_NE(t.out.find("    3    0      220,000       54.5    22.7       4.5    18.2          0.0"
+                       "            0.0           50.0                -          -  "),
             std::string::npos)
       << t.out;
   const CliRun j = run_flopline({"stats", f, "--report", "breakdown", "--json"});
   ASSERT_EQ(j.rc, kExitOk) << j.err;
   EXPECT_NE(j.out.find(R"("rank":3,"device":0,"window_begin_ns":0,"window_ns":220000,)"
                        R"("compute_ns":120000,"communication_ns":50000,"memory_ns":10000,)"
-                       R"("idle_ns":40000,"communication_total_ns":100000,)"
+                       R"("idle_ns":40000,"idle_host_ns":0,"idle_queued_ns":0,)"
+                       R"("idle_other_ns":40000,"communication_total_ns":100000,)"
                        R"("communication_hidden_ns":50000,"kernels":3,"flops":null)"),
             std::string::npos)
       << j.out;
   const CliRun c =
       run_flopline({"stats", f, "--report", "breakdown", "--csv", "--range", "0:100us"});
   ASSERT_EQ(c.rc, kExitOk) << c.err;
-  EXPECT_NE(c.out.find(",3,0,0,100000,100000,0,0,0,50000,50000,2,,\n"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find(",3,0,0,100000,100000,0,0,0,0,0,0,50000,50000,2,,\n"), std::string::npos)
+      << c.out;
   const CliRun bad = run_flopline({"stats", f, "--report", "flame"});
   EXPECT_EQ(bad.rc, kExitUsage);
   EXPECT_NE(bad.err.find("--report 'flame' is not a report; use summary or breakdown"),

@@ -108,5 +108,50 @@ TEST(TimeBreakdown, CountedFlopsAtPeakGiveTheMeasuredUtilization) {
   EXPECT_FALSE(rows[0].peak_time_ns);
 }
 
+// Three kernels with gaps; each launched by a CPU call (a flow from the call to the
+// kernel): the first gap's kernel was launched 30 ns into the gap (30 host, 20 queued),
+// the second's before the gap began (all 40 queued: a dependency), and the last kernel
+// has no launch flow (its 10 ns gap is other).
+TEST(TimeBreakdown, IdleSplitByWhenTheNextWorkWasLaunched) {
+  Trace t;
+  TraceBuilder b(t);
+  const std::uint32_t gpu_process = b.process(0);
+  t.processes[gpu_process].is_gpu = true;
+  t.processes[gpu_process].device = 0;
+  const std::uint32_t gpu = b.track(gpu_process, 7, TrackKind::kGpuStream);
+  const std::uint32_t cpu = b.track(b.process(100), 100);
+  const StringId kernel = t.strings.intern("kernel");
+  const StringId launch = t.strings.intern("cudaLaunchKernel");
+  const StringId runtime = t.strings.intern("cuda_runtime");
+  auto add = [&](TimeNs start, TimeNs dur, std::optional<TimeNs> launched, std::uint64_t id) {
+    b.add_slice(gpu, Slice{start, dur, t.strings.intern("k"), kernel, kNoArgs, kNone});
+    if (!launched) return;
+    b.add_slice(cpu, Slice{*launched, 5, launch, runtime, kNoArgs, kNone});
+    Flow f;
+    f.id = id;
+    f.from.track = cpu;
+    f.from.ts = *launched;
+    f.to.track = gpu;
+    f.to.ts = start;
+    b.add_flow(f);
+  };
+  add(0, 100, TimeNs{0}, 1);      // busy 0-100
+  add(150, 100, TimeNs{130}, 2);  // gap 100-150, launched at 130
+  add(290, 100, TimeNs{200}, 3);  // gap 250-290, launched at 200
+  add(400, 10, std::nullopt, 4);  // gap 390-400, no flow
+  b.finalize();
+  const auto rows = time_breakdown(t);
+  ASSERT_EQ(rows.size(), 1u);
+  const DeviceBreakdown& d = rows[0];
+  EXPECT_EQ(d.idle_ns, 50 + 40 + 10);
+  EXPECT_EQ(d.idle_host_ns, 30);
+  EXPECT_EQ(d.idle_queued_ns, 20 + 40);
+  EXPECT_EQ(d.idle_other_ns, 10);
+  // A window past the last work: its tail is other.
+  const auto wide = time_breakdown(t, TimeNs{0}, TimeNs{500});
+  EXPECT_EQ(wide[0].idle_other_ns, 10 + 90);
+  EXPECT_EQ(wide[0].idle_host_ns + wide[0].idle_queued_ns + wide[0].idle_other_ns, wide[0].idle_ns);
+}
+
 }  // namespace
 }  // namespace flopline::trace

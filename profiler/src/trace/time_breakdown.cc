@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <utility>
 
 #include "flopline/trace/collectives.h"
@@ -53,8 +54,14 @@ Intervals joined(const Intervals& a, const Intervals& b) {
   return merged(std::move(all));
 }
 
+struct Item {
+  TimeNs lo = 0, hi = 0;
+  std::optional<TimeNs> launch;  // when its launch call began
+};
+
 struct DeviceWork {
   Intervals compute, communication, memory;
+  std::vector<Item> items;  // every piece of work in the window
   double flops = 0, peak_time_ns = 0;
   bool any_flops = false, missing_peak = false;
   std::uint64_t kernels = 0;
@@ -69,16 +76,33 @@ std::vector<DeviceBreakdown> time_breakdown(const Trace& t, std::optional<TimeNs
   const StringId kernel = t.strings.find("kernel");
   const StringId copy = t.strings.find("gpu_memcpy");
   const StringId set = t.strings.find("gpu_memset");
+  // GPU work -> the start of the CPU call that launched it (the launch flows).
+  auto key = [](std::uint32_t track, const SliceRef& r) {
+    return static_cast<std::uint64_t>(track) << 40 | static_cast<std::uint64_t>(r.row) << 32 |
+           r.index;
+  };
+  std::unordered_map<std::uint64_t, TimeNs> launch_of;
+  for (const Flow& f : t.flows) {
+    if (!f.joined() || f.to.slice.row >= 256 || f.to.slice.track >= (1u << 24)) continue;
+    if (t.tracks[f.to.slice.track].kind != TrackKind::kGpuStream ||
+        t.tracks[f.from.slice.track].kind != TrackKind::kThread)
+      continue;
+    launch_of.emplace(key(f.to.slice.track, f.to.slice),
+                      t.tracks[f.from.slice.track].at(f.from.slice).start);
+  }
   std::map<std::int32_t, DeviceWork> devices;
-  for (const Track& track : t.tracks) {
+  for (std::uint32_t ti = 0; ti < t.tracks.size(); ++ti) {
+    const Track& track = t.tracks[ti];
     const Process& p = t.processes[track.process];
     if (track.kind != TrackKind::kGpuStream || !p.is_gpu) continue;
     const DeviceProperties* props = nullptr;
     for (const DeviceProperties& d : t.devices) {
       if (d.id == p.device) props = &d;
     }
-    for (const auto& row : track.rows) {
-      for (const Slice& s : row) {
+    for (std::uint32_t ri = 0; ri < track.rows.size(); ++ri) {
+      const auto& row = track.rows[ri];
+      for (std::uint32_t si = 0; si < row.size(); ++si) {
+        const Slice& s = row[si];
         const bool is_kernel = s.cat == kernel && kernel != kNone;
         const bool is_memory = (s.cat == copy && copy != kNone) || (s.cat == set && set != kNone);
         if (!is_kernel && !is_memory) continue;
@@ -90,6 +114,12 @@ std::vector<DeviceBreakdown> time_breakdown(const Trace& t, std::optional<TimeNs
         const TimeNs lo = begin ? std::max(*begin, s.start) : s.start;
         const TimeNs hi = end ? std::min(*end, s_end) : s_end;
         if (hi < lo || (hi == lo && s.dur > 0)) continue;  // outside the window
+        Item item{lo, hi, std::nullopt};
+        if (ri < 256 && ti < (1u << 24)) {
+          const auto it = launch_of.find(key(ti, SliceRef{ti, ri, si}));
+          if (it != launch_of.end()) item.launch = it->second;
+        }
+        w.items.push_back(item);
         if (is_memory) {
           w.memory.emplace_back(lo, hi);
           continue;
@@ -136,6 +166,25 @@ std::vector<DeviceBreakdown> time_breakdown(const Trace& t, std::optional<TimeNs
     b.communication_ns = b.communication_total_ns - b.communication_hidden_ns;
     b.memory_ns = length(all) - length(kernels);
     b.idle_ns = std::max<std::int64_t>(0, b.window_ns() - length(all));
+    // Each gap before a piece of work, by when that work was launched.
+    std::sort(w.items.begin(), w.items.end(),
+              [](const Item& x, const Item& y) { return x.lo < y.lo; });
+    TimeNs busy_until = b.window_begin;
+    for (const Item& item : w.items) {
+      if (item.lo > busy_until) {
+        const std::int64_t gap = item.lo - busy_until;
+        if (item.launch) {
+          const std::int64_t host = std::clamp<std::int64_t>(*item.launch - busy_until, 0, gap);
+          b.idle_host_ns = add_saturating(b.idle_host_ns, host);
+          b.idle_queued_ns = add_saturating(b.idle_queued_ns, gap - host);
+        } else {
+          b.idle_other_ns = add_saturating(b.idle_other_ns, gap);
+        }
+      }
+      busy_until = std::max(busy_until, item.hi);
+    }
+    if (b.window_end > busy_until)
+      b.idle_other_ns = add_saturating(b.idle_other_ns, b.window_end - busy_until);
     b.kernels = w.kernels;
     if (w.any_flops) {
       b.flops = w.flops;

@@ -32,6 +32,13 @@ struct DeviceBreakdown {
   std::int64_t communication_ns = 0;  // exposed: not under computation
   std::int64_t memory_ns = 0;         // exposed: under neither
   std::int64_t idle_ns = 0;
+  // Idle split by what the next GPU work was doing (its launch call, from the launch
+  // flows): not launched yet (waiting for the host), launched but not started (a stream
+  // or event dependency, or launch latency), or unknown (no launch flow; the idle end
+  // of the window). The three add up to idle_ns.
+  std::int64_t idle_host_ns = 0;
+  std::int64_t idle_queued_ns = 0;
+  std::int64_t idle_other_ns = 0;
   std::int64_t communication_total_ns = 0;   // the union of communication kernels
   std::int64_t communication_hidden_ns = 0;  // of it, while computation ran
   std::uint64_t kernels = 0;
