@@ -17,6 +17,7 @@
 #include "output_check.h"
 #include "stats_command.h"
 #include "stats_output.h"
+#include "text_table.h"
 #include "trace_loading.h"
 
 namespace flopline::cli {
@@ -172,21 +173,9 @@ void write_table(const Side& a, const Side& b, const std::vector<trace::DiffRow>
          opt_text(y.tflops, 2), x.precision.empty() ? "-" : x.precision,
          y.precision.empty() ? "-" : y.precision, shorten_name(d.name, 90)});
   }
-  std::vector<std::size_t> width;
-  for (const std::string& h : headers) width.push_back(h.size());
-  for (const auto& row : cells) {
-    for (std::size_t j = 0; j + 1 < row.size(); ++j) width[j] = std::max(width[j], row[j].size());
-  }
-  auto line = [&](const std::vector<std::string>& row) {
-    std::string l;
-    for (std::size_t j = 0; j + 1 < row.size(); ++j) {
-      const std::string gap(width[j] - row[j].size(), ' ');
-      l += j == 0 ? concat(" ", row[j], gap, " ") : concat(" ", gap, row[j], " ");
-    }
-    out << l << " " << row.back() << "\n";
-  };
-  line(headers);
-  for (const auto& row : cells) line(row);
+  std::vector<TextColumn> columns;
+  for (const std::string& h : headers) columns.push_back({h, h == "Change" || h.ends_with("prec")});
+  write_text_table(columns, cells, out);
   const double ta = static_cast<double>(a.result.total_ns);
   const double tb = static_cast<double>(b.result.total_ns);
   out << "\nTotal: A " << with_thousands(a.result.total_ns) << " ns, B "

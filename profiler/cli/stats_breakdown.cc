@@ -14,6 +14,7 @@
 #include "flopline/trace/time_breakdown.h"
 #include "output_check.h"
 #include "stats_output.h"
+#include "text_table.h"
 #include "trace_loading.h"
 
 namespace flopline::cli {
@@ -64,19 +65,9 @@ void write_table(const std::vector<BreakdownRow>& rows, std::ostream& out) {
          b.flops && w > 0 ? fixed1(*b.flops / static_cast<double>(w) / 1e3) : std::string("-"),
          u ? fixed1(*u) : std::string("-"), trace::terminal_safe(r.file)});
   }
-  std::vector<std::size_t> width;
-  for (const std::string& h : headers) width.push_back(h.size());
-  for (const auto& row : cells) {
-    for (std::size_t j = 0; j + 1 < row.size(); ++j) width[j] = std::max(width[j], row[j].size());
-  }
-  auto line = [&](const std::vector<std::string>& row) {
-    std::string l;
-    for (std::size_t j = 0; j + 1 < row.size(); ++j)
-      l += concat(" ", std::string(width[j] - row[j].size(), ' '), row[j], " ");
-    out << l << " " << row.back() << "\n";
-  };
-  line(headers);
-  for (const auto& row : cells) line(row);
+  std::vector<TextColumn> columns;
+  for (const std::string& h : headers) columns.push_back({h});
+  write_text_table(columns, cells, out);
   bool no_peak = false;
   for (const BreakdownRow& r : rows) no_peak = no_peak || (r.b.flops && !r.b.peak_time_ns);
   if (no_peak) {

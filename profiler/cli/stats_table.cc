@@ -10,6 +10,7 @@
 
 #include "flopline/trace/name_text.h"
 #include "stats_output.h"
+#include "text_table.h"
 
 namespace flopline::cli {
 namespace {
@@ -179,9 +180,6 @@ void write_collectives(const std::vector<trace::CollectiveRow>& rows, std::ostre
   out << "\nCollectives (size from NCCL's NVTX ranges; algbw and busbw by nccl-tests' formulas "
          "over "
          "the mean\nkernel time, which includes waiting for the other ranks; docs/STATS.md):\n";
-  const std::vector<std::string> headers = {"Collective",   "Message",     "Ranks",
-                                            "Kernels",      "Total (ns)",  "Mean (ns)",
-                                            "algbw (GB/s)", "busbw (GB/s)"};
   std::vector<std::vector<std::string>> cells;
   for (const trace::CollectiveRow& r : rows) {
     const std::int64_t mean = r.kernels > 0 ? r.total_ns / static_cast<std::int64_t>(r.kernels) : 0;
@@ -192,28 +190,22 @@ void write_collectives(const std::vector<trace::CollectiveRow>& rows, std::ostre
                      with_thousands(r.total_ns), with_thousands(mean),
                      opt_fixed(r.bandwidth.algbw_gbps, 1), opt_fixed(r.bandwidth.busbw_gbps, 1)});
   }
-  std::vector<std::size_t> width;
-  for (const std::string& h : headers) width.push_back(h.size());
-  for (const auto& row : cells) {
-    for (std::size_t j = 0; j < row.size(); ++j) width[j] = std::max(width[j], row[j].size());
-  }
-  auto line = [&](const std::vector<std::string>& row) {
-    std::string l;
-    for (std::size_t j = 0; j < row.size(); ++j) {
-      const std::string gap(width[j] - row[j].size(), ' ');
-      l += j == 0 ? concat(" ", row[j], gap) : concat("  ", gap, row[j]);  // name left
-    }
-    out << l << "\n";
-  };
-  line(headers);
-  for (const auto& row : cells) line(row);
+  write_text_table({{"Collective", true},
+                    {"Message"},
+                    {"Ranks"},
+                    {"Kernels"},
+                    {"Total (ns)"},
+                    {"Mean (ns)"},
+                    {"algbw (GB/s)"},
+                    {"busbw (GB/s)"},
+                    {""}},  // no free text: every figure aligned
+                   cells, out);
   if (std::any_of(rows.begin(), rows.end(), [](const trace::CollectiveRow& r) { return !r.ranks; }))
     out << "Ranks \"-\": no WORLD_SIZE in the capture; busbw (and algbw of AllGather, "
            "ReduceScatter,\n"
            "AlltoAll) need the communicator's rank count\n";
 }
 
-// Each rank's wait for the last rank to arrive at the collectives matched across ranks.
 void write_collective_waits(const trace::CollectiveWaits& w, std::ostream& out) {
   out << "\nCollective waits (NCCL kernels matched across ranks by communicator and order; "
          "a rank\nwaits from its kernel's start to the last rank's; docs/STATS.md):\n";
@@ -231,19 +223,9 @@ void write_collective_waits(const trace::CollectiveWaits& w, std::ostream& out) 
                      with_thousands(static_cast<std::int64_t>(r.last_arrivals)),
                      trace::terminal_safe(r.file)});
   }
-  std::vector<std::size_t> width;
-  for (const std::string& h : headers) width.push_back(h.size());
-  for (const auto& row : cells) {
-    for (std::size_t j = 0; j + 1 < row.size(); ++j) width[j] = std::max(width[j], row[j].size());
-  }
-  auto line = [&](const std::vector<std::string>& row) {
-    std::string l;
-    for (std::size_t j = 0; j + 1 < row.size(); ++j)
-      l += concat(" ", std::string(width[j] - row[j].size(), ' '), row[j], " ");
-    out << l << " " << row.back() << "\n";  // the file, left-aligned and last
-  };
-  line(headers);
-  for (const auto& row : cells) line(row);
+  std::vector<TextColumn> columns;
+  for (const std::string& h : headers) columns.push_back({h});
+  write_text_table(columns, cells, out);
   if (w.waited_for) {
     const trace::RankWaits& r = w.ranks[*w.waited_for];
     out << "Last to arrive most often: "

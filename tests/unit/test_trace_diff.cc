@@ -115,7 +115,7 @@ TEST_F(DiffCommand, TableCsvJsonAndThresholds) {
   const CliRun t = run_flopline({"diff", a, b});
   ASSERT_EQ(t.rc, kExitOk) << t.err;
   EXPECT_NE(t.out.find(" precision changed    +800,000   +200.0        4        4      400,000"
-                       "    1,200,000      +200.0    +0.0      10.00       3.33    tf32    fp32  "
+                       "    1,200,000      +200.0    +0.0      10.00       3.33  tf32    fp32    "
                        "gemm\n"),
             std::string::npos)
       << t.out;
