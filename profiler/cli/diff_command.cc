@@ -10,6 +10,7 @@
 
 #include "cli_parse.h"
 #include "flopline/capture/device_peaks.h"
+#include "flopline/trace/kernel_names.h"
 #include "flopline/trace/name_text.h"
 #include "flopline/trace/stats_csv.h"
 #include "flopline/trace/trace_diff.h"
@@ -30,6 +31,7 @@ constexpr OptionSpec kDiffOptions[] = {
     {"--json", false},
     {"--fail-if-slower", true},
     {"--fail-if-row-slower", true},
+    {"--names", true},
     {"--help", false, "-h"},
 };
 
@@ -40,6 +42,7 @@ struct DiffOptions {
   StatsFormat format = StatsFormat::kTable;
   std::optional<double> fail_if_slower;      // % the total may grow
   std::optional<double> fail_if_row_slower;  // % any row of at least 1% of A may grow
+  bool base_names = false;                   // --names base
   bool help = false;
 };
 
@@ -85,6 +88,10 @@ Parsed<DiffOptions> parse_diff_args(std::span<const std::string> args) {
       auto p = parse_percent(value, name);
       if (!p.ok()) return P::fail(p.error);
       (name == "--fail-if-slower" ? o.fail_if_slower : o.fail_if_row_slower) = p.value;
+    } else if (name == "--names") {
+      if (value != "full" && value != "base")
+        return P::fail(concat("--names '", value, "' is not a naming; use full or base"));
+      o.base_names = value == "base";
     } else if (name == "--csv") {
       csv = true;
     } else if (name == "--json") {
@@ -110,7 +117,8 @@ struct Side {
 };
 
 // One side's rows: every trace of the file or directory added together.
-std::optional<Side> summarize(const std::string& path, trace::GroupBy by, std::ostream& err) {
+std::optional<Side> summarize(const std::string& path, trace::GroupBy by, bool base_names,
+                              std::ostream& err) {
   std::string dir_error;
   const trace::TraceFiles found = trace::find_trace_files({path}, &dir_error);
   if (found.paths.empty()) {
@@ -125,6 +133,7 @@ std::optional<Side> summarize(const std::string& path, trace::GroupBy by, std::o
   const bool ok =
       for_each_trace(found.paths, err, found.from_directory, nullptr, [&](LoadedTrace& lt) {
         capture::fill_missing_peaks(*lt.trace);
+        if (base_names) trace::use_kernel_base_names(*lt.trace);
         side.files.push_back(lt.path);
         trace::StatsQuery q;
         q.by = by;
@@ -268,6 +277,8 @@ std::string diff_usage() {
          "\n"
          "options:\n"
          "  --by name|op            match kernels by name (default) or operators by name\n"
+         "  --names full|base       kernels by full name (default) or base name (no\n"
+         "                          namespaces, templates or parameters; nsys' :base)\n"
          "  --top N                 show only the N rows with the largest time change\n"
          "  --fail-if-slower P      exit 3 when B's total time exceeds A's by more than P%\n"
          "  --fail-if-row-slower P  exit 3 when a row holding at least 1% of A's time grew\n"
@@ -291,9 +302,9 @@ int run_diff_command(std::span<const std::string> args, std::ostream& out, std::
     out << diff_usage();
     return kExitOk;
   }
-  const std::optional<Side> a = summarize(opt.a, opt.by, err);
+  const std::optional<Side> a = summarize(opt.a, opt.by, opt.base_names, err);
   if (!a) return kExitFailure;
-  const std::optional<Side> b = summarize(opt.b, opt.by, err);
+  const std::optional<Side> b = summarize(opt.b, opt.by, opt.base_names, err);
   if (!b) return kExitFailure;
   if (a->result.rows.empty() && b->result.rows.empty()) {
     err << "flopline diff: neither run has "

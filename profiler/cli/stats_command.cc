@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "flopline/capture/device_peaks.h"
+#include "flopline/trace/kernel_names.h"
 #include "flopline/trace/name_text.h"
 #include "flopline/trace/step_window.h"
 #include "flopline/trace/trace_paths.h"
@@ -21,6 +22,7 @@ constexpr OptionSpec kStatsOptions[] = {
     {"--by", true},          {"--cat", true},    {"--top", true},         {"--range", true},
     {"--csv", false},        {"--json", false},  {"--help", false, "-h"}, {"--name-width", true},
     {"--full-names", false}, {"--report", true}, {"--steps", true},       {"--skip-first", true},
+    {"--names", true},
 };
 
 Parsed<trace::GroupBy> parse_group_by(std::string_view v) {
@@ -106,6 +108,10 @@ std::string stats_usage() {
          "  --range T0:T1          only slices that start in [T0, T1), times after the first\n"
          "                         event of each file; units ns (default), us, ms, s; either\n"
          "                         side may be empty (5ms: or :10ms)\n"
+         "  --names full|base      kernels by their full name (default) or their base name:\n"
+         "                         no return type, namespaces, template arguments or\n"
+         "                         parameters (nsys' :base), so a kernel's instantiations\n"
+         "                         make one row\n"
          "  --steps PATTERN        only what starts inside the span of the steps: the CPU\n"
          "                         slices (NVTX ranges, ProfilerStep#N) whose names match\n"
          "                         PATTERN (* any run, ? one character; e.g. 'step *')\n"
@@ -174,6 +180,10 @@ Parsed<StatsOptions> parse_stats_args(std::span<const std::string> args) {
       } else {
         return P::fail(concat("--report '", value, "' is not a report; use summary or breakdown"));
       }
+    } else if (name == "--names") {
+      if (value != "full" && value != "base")
+        return P::fail(concat("--names '", value, "' is not a naming; use full or base"));
+      o.base_names = value == "base";
     } else if (name == "--steps") {
       if (value.empty()) return P::fail("--steps needs a name pattern, like 'step *'");
       o.steps = value;
@@ -250,6 +260,7 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
   const bool ok = for_each_trace(
       found.paths, err, found.from_directory, &report.files_left_out, [&](LoadedTrace& lt) {
         capture::fill_missing_peaks(*lt.trace);
+        if (opt.base_names) trace::use_kernel_base_names(*lt.trace);
         ++traces_read;
         report.files.push_back(lt.path);
         defaults.note(*lt.trace);

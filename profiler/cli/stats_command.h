@@ -35,6 +35,7 @@ struct StatsOptions {
   // whose names match the pattern (flopline/trace/step_window.h), the first N left out.
   std::string steps;
   std::size_t skip_first = 0;
+  bool base_names = false;  // --names base: kernels by base name (trace/kernel_names.h)
 };
 
 Parsed<StatsOptions> parse_stats_args(std::span<const std::string> args);
