@@ -49,6 +49,7 @@ record_samples() {
 }
 
 traces=("$@")
+given=${#traces[@]}
 shopt -s nullglob
 if [ ${#traces[@]} -eq 0 ] && record_samples; then
   traces=("$build"/main-traces/*.json.gz)
@@ -60,8 +61,25 @@ if [ ${#traces[@]} -eq 0 ]; then
   echo "flopline: no bundled traces under samples/traces/ and none given" >&2
   exit 1
 fi
-for t in "${traces[@]}"; do
-  echo
-  "$build/profiler/flopline" stats "$t" --top 15
-  "$build/profiler/flopline" stats "$t" --by op --top 10 2>/dev/null || true
-done
+fl="$build/profiler/flopline"
+if [ "$given" -gt 0 ]; then
+  # Traces the user named: their whole tables.
+  for t in "${traces[@]}"; do
+    echo
+    "$fl" stats "$t" --top 15
+    "$fl" stats "$t" --by op --top 10 2>/dev/null || true
+  done
+  exit 0
+fi
+# One screen: what each trace spends its GPU time on, then where to look next.
+echo
+"$fl" stats --report overview "${traces[@]}" 2>/dev/null
+first="${traces[0]}"
+echo
+echo "Next:"
+echo "  $fl stats $first                   every kernel, with FLOP/s and % of peak"
+echo "  $fl stats $first --by op           per operator (NVTX or torch.profiler ranges)"
+echo "  $fl diff A B                       what changed between two runs"
+if [ -x "$build/viewer/flopline-view" ]; then
+  echo "  $build/viewer/flopline-view $first   the timeline and roofline"
+fi

@@ -13,6 +13,7 @@
 #include "output_check.h"
 #include "stats_breakdown.h"
 #include "stats_output.h"
+#include "stats_overview.h"
 #include "trace_loading.h"
 
 namespace flopline::cli {
@@ -123,7 +124,8 @@ std::string stats_usage() {
          "                         and waits across ranks when the traces have them), or\n"
          "                         breakdown: per rank and GPU, compute, communication,\n"
          "                         memory and idle time over the window (--range), the\n"
-         "                         communication hidden under compute, counted TFLOP/s\n"
+         "                         communication hidden under compute, counted TFLOP/s;\n"
+         "                         or overview: a few lines per file, for many files\n"
          "  --csv                  write CSV (fixed columns, see docs/STATS.md)\n"
          "  --json                 write JSON (see docs/STATS.md)\n"
          "  -h, --help             show this help\n"
@@ -177,8 +179,11 @@ Parsed<StatsOptions> parse_stats_args(std::span<const std::string> args) {
         o.report = StatsReportKind::kSummary;
       } else if (value == "breakdown") {
         o.report = StatsReportKind::kBreakdown;
+      } else if (value == "overview") {
+        o.report = StatsReportKind::kOverview;
       } else {
-        return P::fail(concat("--report '", value, "' is not a report; use summary or breakdown"));
+        return P::fail(
+            concat("--report '", value, "' is not a report; use summary, breakdown or overview"));
       }
     } else if (name == "--names") {
       if (value != "full" && value != "base")
@@ -234,6 +239,7 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
   for (const std::string& note : found.notes)
     err << "flopline: " << trace::terminal_safe(note) << "\n";
   if (opt.report == StatsReportKind::kBreakdown) return run_breakdown_report(opt, found, out, err);
+  if (opt.report == StatsReportKind::kOverview) return run_overview_report(opt, found, out, err);
   StatsReport report;
   report.by = opt.by;
   report.range = opt.range;

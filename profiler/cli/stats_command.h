@@ -18,8 +18,9 @@ namespace flopline::cli {
 
 enum class StatsFormat { kTable, kCsv, kJson };
 
-// --report: the summary table (default) or the time breakdown per rank and GPU.
-enum class StatsReportKind { kSummary, kBreakdown };
+// --report: the summary table (default), the time breakdown per rank and GPU, or an
+// overview of many files (a few lines each).
+enum class StatsReportKind { kSummary, kBreakdown, kOverview };
 
 struct StatsOptions {
   std::vector<std::string> files;

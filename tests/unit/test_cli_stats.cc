@@ -558,7 +558,7 @@ TEST_F(StatsCommand, TimeBreakdownReport) {
       << c.out;
   const CliRun bad = run_flopline({"stats", f, "--report", "flame"});
   EXPECT_EQ(bad.rc, kExitUsage);
-  EXPECT_NE(bad.err.find("--report 'flame' is not a report; use summary or breakdown"),
+  EXPECT_NE(bad.err.find("--report 'flame' is not a report; use summary, breakdown or overview"),
             std::string::npos)
       << bad.err;
   const std::string cpu =
@@ -567,6 +567,33 @@ TEST_F(StatsCommand, TimeBreakdownReport) {
   const CliRun cpu_only = run_flopline({"stats", cpu, "--report", "breakdown"});
   EXPECT_EQ(cpu_only.rc, kExitFailure) << cpu_only.out;
   EXPECT_NE(cpu_only.err.find("no GPU work"), std::string::npos) << cpu_only.err;
+}
+
+// --report overview: a few lines per file, kernels by base name with the rate that
+// says more (TFLOP/s for compute, GB/s for memory-bound work) and % of peak.
+TEST_F(StatsCommand, OverviewReport) {
+  const std::string a = write("a.json", R"json({"deviceProperties":[{"id":0,"name":"NVIDIA H200",
+"computeMajor":9,"computeMinor":0,"numSms":132}],"traceEvents":[
+{"ph":"X","cat":"kernel","name":"void ns::gemm<1>(float*)","pid":0,"tid":7,"ts":0,"dur":300,
+ "args":{"flops":1.5e11,"precision":"bf16"}},
+{"ph":"X","cat":"kernel","name":"void ns::gemm<2>(float*)","pid":0,"tid":7,"ts":400,"dur":300,
+ "args":{"flops":1.5e11,"precision":"bf16"}},
+{"ph":"X","cat":"kernel","name":"copy_kernel","pid":0,"tid":7,"ts":800,"dur":400,
+ "args":{"bytes":1.6e9}}]})json");
+  const CliRun t = run_flopline({"stats", "--report", "overview", a, write("b.json", kTrace)});
+  ASSERT_EQ(t.rc, kExitOk) << t.err;
+  // The two instantiations of gemm are one row: 600 of 1000 us, 3e11 FLOPs in 600 us.
+  EXPECT_NE(t.out.find("a.json: 1.000 ms in 3 kernels\n   60.0%  gemm  500.0 TFLOP/s, "),
+            std::string::npos)
+      << t.out;
+  EXPECT_NE(t.out.find("   40.0%  copy_kernel  4000 GB/s"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("b.json: "), std::string::npos) << t.out;
+  const CliRun j = run_flopline({"stats", "--report", "overview", a, "--json"});
+  ASSERT_EQ(j.rc, kExitOk) << j.err;
+  EXPECT_NE(
+      j.out.find(R"("total_ns":1000000,"slices":3,"kernels_only":true,"top":[{"name":"gemm",)"),
+      std::string::npos)
+      << j.out;
 }
 
 // An operator whose two kernels last 4.6e18 and 4.7e18 ns: its busy, device and self
