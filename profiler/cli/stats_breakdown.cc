@@ -24,6 +24,7 @@ struct BreakdownRow {
   std::string file;
   std::optional<std::int64_t> rank;
   trace::DeviceBreakdown b;
+  std::optional<std::string> step;  // --per-step: the step's name
 };
 
 double pct(std::int64_t part, std::int64_t whole) {
@@ -42,10 +43,11 @@ std::optional<double> utilization(const trace::DeviceBreakdown& b) {
   return 100.0 * *b.peak_time_ns / static_cast<double>(b.window_ns());
 }
 
-void write_table(const std::vector<BreakdownRow>& rows, std::ostream& out) {
-  out << "Time breakdown per rank and GPU (% of the window; communication and memory: the\n"
+void write_table(const std::vector<BreakdownRow>& rows, bool per_step, std::ostream& out) {
+  out << "Time breakdown per rank and GPU" << (per_step ? " and step" : "")
+      << " (% of the window; communication and memory: the\n"
          "part not under computation; docs/STATS.md, \"Time breakdown\"):\n";
-  const std::vector<std::string> headers = {
+  std::vector<std::string> headers = {
       "Rank",   "GPU",         "Window (ns)",   "Compute %",     "Comm %",          "Memory %",
       "Idle %", "Idle host %", "Idle queued %", "Comm hidden %", "Counted TFLOP/s", "% of peak",
       "File"};
@@ -64,9 +66,14 @@ void write_table(const std::vector<BreakdownRow>& rows, std::ostream& out) {
              : std::string("-"),
          b.flops && w > 0 ? fixed1(*b.flops / static_cast<double>(w) / 1e3) : std::string("-"),
          u ? fixed1(*u) : std::string("-"), trace::terminal_safe(r.file)});
+    if (per_step) {
+      cells.back().insert(cells.back().begin() + 2,
+                          trace::terminal_safe(shorten_name(r.step.value_or("-"), 40)));
+    }
   }
+  if (per_step) headers.insert(headers.begin() + 2, "Step");
   std::vector<TextColumn> columns;
-  for (const std::string& h : headers) columns.push_back({h});
+  for (const std::string& h : headers) columns.push_back({h, h == "Step"});
   write_text_table(columns, cells, out);
   bool no_peak = false;
   for (const BreakdownRow& r : rows) no_peak = no_peak || (r.b.flops && !r.b.peak_time_ns);
@@ -85,7 +92,7 @@ std::string number_text(double v) {
 void write_csv(const std::vector<BreakdownRow>& rows, std::ostream& out) {
   out << "file,rank,device,window_begin_ns,window_ns,compute_ns,communication_ns,memory_ns,"
          "idle_ns,idle_host_ns,idle_queued_ns,idle_other_ns,communication_total_ns,"
-         "communication_hidden_ns,kernels,flops,peak_time_ns\n";
+         "communication_hidden_ns,kernels,flops,peak_time_ns,step\n";
   for (const BreakdownRow& r : rows) {
     const trace::DeviceBreakdown& b = r.b;
     out << trace::csv_field(r.file) << "," << (r.rank ? std::to_string(*r.rank) : std::string())
@@ -94,7 +101,8 @@ void write_csv(const std::vector<BreakdownRow>& rows, std::ostream& out) {
         << b.idle_host_ns << "," << b.idle_queued_ns << "," << b.idle_other_ns << ","
         << b.communication_total_ns << "," << b.communication_hidden_ns << "," << b.kernels << ","
         << (b.flops ? number_text(*b.flops) : std::string()) << ","
-        << (b.peak_time_ns ? number_text(*b.peak_time_ns) : std::string()) << "\n";
+        << (b.peak_time_ns ? number_text(*b.peak_time_ns) : std::string()) << ","
+        << (r.step ? trace::csv_field(*r.step) : std::string()) << "\n";
   }
 }
 
@@ -119,7 +127,8 @@ void write_json(const std::vector<BreakdownRow>& rows, std::ostream& out) {
                     {"communication_hidden_ns", b.communication_hidden_ns},
                     {"kernels", b.kernels},
                     {"flops", b.flops ? Json(*b.flops) : Json(nullptr)},
-                    {"peak_time_ns", b.peak_time_ns ? Json(*b.peak_time_ns) : Json(nullptr)}});
+                    {"peak_time_ns", b.peak_time_ns ? Json(*b.peak_time_ns) : Json(nullptr)},
+                    {"step", r.step ? Json(*r.step) : Json(nullptr)}});
   }
   out << Json{{"report", "breakdown"}, {"devices", std::move(list)}}.dump(
              -1, ' ', false, Json::error_handler_t::replace)
@@ -141,6 +150,17 @@ int run_breakdown_report(const StatsOptions& opt, const trace::TraceFiles& found
           if (opt.range->begin) begin = trace::add_saturating(first, *opt.range->begin);
           if (opt.range->end) end = trace::add_saturating(first, *opt.range->end);
         }
+        const auto rank = trace::trace_rank(*lt.trace);
+        if (opt.per_step) {
+          const std::vector<trace::Step> steps =
+              trace::steps_of(*lt.trace, opt.steps, opt.skip_first);
+          if (steps.empty()) steps_missing.push_back(lt.path);
+          for (const trace::Step& s : steps) {
+            for (const trace::DeviceBreakdown& b : trace::time_breakdown(*lt.trace, s.begin, s.end))
+              rows.push_back(BreakdownRow{lt.path, rank, b, s.name});
+          }
+          return;
+        }
         if (!opt.steps.empty()) {
           const auto w = trace::step_window(*lt.trace, opt.steps, opt.skip_first);
           if (!w) {
@@ -150,9 +170,8 @@ int run_breakdown_report(const StatsOptions& opt, const trace::TraceFiles& found
           begin = w->begin;
           end = w->end;
         }
-        const auto rank = trace::trace_rank(*lt.trace);
         for (const trace::DeviceBreakdown& b : trace::time_breakdown(*lt.trace, begin, end))
-          rows.push_back(BreakdownRow{lt.path, rank, b});
+          rows.push_back(BreakdownRow{lt.path, rank, b, std::nullopt});
       });
   if (!ok) return kExitFailure;
   if (!steps_missing.empty()) {
@@ -168,7 +187,7 @@ int run_breakdown_report(const StatsOptions& opt, const trace::TraceFiles& found
   start_output();
   switch (opt.format) {
     case StatsFormat::kTable:
-      write_table(rows, out);
+      write_table(rows, opt.per_step, out);
       break;
     case StatsFormat::kCsv:
       write_csv(rows, out);

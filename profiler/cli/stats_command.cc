@@ -20,10 +20,10 @@ namespace flopline::cli {
 namespace {
 
 constexpr OptionSpec kStatsOptions[] = {
-    {"--by", true},          {"--cat", true},    {"--top", true},         {"--range", true},
-    {"--csv", false},        {"--json", false},  {"--help", false, "-h"}, {"--name-width", true},
-    {"--full-names", false}, {"--report", true}, {"--steps", true},       {"--skip-first", true},
-    {"--names", true},
+    {"--by", true},          {"--cat", true},       {"--top", true},         {"--range", true},
+    {"--csv", false},        {"--json", false},     {"--help", false, "-h"}, {"--name-width", true},
+    {"--full-names", false}, {"--report", true},    {"--steps", true},       {"--skip-first", true},
+    {"--names", true},       {"--per-step", false},
 };
 
 Parsed<trace::GroupBy> parse_group_by(std::string_view v) {
@@ -117,6 +117,7 @@ std::string stats_usage() {
          "                         slices (NVTX ranges, ProfilerStep#N) whose names match\n"
          "                         PATTERN (* any run, ? one character; e.g. 'step *')\n"
          "  --skip-first N         with --steps: leave out the first N steps (warm-up)\n"
+         "  --per-step             with --report breakdown and --steps: a row per step\n"
          "  --name-width N         cut names in the table to N bytes (default 100; names\n"
          "                         that would read the same get what tells them apart)\n"
          "  --full-names           never cut names in the table (CSV and JSON never do)\n"
@@ -189,6 +190,8 @@ Parsed<StatsOptions> parse_stats_args(std::span<const std::string> args) {
       if (value != "full" && value != "base")
         return P::fail(concat("--names '", value, "' is not a naming; use full or base"));
       o.base_names = value == "base";
+    } else if (name == "--per-step") {
+      o.per_step = true;
     } else if (name == "--steps") {
       if (value.empty()) return P::fail("--steps needs a name pattern, like 'step *'");
       o.steps = value;
@@ -212,6 +215,8 @@ Parsed<StatsOptions> parse_stats_args(std::span<const std::string> args) {
   if (!o.steps.empty() && o.range) return P::fail("--steps and --range cannot be combined");
   if (o.steps.empty() && split.value->has("--skip-first"))
     return P::fail("--skip-first needs --steps");
+  if (o.per_step && (o.steps.empty() || o.report != StatsReportKind::kBreakdown))
+    return P::fail("--per-step needs --report breakdown and --steps");
   o.format = csv ? StatsFormat::kCsv : json ? StatsFormat::kJson : StatsFormat::kTable;
   o.files = std::move(split.value->positional);
   if (o.files.empty()) return P::fail("no trace file given");

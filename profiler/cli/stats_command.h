@@ -37,6 +37,7 @@ struct StatsOptions {
   std::string steps;
   std::size_t skip_first = 0;
   bool base_names = false;  // --names base: kernels by base name (trace/kernel_names.h)
+  bool per_step = false;    // --per-step: the breakdown's rows step by step (with --steps)
 };
 
 Parsed<StatsOptions> parse_stats_args(std::span<const std::string> args);

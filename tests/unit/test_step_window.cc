@@ -112,6 +112,29 @@ TEST_F(StatsSteps, OnlyWorkInsideTheKeptStepsCounts) {
       << b.out;
 }
 
+// --per-step: one breakdown row per kept step, each over its own span.
+TEST_F(StatsSteps, BreakdownStepByStep) {
+  const CliRun t = run_flopline(
+      {"stats", path_, "--report", "breakdown", "--steps", "step *", "--per-step", "--csv"});
+  ASSERT_EQ(t.rc, kExitOk) << t.err;
+  // Each step: 1000 us, fwd 100 + bwd 200 of compute, the rest idle (no launch flows).
+  for (int i = 0; i < 3; ++i) {
+    const std::string line = ",," + std::string("0,") + std::to_string(i * 1000000) +
+                             ",1000000,300000,0,0,700000,0,0,700000,0,0,2,,,step " +
+                             std::to_string(i) + "\n";
+    EXPECT_NE(t.out.find(line), std::string::npos) << line << t.out;
+  }
+  const CliRun table = run_flopline({"stats", path_, "--report", "breakdown", "--steps", "step *",
+                                     "--per-step", "--skip-first", "2"});
+  ASSERT_EQ(table.rc, kExitOk) << table.err;
+  EXPECT_NE(table.out.find("Time breakdown per rank and GPU and step"), std::string::npos);
+  EXPECT_NE(table.out.find("    -    0  step 2    1,000,000       30.0"), std::string::npos)
+      << table.out;
+  EXPECT_EQ(table.out.find("step 1 "), std::string::npos) << table.out;
+  EXPECT_EQ(run_flopline({"stats", path_, "--per-step"}).rc, kExitUsage);
+  EXPECT_EQ(run_flopline({"stats", path_, "--steps", "step *", "--per-step"}).rc, kExitUsage);
+}
+
 TEST_F(StatsSteps, PatternsThatMatchTooLittleAndBadLines) {
   const CliRun none = run_flopline({"stats", path_, "--steps", "epoch *"});
   EXPECT_EQ(none.rc, kExitFailure);

@@ -29,25 +29,35 @@ bool glob_match(std::string_view name, std::string_view pattern) {
   return p == pattern.size();
 }
 
-std::optional<StepWindow> step_window(const Trace& t, std::string_view pattern, std::size_t skip) {
-  std::vector<std::pair<TimeNs, TimeNs>> steps;
+std::vector<Step> steps_of(const Trace& t, std::string_view pattern, std::size_t skip) {
+  std::vector<Step> steps;
   for (const Track& track : t.tracks) {
     if (track.kind != TrackKind::kThread) continue;
     for (const auto& row : track.rows) {
       for (const Slice& s : row) {
-        if (glob_match(t.str(s.name), pattern))
-          steps.emplace_back(s.start, add_saturating(s.start, std::max<TimeNs>(0, s.dur)));
+        const std::string_view name = t.str(s.name);
+        if (glob_match(name, pattern))
+          steps.push_back(Step{std::string(name), s.start,
+                               add_saturating(s.start, std::max<TimeNs>(0, s.dur))});
       }
     }
   }
-  if (steps.size() <= skip) return std::nullopt;
-  std::sort(steps.begin(), steps.end());
+  if (steps.size() <= skip) return {};
+  std::stable_sort(steps.begin(), steps.end(),
+                   [](const Step& a, const Step& b) { return a.begin < b.begin; });
+  steps.erase(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(skip));
+  return steps;
+}
+
+std::optional<StepWindow> step_window(const Trace& t, std::string_view pattern, std::size_t skip) {
+  const std::vector<Step> steps = steps_of(t, pattern, skip);
+  if (steps.empty()) return std::nullopt;
   StepWindow w;
   w.skipped = skip;
-  w.steps = steps.size() - skip;
-  w.begin = steps[skip].first;
-  w.end = steps[skip].second;
-  for (std::size_t i = skip; i < steps.size(); ++i) w.end = std::max(w.end, steps[i].second);
+  w.steps = steps.size();
+  w.begin = steps.front().begin;
+  w.end = steps.front().end;
+  for (const Step& s : steps) w.end = std::max(w.end, s.end);
   return w;
 }
 

@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "flopline/trace/model.h"
 
@@ -25,5 +27,13 @@ struct StepWindow {
 // Slices on CPU thread tracks whose name matches `pattern`; none when fewer than
 // `skip` + 1 match.
 std::optional<StepWindow> step_window(const Trace& t, std::string_view pattern, std::size_t skip);
+
+struct Step {
+  std::string name;
+  TimeNs begin = 0;
+  TimeNs end = 0;
+};
+// The kept steps themselves, by start (empty when fewer than `skip` + 1 match).
+std::vector<Step> steps_of(const Trace& t, std::string_view pattern, std::size_t skip);
 
 }  // namespace flopline::trace
