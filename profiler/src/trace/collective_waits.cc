@@ -113,8 +113,8 @@ CollectiveWaits collective_waits(const std::vector<RankCollectives>& ranks) {
         for (const auto& [r, list] : members) {
           const CollectiveInstance& i = *list[k];
           RankWaits& rw = w.ranks[r];
-          const TimeNs dur = i.end - i.start;
-          TimeNs waited = last - i.start;
+          const TimeNs dur = sub_saturating(i.end, i.start);
+          TimeNs waited = sub_saturating(last, i.start);
           if (waited > dur) {
             ++rw.clock_suspect;
             waited = dur;

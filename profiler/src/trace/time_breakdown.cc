@@ -31,7 +31,7 @@ Intervals merged(Intervals v) {
 
 std::int64_t length(const Intervals& v) {
   std::int64_t n = 0;
-  for (const auto& [b, e] : v) n = add_saturating(n, e - b);
+  for (const auto& [b, e] : v) n = add_saturating(n, sub_saturating(e, b));
   return n;
 }
 
@@ -42,7 +42,7 @@ std::int64_t overlap(const Intervals& a, const Intervals& b) {
   while (i < a.size() && j < b.size()) {
     const TimeNs lo = std::max(a[i].first, b[j].first);
     const TimeNs hi = std::min(a[i].second, b[j].second);
-    if (hi > lo) n = add_saturating(n, hi - lo);
+    if (hi > lo) n = add_saturating(n, sub_saturating(hi, lo));
     (a[i].second < b[j].second) ? ++i : ++j;
   }
   return n;
@@ -131,7 +131,8 @@ std::vector<DeviceBreakdown> time_breakdown(const Trace& t, std::optional<TimeNs
         if (!m.has_flops() || m.flops <= 0) continue;
         // The part of the kernel inside the window, by time.
         const double part =
-            s.dur > 0 ? static_cast<double>(hi - lo) / static_cast<double>(s.dur) : 1.0;
+            s.dur > 0 ? static_cast<double>(sub_saturating(hi, lo)) / static_cast<double>(s.dur)
+                      : 1.0;
         w.flops += m.flops * part;
         w.any_flops = true;
         std::string precision;
@@ -172,9 +173,10 @@ std::vector<DeviceBreakdown> time_breakdown(const Trace& t, std::optional<TimeNs
     TimeNs busy_until = b.window_begin;
     for (const Item& item : w.items) {
       if (item.lo > busy_until) {
-        const std::int64_t gap = item.lo - busy_until;
+        const std::int64_t gap = sub_saturating(item.lo, busy_until);
         if (item.launch) {
-          const std::int64_t host = std::clamp<std::int64_t>(*item.launch - busy_until, 0, gap);
+          const std::int64_t host =
+              std::clamp<std::int64_t>(sub_saturating(*item.launch, busy_until), 0, gap);
           b.idle_host_ns = add_saturating(b.idle_host_ns, host);
           b.idle_queued_ns = add_saturating(b.idle_queued_ns, gap - host);
         } else {
@@ -184,7 +186,7 @@ std::vector<DeviceBreakdown> time_breakdown(const Trace& t, std::optional<TimeNs
       busy_until = std::max(busy_until, item.hi);
     }
     if (b.window_end > busy_until)
-      b.idle_other_ns = add_saturating(b.idle_other_ns, b.window_end - busy_until);
+      b.idle_other_ns = add_saturating(b.idle_other_ns, sub_saturating(b.window_end, busy_until));
     b.kernels = w.kernels;
     if (w.any_flops) {
       b.flops = w.flops;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "flopline/trace/model.h"
+#include "flopline/trace/types.h"
 
 namespace flopline::trace {
 
@@ -47,7 +48,7 @@ struct DeviceBreakdown {
   // measured model-FLOPs utilization. Unset without counted FLOPs or peaks.
   std::optional<double> flops;
   std::optional<double> peak_time_ns;  // sum over kernels of flops / peak(precision)
-  std::int64_t window_ns() const { return window_end - window_begin; }
+  std::int64_t window_ns() const { return sub_saturating(window_end, window_begin); }
 };
 
 // Per GPU device of the trace, over [begin, end); without a window, the first to the
