@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "flopline/trace/analysis.h"
 #include "flopline/trace/json_value.h"
+#include "flopline/trace/slice_terms.h"
 #include "flopline/trace/torch_op_args.h"
 
 namespace flopline::trace {

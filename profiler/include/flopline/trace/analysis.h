@@ -14,6 +14,7 @@
 
 #include "flopline/trace/model.h"
 #include "flopline/trace/operator_time.h"
+#include "flopline/trace/slice_terms.h"
 
 namespace flopline::trace {
 
@@ -128,14 +129,7 @@ class DefaultCategories {
        gpu_user_annotation_ = false;
 };
 
-// True when the slice category `cat` matches the filter entry `wanted` (see StatsQuery).
-bool category_matches(std::string_view cat, std::string_view wanted);
-
-// Normalizes a precision name for DeviceProperties::peak_flops_for: lower case, an
-// optional "torch." prefix dropped, dtype synonyms mapped ("float32" -> "fp32",
-// "bfloat16" -> "bf16", "half" -> "fp16", "float8_e4m3fn" -> "fp8", ...). Unknown
-// names are returned lower-cased, unchanged otherwise.
-std::string normalize_precision(std::string_view precision);
+// category_matches and normalize_precision: flopline/trace/slice_terms.h.
 
 // The raw bandwidth of one direction of the link between a device and its host (bytes/s),
 // from the device's part: PCIe 3.0/4.0/5.0 x16 by compute capability (7.x, 8.x, 9.0),
