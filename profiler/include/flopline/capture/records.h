@@ -1,6 +1,6 @@
 // Plain records of what a CUDA program did, mirroring the stable fields of CUPTI's
 // Activity API (CUpti_ActivityKernel*, Memcpy*, Memset*, API, Synchronization,
-// Marker2 + MarkerData, Overhead, Name). The one file that calls CUPTI copies each
+// Marker2 + MarkerData, Overhead, Name). src/cupti/cupti_records.cc copies each
 // activity record into these structs; everything after that (decoding into the trace
 // model, operator attribution, FLOP counts) works on them, so it is tested on a
 // machine without a GPU by feeding synthetic records.
