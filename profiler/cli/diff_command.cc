@@ -12,6 +12,7 @@
 #include "flopline/capture/device_peaks.h"
 #include "flopline/trace/kernel_names.h"
 #include "flopline/trace/name_text.h"
+#include "flopline/trace/operator_paths.h"
 #include "flopline/trace/stats_csv.h"
 #include "flopline/trace/trace_diff.h"
 #include "flopline/trace/trace_paths.h"
@@ -38,6 +39,7 @@ constexpr OptionSpec kDiffOptions[] = {
 struct DiffOptions {
   std::string a, b;
   trace::GroupBy by = trace::GroupBy::kName;
+  bool by_path = false;  // --by path: operators by the names of those enclosing them
   std::optional<std::uint64_t> top;
   StatsFormat format = StatsFormat::kTable;
   std::optional<double> fail_if_slower;      // % the total may grow
@@ -77,8 +79,11 @@ Parsed<DiffOptions> parse_diff_args(std::span<const std::string> args) {
         o.by = trace::GroupBy::kName;
       } else if (value == "op" || value == "operator") {
         o.by = trace::GroupBy::kOperator;
+      } else if (value == "path") {
+        o.by = trace::GroupBy::kOperator;
+        o.by_path = true;
       } else {
-        return P::fail(concat("--by '", value, "' is not a grouping; use name or op"));
+        return P::fail(concat("--by '", value, "' is not a grouping; use name, op or path"));
       }
     } else if (name == "--top") {
       auto n = parse_positive_count(value, "--top");
@@ -117,8 +122,8 @@ struct Side {
 };
 
 // One side's rows: every trace of the file or directory added together.
-std::optional<Side> summarize(const std::string& path, trace::GroupBy by, bool base_names,
-                              std::ostream& err) {
+std::optional<Side> summarize(const std::string& path, trace::GroupBy by, bool by_path,
+                              bool base_names, std::ostream& err) {
   std::string dir_error;
   const trace::TraceFiles found = trace::find_trace_files({path}, &dir_error);
   if (found.paths.empty()) {
@@ -130,11 +135,16 @@ std::optional<Side> summarize(const std::string& path, trace::GroupBy by, bool b
   Side side;
   side.given = path;
   trace::StatsAccumulator acc(by);
+  trace::OperatorPathRows paths;
   const bool ok =
       for_each_trace(found.paths, err, found.from_directory, nullptr, [&](LoadedTrace& lt) {
         capture::fill_missing_peaks(*lt.trace);
         if (base_names) trace::use_kernel_base_names(*lt.trace);
         side.files.push_back(lt.path);
+        if (by_path) {
+          paths.add(*lt.trace);
+          return;
+        }
         trace::StatsQuery q;
         q.by = by;
         // Kernels and copies by name; operators by the trace's own default categories.
@@ -142,7 +152,13 @@ std::optional<Side> summarize(const std::string& path, trace::GroupBy by, bool b
         acc.add(*lt.trace, q);
       });
   if (!ok) return std::nullopt;
-  side.result = acc.finish();
+  if (by_path) {
+    side.result.rows = paths.finish();
+    for (const trace::StatsRow& r : side.result.rows)
+      side.result.total_ns = trace::add_saturating(side.result.total_ns, r.total_ns);
+  } else {
+    side.result = acc.finish();
+  }
   return side;
 }
 
@@ -158,12 +174,14 @@ std::string opt_text(const std::optional<double>& v, int decimals, bool sign = f
 }
 
 void write_table(const Side& a, const Side& b, const std::vector<trace::DiffRow>& rows,
-                 std::size_t total_rows, trace::GroupBy by, std::ostream& out) {
+                 std::size_t total_rows, std::string_view grouping, std::ostream& out) {
   out << "A: " << trace::terminal_safe(a.given) << " (" << a.files.size() << " file"
       << (a.files.size() == 1 ? "" : "s") << ")\n"
       << "B: " << trace::terminal_safe(b.given) << " (" << b.files.size() << " file"
       << (b.files.size() == 1 ? "" : "s") << ")\n"
-      << (by == trace::GroupBy::kName ? "Kernels, copies and sets by name" : "Operators by name")
+      << (grouping == "name"   ? "Kernels, copies and sets by name"
+          : grouping == "path" ? "Operators by name path"
+                               : "Operators by name")
       << "; other work: FLOPs per call beyond 1%; another speed: time per call beyond 2%\n\n";
   const std::vector<std::string> headers = {
       "Change",     "Delta (ns)", "Delta %",   "A calls",   "B calls", "A time (ns)", "B time (ns)",
@@ -230,8 +248,8 @@ void write_csv(const std::vector<trace::DiffRow>& rows, std::ostream& out) {
 }
 
 void write_json(const Side& a, const Side& b, const std::vector<trace::DiffRow>& rows,
-                std::size_t total_rows, trace::GroupBy by, const std::vector<std::string>& exceeded,
-                std::ostream& out) {
+                std::size_t total_rows, std::string_view grouping,
+                const std::vector<std::string>& exceeded, std::ostream& out) {
   using Json = nlohmann::ordered_json;
   auto num = [](const std::optional<double>& v) {
     return v && std::isfinite(*v) ? Json(*v) : Json(nullptr);
@@ -257,7 +275,7 @@ void write_json(const Side& a, const Side& b, const std::vector<trace::DiffRow>&
   }
   Json doc{{"a", side(a)},
            {"b", side(b)},
-           {"group_by", by == trace::GroupBy::kName ? "name" : "op"},
+           {"group_by", grouping},
            {"rows_total", total_rows},
            {"rows", std::move(list)},
            {"thresholds_exceeded", exceeded}};
@@ -276,7 +294,9 @@ std::string diff_usage() {
          "sorted by its effect on time.\n"
          "\n"
          "options:\n"
-         "  --by name|op            match kernels by name (default) or operators by name\n"
+         "  --by name|op|path       match kernels by name (default), operators by name, or\n"
+         "                          operators by name path (enclosing operators' names\n"
+         "                          and their own: 'step / forward / aten::linear')\n"
          "  --names full|base       kernels by full name (default) or base name (no\n"
          "                          namespaces, templates or parameters; nsys' :base)\n"
          "  --top N                 show only the N rows with the largest time change\n"
@@ -302,9 +322,9 @@ int run_diff_command(std::span<const std::string> args, std::ostream& out, std::
     out << diff_usage();
     return kExitOk;
   }
-  const std::optional<Side> a = summarize(opt.a, opt.by, opt.base_names, err);
+  const std::optional<Side> a = summarize(opt.a, opt.by, opt.by_path, opt.base_names, err);
   if (!a) return kExitFailure;
-  const std::optional<Side> b = summarize(opt.b, opt.by, opt.base_names, err);
+  const std::optional<Side> b = summarize(opt.b, opt.by, opt.by_path, opt.base_names, err);
   if (!b) return kExitFailure;
   if (a->result.rows.empty() && b->result.rows.empty()) {
     err << "flopline diff: neither run has "
@@ -345,14 +365,22 @@ int run_diff_command(std::span<const std::string> args, std::ostream& out, std::
   start_output();
   switch (opt.format) {
     case StatsFormat::kTable:
-      write_table(*a, *b, rows, total_rows, opt.by, out);
+      write_table(*a, *b, rows, total_rows,
+                  opt.by_path                       ? "path"
+                  : opt.by == trace::GroupBy::kName ? "name"
+                                                    : "op",
+                  out);
       for (const std::string& e : exceeded) out << "Threshold exceeded: " << e << "\n";
       break;
     case StatsFormat::kCsv:
       write_csv(rows, out);
       break;
     case StatsFormat::kJson:
-      write_json(*a, *b, rows, total_rows, opt.by, exceeded, out);
+      write_json(*a, *b, rows, total_rows,
+                 opt.by_path                       ? "path"
+                 : opt.by == trace::GroupBy::kName ? "name"
+                                                   : "op",
+                 exceeded, out);
       break;
   }
   if (!output_complete(out, err, "diff")) return kExitFailure;
