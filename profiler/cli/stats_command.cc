@@ -307,9 +307,11 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
         report.text_bytes += lt.trace->report.text_bytes;
         report.text_bytes_unread += lt.trace->report.text_bytes_unread;
         report.counted.add(trace::counted_coverage(*lt.trace));
-        collectives.add(*lt.trace);
-        rank_collectives.push_back(trace::RankCollectives{lt.path, trace::trace_rank(*lt.trace),
-                                                          trace::collective_instances(*lt.trace)});
+        // NCCL kernels, read once for the summary and the waits across ranks.
+        std::vector<trace::CollectiveInstance> instances = trace::collective_instances(*lt.trace);
+        collectives.add(instances);
+        rank_collectives.push_back(
+            trace::RankCollectives{lt.path, trace::trace_rank(*lt.trace), std::move(instances)});
         count_categories(*lt.trace, categories_seen);
         for (const trace::DeviceProperties& d : lt.trace->devices) {
           if (d.peak_bytes_per_s > 0 || !d.peak_flops.empty()) {

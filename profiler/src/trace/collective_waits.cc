@@ -22,41 +22,6 @@ std::optional<std::int64_t> whole(std::string_view text) {
 
 }  // namespace
 
-std::vector<CollectiveInstance> collective_instances(const Trace& t) {
-  std::vector<CollectiveInstance> out;
-  const StringId kernel = t.strings.find("kernel");
-  if (kernel == kNone) return out;
-  for (const Track& track : t.tracks) {
-    for (const auto& row : track.rows) {
-      for (const Slice& s : row) {
-        if (s.cat != kernel || s.args == kNoArgs) continue;
-        const std::string_view args = t.args.json(s.args);
-        const auto name = json_member(args, kCollectiveArg);
-        if (!name) continue;
-        const std::optional<std::string> text = json_string(*name);
-        if (!text) continue;
-        const std::optional<Collective> c = collective_from_name(*text);
-        const auto bytes_text = json_member(args, kCollectiveMessageBytesArg);
-        const std::int64_t bytes = bytes_text ? json_int(*bytes_text).value_or(-1) : -1;
-        if (!c || bytes < 0) continue;
-        CollectiveInstance i;
-        if (const auto comm = json_member(args, kCollectiveCommunicatorArg)) {
-          i.communicator = json_string(*comm).value_or(std::string());
-        }
-        i.collective = *c;
-        i.message_bytes = static_cast<std::uint64_t>(bytes);
-        i.start = s.start;
-        i.end = add_saturating(s.start, std::max<TimeNs>(0, s.dur));
-        out.push_back(std::move(i));
-      }
-    }
-  }
-  std::stable_sort(
-      out.begin(), out.end(),
-      [](const CollectiveInstance& a, const CollectiveInstance& b) { return a.start < b.start; });
-  return out;
-}
-
 std::optional<std::int64_t> trace_rank(const Trace& t) {
   for (const auto& [key, json] : t.extra_top_level) {
     if (key != "distributedInfo") continue;

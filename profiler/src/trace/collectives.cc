@@ -95,9 +95,10 @@ CollectiveBandwidth nccl_tests_bandwidth(Collective c, std::uint64_t message_byt
   return b;
 }
 
-void CollectiveSummary::add(const Trace& t) {
+std::vector<CollectiveInstance> collective_instances(const Trace& t) {
+  std::vector<CollectiveInstance> out;
   const StringId kernel = t.strings.find("kernel");
-  if (kernel == kNone) return;
+  if (kernel == kNone) return out;
   for (const Track& track : t.tracks) {
     for (const auto& row : track.rows) {
       for (const Slice& s : row) {
@@ -111,26 +112,43 @@ void CollectiveSummary::add(const Trace& t) {
         const auto bytes_text = json_member(args, kCollectiveMessageBytesArg);
         const std::int64_t bytes = bytes_text ? json_int(*bytes_text).value_or(-1) : -1;
         if (!c || bytes < 0) continue;
-        std::int64_t ranks = -1;  // unknown
+        CollectiveInstance i;
+        if (const auto comm = json_member(args, kCollectiveCommunicatorArg)) {
+          i.communicator = json_string(*comm).value_or(std::string());
+        }
         if (const auto r = json_member(args, kCollectiveRanksArg)) {
           const std::int64_t n = json_int(*r).value_or(-1);
-          if (n > 0 && n <= 0xffffffffLL) ranks = n;
+          if (n > 0 && n <= 0xffffffffLL) i.ranks = static_cast<std::uint32_t>(n);
         }
-        const auto message = static_cast<std::uint64_t>(bytes);
-        const Key key{static_cast<int>(*c), message, ranks};
-        const auto [at, added] = index_.emplace(key, rows_.size());
-        if (added) {
-          CollectiveRow added_row;
-          added_row.collective = *c;
-          added_row.message_bytes = message;
-          if (ranks > 0) added_row.ranks = static_cast<std::uint32_t>(ranks);
-          rows_.push_back(added_row);
-        }
-        CollectiveRow& r = rows_[at->second];
-        ++r.kernels;
-        r.total_ns = add_saturating(r.total_ns, s.dur > 0 ? s.dur : 0);
+        i.collective = *c;
+        i.message_bytes = static_cast<std::uint64_t>(bytes);
+        i.start = s.start;
+        i.end = add_saturating(s.start, std::max<TimeNs>(0, s.dur));
+        out.push_back(std::move(i));
       }
     }
+  }
+  std::stable_sort(
+      out.begin(), out.end(),
+      [](const CollectiveInstance& a, const CollectiveInstance& b) { return a.start < b.start; });
+  return out;
+}
+
+void CollectiveSummary::add(std::span<const CollectiveInstance> instances) {
+  for (const CollectiveInstance& i : instances) {
+    const Key key{static_cast<int>(i.collective), i.message_bytes,
+                  i.ranks ? std::int64_t{*i.ranks} : -1};
+    const auto [at, added] = index_.emplace(key, rows_.size());
+    if (added) {
+      CollectiveRow added_row;
+      added_row.collective = i.collective;
+      added_row.message_bytes = i.message_bytes;
+      added_row.ranks = i.ranks;
+      rows_.push_back(added_row);
+    }
+    CollectiveRow& r = rows_[at->second];
+    ++r.kernels;
+    r.total_ns = add_saturating(r.total_ns, sub_saturating(i.end, i.start));
   }
 }
 

@@ -20,16 +20,7 @@
 
 namespace flopline::trace {
 
-struct CollectiveInstance {
-  std::string communicator;  // "0x..."; empty when the trace has none (older NCCL)
-  Collective collective = Collective::kAllReduce;
-  std::uint64_t message_bytes = 0;
-  TimeNs start = 0;  // absolute (baseTimeNanoseconds added)
-  TimeNs end = 0;
-};
-
-// Every kernel slice with a collective and a message size, by start time.
-std::vector<CollectiveInstance> collective_instances(const Trace& t);
+// CollectiveInstance and collective_instances(): flopline/trace/collectives.h.
 
 // The trace's rank: distributedInfo's "rank", else the "rank" of flopline's metadata,
 // when it is a whole number.

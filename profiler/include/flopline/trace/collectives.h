@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -71,6 +72,20 @@ CollectiveBandwidth nccl_tests_bandwidth(Collective c, std::uint64_t message_byt
                                          std::optional<std::uint32_t> ranks,
                                          std::int64_t duration_ns);
 
+// One NCCL kernel with its call, as its args say.
+struct CollectiveInstance {
+  std::string communicator;  // "0x..."; empty when the trace has none (older NCCL)
+  Collective collective = Collective::kAllReduce;
+  std::uint64_t message_bytes = 0;
+  std::optional<std::uint32_t> ranks;
+  TimeNs start = 0;  // absolute (baseTimeNanoseconds added)
+  TimeNs end = 0;
+};
+
+// Every kernel slice with a collective and a message size, by start time: the one
+// reader of the args above, for the summary and the waits across ranks alike.
+std::vector<CollectiveInstance> collective_instances(const Trace& t);
+
 // Calls of one collective with one message size and rank count, over traces' kernels.
 struct CollectiveRow {
   Collective collective = Collective::kAllReduce;
@@ -83,7 +98,8 @@ struct CollectiveRow {
 
 class CollectiveSummary {
  public:
-  void add(const Trace& t);  // every kernel slice with a "collective" arg and a size
+  void add(std::span<const CollectiveInstance> instances);
+  void add(const Trace& t) { add(collective_instances(t)); }
   // Rows by total time, longest first.
   std::vector<CollectiveRow> rows() const;
   bool empty() const { return rows_.empty(); }
