@@ -50,6 +50,34 @@ TEST(CollectiveWaits, EachRankWaitsForTheLastToArrive) {
   EXPECT_EQ(*w.waited_for, 2u);
 }
 
+TEST(CollectiveWaits, KeepMatchedListsEachCollectiveWithItsArrivals) {
+  std::vector<RankCollectives> ranks = {
+      {"r0.json", 0, {at(1000, 2000), at(3000, 4000)}},
+      {"r1.json", 1, {at(1040, 2000), at(3100, 3150)}},  // its second kernel is short
+  };
+  EXPECT_TRUE(collective_waits(ranks).matched.empty());  // only when asked for
+  const CollectiveWaits w = collective_waits(ranks, true);
+  ASSERT_EQ(w.matched.size(), 2u);
+  const MatchedCollective& first = w.matched[0];
+  EXPECT_EQ(first.communicator, "0xaa");
+  EXPECT_EQ(first.order, 0u);
+  EXPECT_EQ(first.last_rank, 1u);
+  ASSERT_EQ(first.arrivals.size(), 2u);
+  EXPECT_EQ(first.arrivals[0].rank, 0u);
+  EXPECT_EQ(first.arrivals[0].start, 1000);
+  EXPECT_EQ(first.arrivals[0].end, 2000);
+  EXPECT_EQ(first.arrivals[0].wait_ns, 40);
+  EXPECT_EQ(first.arrivals[1].wait_ns, 0);
+  EXPECT_EQ(w.matched[1].order, 1u);
+  EXPECT_EQ(w.matched[1].arrivals[0].wait_ns, 100);
+  // The per-collective waits add up to the per-rank totals.
+  for (std::size_t r = 0; r < 2; ++r) {
+    std::int64_t sum = 0;
+    for (const MatchedCollective& m : w.matched) sum += m.arrivals[r].wait_ns;
+    EXPECT_EQ(sum, w.ranks[r].wait_ns);
+  }
+}
+
 TEST(CollectiveWaits, CommunicatorsAreMatchedApartAndBrokenOrderStopsTheMatch) {
   std::vector<RankCollectives> ranks = {
       // Two communicators interleaved differently on the two ranks: matched by their own

@@ -48,24 +48,35 @@ TEST(Reader, OnDemandArgsKeepTextOnlyWhereAnalysisNeedsIt) {
       testing::x_event("k", "kernel", 0, 7, "0", "1", R"({"grid":[1,1,1]})"),
       testing::x_event("op", "gpu_user_annotation", 0, 7, "0", "2",
                        R"({"flops":1e9,"precision":"tf32"})"),
+      // The rank summary's waits read an NCCL kernel's collective from its args.
+      testing::x_event("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+                       "kernel", 0, 8, "0", "3",
+                       R"({"collective":"AllReduce","collective message bytes":64})"),
   });
   const trace::Trace t = testing::read_json(json, trace::ArgsMode::kOnDemand);
-  int located = 0, kept = 0;
-  for (const auto& row : t.tracks[0].rows) {
-    for (const trace::Slice& s : row) {
-      ASSERT_NE(s.args, trace::kNoArgs);
-      if (t.args.is_location(s.args)) {
-        ++located;
-        const auto [offset, length] = t.args.location(s.args);
-        EXPECT_EQ(json.substr(offset, length), R"({"grid":[1,1,1]})");
-      } else {
-        ++kept;
-        EXPECT_EQ(t.args.json(s.args), R"({"precision":"tf32"})");  // flops lives in metrics
+  int located = 0, kept = 0, nccl = 0;
+  for (const trace::Track& track : t.tracks) {
+    for (const auto& row : track.rows) {
+      for (const trace::Slice& s : row) {
+        ASSERT_NE(s.args, trace::kNoArgs);
+        if (t.args.is_location(s.args)) {
+          ++located;
+          const auto [offset, length] = t.args.location(s.args);
+          EXPECT_EQ(json.substr(offset, length), R"({"grid":[1,1,1]})");
+        } else if (t.str(s.name).starts_with("nccl")) {
+          ++nccl;
+          EXPECT_EQ(t.args.json(s.args),
+                    R"({"collective":"AllReduce","collective message bytes":64})");
+        } else {
+          ++kept;
+          EXPECT_EQ(t.args.json(s.args), R"({"precision":"tf32"})");  // flops lives in metrics
+        }
       }
     }
   }
   EXPECT_EQ(located, 1);
   EXPECT_EQ(kept, 1);
+  EXPECT_EQ(nccl, 1);
   // Lax text is made strict (as kKeep stores it: compact).
   EXPECT_EQ(trace::args_text_from_source(" {\"a\": nan, \"b\": [1,],}"), "{\"a\":null,\"b\":[1]}");
   EXPECT_EQ(trace::args_text_from_source("{\"a\": 1}"), "{\"a\": 1}");  // strict text: as written

@@ -2,6 +2,7 @@
 // loaded, metadata, or skipped with a reason (Counts), so the report adds up.
 #include <algorithm>
 
+#include "flopline/trace/collectives.h"
 #include "flopline/trace/json_value.h"
 #include "flopline/trace/torch_ops.h"
 #include "trace/chrome_reader_impl.h"
@@ -250,10 +251,12 @@ ArgsId EventDecoder::store_args(const RawEvent& e) {
   if (e.args_not_object) ++counts_.notes[static_cast<int>(Note::kNonObjectArgs)];
   if (e.args_members == 0) return kNoArgs;
   // On demand: only the position, unless analysis needs the text (flops -> precision,
-  // a PyTorch operator's shapes -> FLOPs; operator_time.h) or the text does not lie in
-  // the source (never expected; kept then).
+  // a PyTorch operator's shapes -> FLOPs; operator_time.h; an NCCL kernel's collective,
+  // size and communicator -> waits across ranks, collective_waits.h) or the text does not
+  // lie in the source (never expected; kept then).
   if (args_mode_ == ArgsMode::kOnDemand && !e.has_flops && !e.has_bytes &&
-      !has_torch_flop_formula(e.name.text()) && e.name.text() != "aten::copy_") {
+      !has_torch_flop_formula(e.name.text()) && e.name.text() != "aten::copy_" &&
+      !(e.cat.text() == "kernel" && is_nccl_kernel(e.name.text()))) {
     const auto at = reinterpret_cast<std::uintptr_t>(e.args.data());
     const auto base = reinterpret_cast<std::uintptr_t>(source_.data());
     if (at >= base && e.args.size() <= 0xffffffffu && at - base + e.args.size() <= source_.size()) {

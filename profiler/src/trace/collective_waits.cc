@@ -35,7 +35,7 @@ std::optional<std::int64_t> trace_rank(const Trace& t) {
   return std::nullopt;
 }
 
-CollectiveWaits collective_waits(const std::vector<RankCollectives>& ranks) {
+CollectiveWaits collective_waits(const std::vector<RankCollectives>& ranks, bool keep_matched) {
   CollectiveWaits w;
   w.ranks.resize(ranks.size());
   for (std::size_t r = 0; r < ranks.size(); ++r) {
@@ -75,6 +75,15 @@ CollectiveWaits collective_waits(const std::vector<RankCollectives>& ranks) {
           }
         }
         if (!same) break;  // the order is broken from here: nothing after k is trusted
+        MatchedCollective* kept = nullptr;
+        if (keep_matched) {
+          kept = &w.matched.emplace_back();
+          kept->communicator = comm;
+          kept->order = k;
+          kept->collective = head.collective;
+          kept->message_bytes = head.message_bytes;
+          kept->last_rank = last_rank;
+        }
         for (const auto& [r, list] : members) {
           const CollectiveInstance& i = *list[k];
           RankWaits& rw = w.ranks[r];
@@ -87,6 +96,7 @@ CollectiveWaits collective_waits(const std::vector<RankCollectives>& ranks) {
           ++rw.matched;
           rw.kernel_ns = add_saturating(rw.kernel_ns, dur);
           rw.wait_ns = add_saturating(rw.wait_ns, waited);
+          if (kept) kept->arrivals.push_back(CollectiveArrival{r, i.start, i.end, waited});
         }
         ++w.ranks[last_rank].last_arrivals;
         ++w.collectives;

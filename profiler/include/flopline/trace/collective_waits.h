@@ -42,14 +42,36 @@ struct RankWaits {
   std::uint64_t clock_suspect = 0;  // waits longer than its kernel (cut to the kernel)
 };
 
+// One rank's kernel of a matched collective.
+struct CollectiveArrival {
+  std::size_t rank = 0;  // index into the inputs
+  TimeNs start = 0;      // its arrival
+  TimeNs end = 0;
+  std::int64_t wait_ns = 0;  // for the last to arrive (cut to the kernel, as in RankWaits)
+};
+
+// One collective matched across ranks.
+struct MatchedCollective {
+  std::string communicator;
+  std::uint64_t order = 0;  // its place among its communicator's collectives, from 0
+  Collective collective = Collective::kAllReduce;
+  std::uint64_t message_bytes = 0;
+  std::size_t last_rank = 0;                // index into the inputs of the last to arrive
+  std::vector<CollectiveArrival> arrivals;  // one per rank of the communicator, by index
+};
+
 struct CollectiveWaits {
   std::vector<RankWaits> ranks;           // one per input, in input order
   std::uint64_t collectives = 0;          // matched across ranks
   std::uint64_t unmatched = 0;            // kernels left out: no communicator, one rank only,
                                           // a rank's trace shorter, or order broken
   std::optional<std::size_t> waited_for;  // the rank last to arrive most often (index)
+  // Each matched collective, by communicator then order: only with keep_matched (the
+  // viewer's table of the longest waits), since it grows with collectives x ranks.
+  std::vector<MatchedCollective> matched;
 };
 
-CollectiveWaits collective_waits(const std::vector<RankCollectives>& ranks);
+CollectiveWaits collective_waits(const std::vector<RankCollectives>& ranks,
+                                 bool keep_matched = false);
 
 }  // namespace flopline::trace
