@@ -92,8 +92,11 @@ ParsedOptions parse_app_options(std::span<const std::string> args) {
         o.window = ShotWindow::kTable;
       } else if (value == "roofline") {
         o.window = ShotWindow::kRoofline;
+      } else if (value == "ranks") {
+        o.window = ShotWindow::kRanks;
       } else {
-        r.error = cli::concat("--window '", value, "' is not one of timeline, table, roofline");
+        r.error =
+            cli::concat("--window '", value, "' is not one of timeline, table, roofline, ranks");
         return r;
       }
     } else if (name == "--csv") {
@@ -142,7 +145,9 @@ std::string app_usage() {
   return R"(usage: flopline-view [TRACE...] [options]
 
 Opens Chrome/Kineto trace files (.json or .json.gz; several files are shown as
-separate processes) in a timeline with FLOP/s tables and a roofline.
+separate processes; a directory stands for the traces in it) in a timeline with
+FLOP/s tables and a roofline; with several ranks or GPUs, a rank summary (time
+breakdown per GPU, waits at collectives).
 
 options:
   --screenshot OUT.png   render once the traces are loaded, write a PNG, exit
@@ -151,7 +156,8 @@ options:
   --range T0:T1          show this time range: times after the first event, with
                          units ns (default), us, ms, s; either side may be empty
   --select NAME          select the longest slice named NAME
-  --window W             bring W to the front: timeline (default), table, roofline
+  --window W             bring W to the front: timeline (default), table, roofline,
+                         ranks (the rank summary)
   --csv OUT.csv          with --screenshot: also write the FLOP/s table as CSV
   --by name|op|category  rows of the table and points of the roofline: kernels (and
                          other slices) by name, operators, or categories (default:
@@ -166,7 +172,7 @@ options:
   --version              the version
 
 keys: wheel zoom, W/S zoom, A/D pan, drag pan, F fit, Esc clear, / or Ctrl+F search,
-      Ctrl+O open, ? or F1 help
+      T table, R roofline, G rank summary, Ctrl+O open, ? or F1 help
 )";
 }
 

@@ -16,7 +16,7 @@
 namespace flopline::viewer {
 
 // Which window a screenshot shows in front.
-enum class ShotWindow { kTimeline, kTable, kRoofline };
+enum class ShotWindow { kTimeline, kTable, kRoofline, kRanks };
 
 struct AppOptions {
   std::vector<std::string> traces;

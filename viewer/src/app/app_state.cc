@@ -53,6 +53,11 @@ void adopt_load_result(AppState& s, LoadResult&& result) {
   s.begin_ns = result.begin_ns;
   s.end_ns =
       std::max(result.end_ns, result.begin_ns == INT64_MAX ? INT64_MAX : result.begin_ns + 1);
+  s.rank_summary = std::move(result.rank_summary);
+  if (s.files.size() >= 2 && s.rank_summary.has_ranks()) {
+    // Several ranks: where each one's time goes is the first question.
+    s.show_ranks = true;
+  }
   s.colors.clear();
   for (const trace::Trace* t : s.traces) s.colors.push_back(ColorTable::build(*t));
   s.short_names.clear();
@@ -74,6 +79,7 @@ void close_all(AppState& s) {
   s.operators.clear();
   s.layout = TimelineLayout{};
   s.flows = FlowIndex{};
+  s.rank_summary = RankSummary{};
   s.colors.clear();
   s.legend.clear();
   s.legend_labels.clear();
@@ -151,6 +157,17 @@ void highlight_and_jump(AppState& s, const OpTableQuery& query, const std::strin
   select_slice(s, longest, false);
   const trace::Slice& sl = slice_of(s.trace_list(), longest);
   s.viewport.fit(sl.start - sl.dur, sl.end() + sl.dur);
+}
+
+void jump_to(AppState& s, const JumpTarget& target) {
+  if (target.slice.valid() && target.slice.trace < s.traces.size()) {
+    select_slice(s, target.slice, false);
+  }
+  s.viewport.fit(target.begin_ns, std::max(target.end_ns, target.begin_ns + 1));
+  s.fit_pending = false;
+  if (target.layout_process >= s.layout.processes().size()) return;
+  s.layout.set_process_collapsed(target.layout_process, false);
+  if (!target.slice.valid()) s.scroll_to = s.layout.processes()[target.layout_process].y;
 }
 
 void fit_selection_or_all(AppState& s) {

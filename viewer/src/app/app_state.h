@@ -16,6 +16,7 @@
 #include "core/load_job.h"
 #include "core/lod.h"
 #include "core/op_table.h"
+#include "core/rank_summary.h"
 #include "core/search.h"
 #include "core/selection.h"
 #include "core/timeline_layout.h"
@@ -64,6 +65,7 @@ struct AppState {
   std::vector<std::string> legend_labels;  // legend[i]'s shortened name, distinct per name
   std::int64_t begin_ns = 0;               // time bounds over all traces; the ruler's zero
   std::int64_t end_ns = 0;
+  RankSummary rank_summary;      // per rank and GPU: breakdown, waits (the load's)
   std::uint64_t generation = 0;  // increases whenever the set of traces changes
 
   // --- the view ---------------------------------------------------------------
@@ -96,6 +98,8 @@ struct AppState {
   bool show_open_dialog = false;
   bool table_to_front = false;  // headless --window table: table fills the window
   bool roofline_to_front = false;
+  bool show_ranks = false;  // the rank summary
+  bool ranks_to_front = false;
   // A grouping for the table, asked for by the roofline (its points are the table's
   // rows) or by --by.
   std::optional<trace::GroupBy> table_by_request;
@@ -129,6 +133,9 @@ void set_highlight(AppState& s, std::optional<std::string> name);
 // A table row (or roofline point) was clicked: lights every instance of `name` under
 // `query`'s grouping and jumps to the longest, with context on both sides.
 void highlight_and_jump(AppState& s, const OpTableQuery& query, const std::string& name);
+// A click in the rank summary: fits the view to the target, selects its slice, and opens
+// and scrolls to its process.
+void jump_to(AppState& s, const JumpTarget& target);
 // Fits the view to the selected slice, or to the whole trace when nothing is selected.
 void fit_selection_or_all(AppState& s);
 // Scrolls vertically so the layout row `layout_row` is on screen (next frame).

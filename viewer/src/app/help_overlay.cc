@@ -27,6 +27,7 @@ constexpr KeyHelp kKeys[] = {
     {.keys = "Enter / Shift+Enter", .action = "next / previous match (in the search field)"},
     {.keys = "T", .action = "FLOP/s table"},
     {.keys = "R", .action = "roofline"},
+    {.keys = "G", .action = "rank summary: time breakdown per GPU, waits at collectives"},
     {.keys = "Ctrl+O", .action = "open trace files"},
     {.keys = "F12", .action = "save the window as a PNG in the current folder"},
     {.keys = "? or F1", .action = "this help"},

@@ -68,6 +68,7 @@ void handle_view_keys(AppState& s) {
   if (pressed(GLFW_KEY_J, false)) jump_along_flow(s);
   if (pressed(GLFW_KEY_T, false)) s.show_table = !s.show_table;
   if (pressed(GLFW_KEY_R, false)) s.show_roofline = !s.show_roofline;
+  if (pressed(GLFW_KEY_G, false)) s.show_ranks = !s.show_ranks;
 }
 
 }  // namespace flopline::viewer

@@ -11,6 +11,7 @@
 #include "core/state_dump.h"
 #include "core/viewport.h"
 #include "details_panel.h"
+#include "flopline/capture/device_peaks.h"
 #include "flopline/trace/atomic_file.h"
 #include "frame_pacer.h"
 #include "gl_includes.h"
@@ -20,6 +21,7 @@
 #include "loading_panel.h"
 #include "offscreen_target.h"
 #include "png_writer.h"
+#include "rank_window.h"
 #include "timeline_view.h"
 #include "view_keys.h"
 
@@ -51,11 +53,19 @@ ViewerApp::~ViewerApp() {
   table_.wait_idle();
 }
 
+LoadOptions ViewerApp::load_options(const std::vector<std::string>& /*paths*/) const {
+  LoadOptions o;
+  // Other tools' traces name their GPU without its peaks: the table and the rank
+  // summary's utilization need them.
+  o.prepare = [](trace::Trace& t) { capture::fill_missing_peaks(t); };
+  return o;
+}
+
 std::vector<std::string> ViewerApp::load_now(const std::vector<std::string>& paths,
                                              double* read_seconds) {
   table_.wait_idle();
   const auto t0 = std::chrono::steady_clock::now();
-  LoadResult r = load_files(paths);
+  LoadResult r = load_files(paths, load_options(paths));
   if (read_seconds)
     *read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::vector<std::string> errors = r.errors;
@@ -76,7 +86,8 @@ void ViewerApp::start_load(std::vector<std::string> paths, bool add) {
   }
   load_.reset();
   loading_paths_ = paths;
-  load_ = std::make_unique<LoadJob>(std::move(paths));
+  LoadOptions options = load_options(paths);
+  load_ = std::make_unique<LoadJob>(std::move(paths), std::move(options));
 }
 
 bool ViewerApp::busy() const {
@@ -136,6 +147,10 @@ std::string ViewerApp::apply_view_options() {
       s_.show_roofline = true;
       s_.roofline_to_front = options_.screenshot.has_value();
       break;
+    case ShotWindow::kRanks:
+      s_.show_ranks = true;
+      s_.ranks_to_front = options_.screenshot.has_value();
+      break;
   }
   return error;
 }
@@ -149,7 +164,9 @@ std::string ViewerApp::state_dump() const {
                              .counter_items = s_.counter_items,
                              .end_ns = s_.end_ns,
                              .origin_y_px = s_.ui.origin_y,
-                             .roofline_points = roofline_.point_count()};
+                             .roofline_points = roofline_.point_count(),
+                             .ranks = &s_.rank_summary,
+                             .ranks_shown = s_.show_ranks};
   return dump_state_json(s_.trace_list(), view);
 }
 
@@ -203,6 +220,7 @@ void ViewerApp::draw_menu_bar() {
   if (ImGui::BeginMenu("View")) {
     ImGui::MenuItem("FLOP/s table", "T", &s_.show_table);
     ImGui::MenuItem("Roofline", "R", &s_.show_roofline);
+    ImGui::MenuItem("Rank summary", "G", &s_.show_ranks, !s_.rank_summary.bars.empty());
     ImGui::MenuItem("Search", "/", &s_.show_search);
     if (ImGui::MenuItem("Fit", "F")) fit_selection_or_all(s_);
     if (ImGui::MenuItem("Colour by name", nullptr, s_.color_by == ColorBy::kName)) {
@@ -300,6 +318,7 @@ void ViewerApp::frame() {
   table_.draw(s_, s_.table_to_front, vp->WorkPos, vp->WorkSize);
   roofline_.draw(s_, table_.table(), table_.version(), s_.roofline_to_front, vp->WorkPos,
                  vp->WorkSize);
+  draw_rank_window(s_, s_.ranks_to_front, vp->WorkPos, vp->WorkSize);
   if (table_.take_export_request()) {
     dialog_.show(FileDialog::Mode::kSave,
                  s_.empty() ? "table.csv" : stem_of(s_.files.front()->path) + ".table.csv");

@@ -50,6 +50,8 @@ class ViewerApp {
   std::string state_dump() const;
 
  private:
+  // How to load `paths`: device peaks filled in.
+  LoadOptions load_options(const std::vector<std::string>& paths) const;
   void poll_load();
   void draw_menu_bar();
   void draw_main_area();

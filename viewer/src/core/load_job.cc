@@ -66,8 +66,8 @@ double LoadProgress::fraction() const {
 namespace {
 
 // Reads one file into `result` (a failure becomes an error line). False when cancelled.
-bool read_one(const std::string& path, const LoadOptions& options, const trace::ReadOptions& read,
-              LoadResult& result) try {
+bool read_one(const std::string& path, std::size_t input, const LoadOptions& options,
+              const trace::ReadOptions& read, LoadResult& result) try {
   // Before reading: the args source records the file's size and time, to notice a file
   // changed under it later.
   ArgsSource args(path);
@@ -81,10 +81,13 @@ bool read_one(const std::string& path, const LoadOptions& options, const trace::
   }
   auto file = std::make_unique<LoadedFile>();
   file->path = path;
-  file->label = base_name(path);
+  file->input = input;
+  file->label = input < options.labels.size() ? options.labels[input] : base_name(path);
   file->trace = std::move(r.trace);
   file->args = std::move(args);
+  if (options.prepare) options.prepare(file->trace);
   file->operators = trace::OperatorIndex::build(file->trace);
+  file->ranks = rank_inputs(file->trace);
   add_report(file->label, file->trace.report, result.warnings);
   result.files.push_back(std::move(file));
   return true;
@@ -106,6 +109,9 @@ void lay_out(LoadResult& result, const LoadOptions& options, bool cancelled) {
   for (const auto& f : result.files) labels.push_back(f->label);
   result.layout = TimelineLayout::build(list, labels, options.layout);
   result.flows = FlowIndex::build(list);
+  std::vector<const RankInputs*> ranks;
+  for (const auto& f : result.files) ranks.push_back(&f->ranks);
+  result.rank_summary = build_rank_summary(ranks, labels);
   bool any = false;
   result.begin_ns = INT64_MAX;
   result.end_ns = INT64_MIN;
@@ -142,6 +148,7 @@ void finish(LoadResult& result, const LoadOptions& options, bool cancelled) {
     result.files.clear();
     result.layout = TimelineLayout{};
     result.flows = FlowIndex{};
+    result.rank_summary = RankSummary{};
     result.errors.push_back(names + ": out of memory while laying out the timeline");
   }
 }
@@ -152,8 +159,8 @@ LoadResult load_files(const std::vector<std::string>& paths, const LoadOptions& 
                       const trace::ReadOptions& read) {
   LoadResult result;
   bool cancelled = false;
-  for (const std::string& path : paths) {
-    if (!read_one(path, options, read, result)) {
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    if (!read_one(paths[i], i, options, read, result)) {
       cancelled = true;
       break;
     }
@@ -190,7 +197,8 @@ LoadProgress LoadJob::progress() const {
 void LoadJob::run() {
   LoadResult all;
   bool cancelled = false;
-  for (const std::string& path : paths_) {
+  for (std::size_t input = 0; input < paths_.size(); ++input) {
+    const std::string& path = paths_[input];
     if (cancel_.load(std::memory_order_relaxed)) {
       cancelled = true;
       break;
@@ -214,7 +222,7 @@ void LoadJob::run() {
       return !cancel_.load(std::memory_order_relaxed);
     };
     const std::size_t before = all.files.size();
-    if (!read_one(path, options_, ro, all)) {
+    if (!read_one(path, input, options_, ro, all)) {
       cancelled = true;
       break;
     }

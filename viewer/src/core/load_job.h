@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "core/args_source.h"
 #include "core/counter_index.h"
 #include "core/flows.h"
+#include "core/rank_summary.h"
 #include "core/timeline_layout.h"
 #include "flopline/trace/chrome_reader.h"
 #include "flopline/trace/operator_time.h"
@@ -31,11 +33,17 @@ struct LoadOptions {
   // Release Trace::flows once the FlowIndex is built (28 instead of 80 bytes a flow).
   bool release_model_flows = true;
   LayoutParams layout;
+  // Called on each trace as soon as it is read, before anything is derived from it (the
+  // app fills in device peaks, which the rank summary's utilization needs).
+  std::function<void(trace::Trace&)> prepare;
+  // Labels for the files, one per path; the file names when empty.
+  std::vector<std::string> labels;
 };
 
 struct LoadedFile {
   std::string path;
-  std::string label;  // file name without folders, for process names with several files
+  std::size_t input = 0;  // index of its path in the list loaded
+  std::string label;      // file name without folders, for process names with several files
   trace::Trace trace;
   ArgsSource args{std::string()};
   // Which GPU work each operator owns (operator_time.h), built from the flows before
@@ -45,6 +53,8 @@ struct LoadedFile {
   // One min/max index per trace.counters entry, same order (counter_index.h): counter
   // tracks draw in time that follows pixels.
   std::vector<CounterIndex> counter_index;
+  // Its time breakdown and NCCL kernels, taken before the flows are released.
+  RankInputs ranks;
 };
 
 struct LoadResult {
@@ -55,6 +65,7 @@ struct LoadResult {
   TimelineLayout layout;
   FlowIndex flows;
   std::int64_t begin_ns = 0, end_ns = 0;  // time bounds over all files
+  RankSummary rank_summary;               // over all files
 
   // The traces as the TraceList every viewer function takes.
   std::vector<const trace::Trace*> trace_list() const;

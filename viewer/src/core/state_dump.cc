@@ -62,6 +62,64 @@ Json counter_tracks_json(TraceList traces, const ViewerStateView& st) {
   return out;
 }
 
+Json opt_int(const std::optional<std::int64_t>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
+Json ranks_json(const ViewerStateView& st) {
+  if (st.ranks == nullptr || st.ranks->bars.empty()) return nullptr;
+  const RankSummary& s = *st.ranks;
+  Json bars = Json::array();
+  for (const RankBar& b : s.bars) {
+    const trace::DeviceBreakdown& d = b.breakdown;
+    bars.push_back({{"trace", b.trace},
+                    {"label", b.label},
+                    {"rank", opt_int(b.rank)},
+                    {"device", d.device},
+                    {"window_ns", d.window_ns()},
+                    {"compute_ns", d.compute_ns},
+                    {"communication_ns", d.communication_ns},
+                    {"memory_ns", d.memory_ns},
+                    {"idle_ns", d.idle_ns},
+                    {"shares",
+                     {{"compute", b.shares.compute},
+                      {"communication", b.shares.communication},
+                      {"memory", b.shares.memory},
+                      {"idle", b.shares.idle}}}});
+  }
+  Json waits = nullptr;
+  if (s.waits) {
+    Json ranks = Json::array();
+    for (const RankWaitRow& r : s.wait_rows) {
+      ranks.push_back({{"trace", r.trace},
+                       {"rank", opt_int(r.waits.rank)},
+                       {"matched", r.waits.matched},
+                       {"kernel_ns", r.waits.kernel_ns},
+                       {"wait_ns", r.waits.wait_ns},
+                       {"last_arrivals", r.waits.last_arrivals},
+                       {"waited_for", r.waited_for}});
+    }
+    waits = {{"collectives", s.waits->collectives},
+             {"unmatched", s.waits->unmatched},
+             {"waited_for_trace", s.waits->waited_for ? Json(*s.waits->waited_for) : Json(nullptr)},
+             {"ranks", std::move(ranks)}};
+  }
+  Json longest = Json::array();
+  for (const CollectiveWaitRow& c : s.longest) {
+    longest.push_back({{"label", c.label},
+                       {"longest_wait_ns", c.longest_wait_ns},
+                       {"total_wait_ns", c.total_wait_ns},
+                       {"longest_waiter", c.longest_waiter},
+                       {"last_to_arrive", c.last_to_arrive},
+                       {"begin_ns", c.begin_ns},
+                       {"end_ns", c.end_ns}});
+  }
+  return {{"bars", std::move(bars)},
+          {"waits", std::move(waits)},
+          {"longest", std::move(longest)},
+          {"shown", st.ranks_shown}};
+}
+
 }  // namespace
 
 std::string dump_state_json(TraceList traces, const ViewerStateView& st) {
@@ -95,7 +153,8 @@ std::string dump_state_json(TraceList traces, const ViewerStateView& st) {
       {"slices", layout.slice_count()},
       {"counter_items", st.counter_items},
       {"roofline_points", st.roofline_points ? Json(*st.roofline_points) : Json(nullptr)},
-      {"counter_tracks", counter_tracks_json(traces, st)}};
+      {"counter_tracks", counter_tracks_json(traces, st)},
+      {"ranks", ranks_json(st)}};
   // Names come from traces and may hold invalid UTF-8: replaced, never thrown on.
   return doc.dump(-1, ' ', false, Json::error_handler_t::replace);
 }

@@ -11,7 +11,19 @@
 //    "counter_items":N,"roofline_points":N | null,
 //    "counter_tracks":[{"name":"process name/track name","unit":"%","points":N,
 //                       "shown":bool,"y":..,"height":..,"visible_points":N,
-//                       "visible_min":x|null,"visible_max":x|null}, ...]}
+//                       "visible_min":x|null,"visible_max":x|null}, ...],
+//    "ranks":{"bars":[{"trace":..,"label":"..","rank":N|null,"device":..,"window_ns":..,
+//                      "compute_ns":..,"communication_ns":..,"memory_ns":..,"idle_ns":..,
+//                      "shares":{"compute":x,"communication":x,"memory":x,"idle":x}}],
+//             "waits":{"collectives":N,"unmatched":N,"waited_for_trace":N|null,
+//                      "ranks":[{"trace":..,"rank":N|null,"matched":N,"kernel_ns":..,
+//                                "wait_ns":..,"last_arrivals":N,"waited_for":bool}]} | null,
+//             "longest":[{"label":"..","longest_wait_ns":..,"total_wait_ns":..,
+//                         "longest_waiter":trace,"last_to_arrive":trace,"begin_ns":..,
+//                         "end_ns":..}],
+//             "shown":bool} | null}
+// "ranks" is the rank summary (core/rank_summary.h; null without one), "shown" whether
+// its window is open.
 // A layout y (rows, counter bands) plus origin_y_px is a window y. A counter track's y
 // and height are its graph band's; visible_* cover the points in effect in the viewport
 // (counter_lod.h).
@@ -21,6 +33,7 @@
 #include <optional>
 #include <string>
 
+#include "core/rank_summary.h"
 #include "core/search.h"
 #include "core/selection.h"
 #include "core/timeline_layout.h"
@@ -38,7 +51,9 @@ struct ViewerStateView {
   std::int64_t end_ns = 0;                 // where the last step of each series ends
   float origin_y_px = 0;                   // window y of the layout's y = 0 (scroll applied)
   std::optional<std::size_t> roofline_points =
-      std::nullopt;  // points the roofline plots, once built
+      std::nullopt;                    // points the roofline plots, once built
+  const RankSummary* ranks = nullptr;  // optional
+  bool ranks_shown = false;            // its window is open
 };
 
 std::string dump_state_json(TraceList traces, const ViewerStateView& state);
