@@ -15,11 +15,14 @@ namespace {
 
 constexpr std::string_view kUsage =
     "usage: flopline view TRACE... [flopline-view options]\n"
+    "       flopline view --diff A B [flopline-view options]\n"
     "\n"
     "Opens Chrome/Kineto trace files (.json or .json.gz) in flopline-view, the desktop\n"
     "timeline with FLOP/s tables and a roofline. Several files are shown as separate\n"
-    "processes. Every option is passed to flopline-view: --screenshot OUT.png, --size WxH,\n"
-    "--range T0:T1, --select NAME, --window table|roofline, --bench ('flopline-view --help').\n";
+    "processes, with a rank summary when they are ranks. --diff A B opens two runs (files\n"
+    "or run directories) and what changed between them, as 'flopline diff A B'. Every\n"
+    "option is passed to flopline-view: --screenshot OUT.png, --size WxH, --range T0:T1,\n"
+    "--select NAME, --window table|roofline|ranks|diff, --bench ('flopline-view --help').\n";
 
 bool is_executable(const std::filesystem::path& p) {
   std::error_code ec;

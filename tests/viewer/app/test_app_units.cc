@@ -73,6 +73,20 @@ TEST(AppOptions, ErrorsNameTheProblem) {
   EXPECT_TRUE(parse({"--help"}).options.help);
 }
 
+TEST(AppOptions, DiffTakesTwoRuns) {
+  const ParsedOptions p = parse({"--diff", "a.json", "run_b", "--by", "op", "--window", "diff"});
+  ASSERT_TRUE(p.ok()) << p.error;
+  EXPECT_TRUE(p.options.diff);
+  EXPECT_EQ(p.options.traces, (std::vector<std::string>{"a.json", "run_b"}));
+  EXPECT_EQ(p.options.window, ShotWindow::kDiff);
+  EXPECT_EQ(parse({"r0.json", "r1.json", "--window", "ranks"}).options.window, ShotWindow::kRanks);
+  EXPECT_NE(parse({"--diff", "a.json"}).error.find("two runs"), std::string::npos);
+  EXPECT_NE(parse({"--diff", "a", "b", "c"}).error.find("got 3"), std::string::npos);
+  EXPECT_NE(parse({"--diff", "a", "b", "--by", "category"}).error.find("not categories"),
+            std::string::npos);
+  EXPECT_NE(parse({"a.json", "--window", "diff"}).error.find("needs --diff"), std::string::npos);
+}
+
 TEST(ParseSize, Bounds) {
   EXPECT_EQ(parse_size("1600x900"), (std::pair{1600, 900}));
   EXPECT_FALSE(parse_size("1600x"));

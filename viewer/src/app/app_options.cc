@@ -17,6 +17,7 @@ constexpr cli::OptionSpec kSpecs[] = {
     {.name = "--csv", .takes_value = true, .alias = {}},
     {.name = "--by", .takes_value = true, .alias = {}},
     {.name = "--dump-state", .takes_value = true, .alias = {}},
+    {.name = "--diff", .takes_value = false, .alias = {}},
     {.name = "--bench", .takes_value = false, .alias = {}},
     {.name = "--bench-frames", .takes_value = true, .alias = {}},
 };
@@ -94,9 +95,11 @@ ParsedOptions parse_app_options(std::span<const std::string> args) {
         o.window = ShotWindow::kRoofline;
       } else if (value == "ranks") {
         o.window = ShotWindow::kRanks;
+      } else if (value == "diff") {
+        o.window = ShotWindow::kDiff;
       } else {
-        r.error =
-            cli::concat("--window '", value, "' is not one of timeline, table, roofline, ranks");
+        r.error = cli::concat("--window '", value,
+                              "' is not one of timeline, table, roofline, ranks, diff");
         return r;
       }
     } else if (name == "--csv") {
@@ -114,6 +117,8 @@ ParsedOptions parse_app_options(std::span<const std::string> args) {
       }
     } else if (name == "--dump-state") {
       o.dump_state = value;
+    } else if (name == "--diff") {
+      o.diff = true;
     } else if (name == "--bench") {
       o.bench = true;
     } else if (name == "--bench-frames") {
@@ -137,12 +142,20 @@ ParsedOptions parse_app_options(std::span<const std::string> args) {
     r.error = "--bench-frames goes with --bench";
   } else if (o.csv && !o.screenshot) {
     r.error = "--csv is written with --screenshot (use the table window's Export button otherwise)";
+  } else if (o.diff && o.traces.size() != 2) {
+    r.error = cli::concat("--diff compares two runs, A and B (files or run directories), got ",
+                          std::to_string(o.traces.size()));
+  } else if (o.diff && o.by == trace::GroupBy::kCategory) {
+    r.error = "--diff compares kernels (--by name) or operators (--by op), not categories";
+  } else if (o.window == ShotWindow::kDiff && !o.diff) {
+    r.error = "--window diff needs --diff A B";
   }
   return r;
 }
 
 std::string app_usage() {
   return R"(usage: flopline-view [TRACE...] [options]
+       flopline-view --diff A B [options]
 
 Opens Chrome/Kineto trace files (.json or .json.gz; several files are shown as
 separate processes; a directory stands for the traces in it) in a timeline with
@@ -157,7 +170,10 @@ options:
                          units ns (default), us, ms, s; either side may be empty
   --select NAME          select the longest slice named NAME
   --window W             bring W to the front: timeline (default), table, roofline,
-                         ranks (the rank summary)
+                         ranks (the rank summary), diff (with --diff)
+  --diff                 the two traces given are runs A and B (each a file or a run
+                         directory): a window lists what changed, as 'flopline diff A B'
+                         (kernels by name; operators with --by op)
   --csv OUT.csv          with --screenshot: also write the FLOP/s table as CSV
   --by name|op|category  rows of the table and points of the roofline: kernels (and
                          other slices) by name, operators, or categories (default:
@@ -172,7 +188,7 @@ options:
   --version              the version
 
 keys: wheel zoom, W/S zoom, A/D pan, drag pan, F fit, Esc clear, / or Ctrl+F search,
-      T table, R roofline, G rank summary, Ctrl+O open, ? or F1 help
+      T table, R roofline, G rank summary, X diff, Ctrl+O open, ? or F1 help
 )";
 }
 

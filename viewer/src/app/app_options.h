@@ -16,7 +16,7 @@
 namespace flopline::viewer {
 
 // Which window a screenshot shows in front.
-enum class ShotWindow { kTimeline, kTable, kRoofline, kRanks };
+enum class ShotWindow { kTimeline, kTable, kRoofline, kRanks, kDiff };
 
 struct AppOptions {
   std::vector<std::string> traces;
@@ -34,6 +34,12 @@ struct AppOptions {
   // --by: the rows of the table and the points of the roofline, as `flopline stats --by`
   // (default: operators, or kernels when the traces have no operators).
   std::optional<trace::GroupBy> by;
+  // --diff: the two traces (files or run directories) are runs A and B; a window shows
+  // what changed (`flopline diff A B`'s rows), grouped by --by name (default) or op.
+  bool diff = false;
+  // With --diff, once main() has expanded directories: A and B as given, their files.
+  std::string diff_a, diff_b;
+  std::vector<std::string> diff_a_files, diff_b_files;
   bool bench = false;
   int bench_frames = 100;  // frames per zoom level (--bench-frames)
   bool bench_frames_given = false;

@@ -54,7 +54,10 @@ void adopt_load_result(AppState& s, LoadResult&& result) {
   s.end_ns =
       std::max(result.end_ns, result.begin_ns == INT64_MAX ? INT64_MAX : result.begin_ns + 1);
   s.rank_summary = std::move(result.rank_summary);
-  if (s.files.size() >= 2 && s.rank_summary.has_ranks()) {
+  s.diff = std::move(result.diff);
+  if (s.diff) {
+    s.show_diff = true;
+  } else if (s.files.size() >= 2 && s.rank_summary.has_ranks()) {
     // Several ranks: where each one's time goes is the first question.
     s.show_ranks = true;
   }
@@ -80,6 +83,7 @@ void close_all(AppState& s) {
   s.layout = TimelineLayout{};
   s.flows = FlowIndex{};
   s.rank_summary = RankSummary{};
+  s.diff.reset();
   s.colors.clear();
   s.legend.clear();
   s.legend_labels.clear();

@@ -12,6 +12,7 @@
 
 #include "core/colors.h"
 #include "core/counter_lod.h"
+#include "core/diff_table.h"
 #include "core/flows.h"
 #include "core/load_job.h"
 #include "core/lod.h"
@@ -65,8 +66,9 @@ struct AppState {
   std::vector<std::string> legend_labels;  // legend[i]'s shortened name, distinct per name
   std::int64_t begin_ns = 0;               // time bounds over all traces; the ruler's zero
   std::int64_t end_ns = 0;
-  RankSummary rank_summary;      // per rank and GPU: breakdown, waits (the load's)
-  std::uint64_t generation = 0;  // increases whenever the set of traces changes
+  RankSummary rank_summary;       // per rank and GPU: breakdown, waits (the load's)
+  std::optional<DiffTable> diff;  // run A against run B, when opened with --diff
+  std::uint64_t generation = 0;   // increases whenever the set of traces changes
 
   // --- the view ---------------------------------------------------------------
   Viewport viewport;
@@ -100,6 +102,12 @@ struct AppState {
   bool roofline_to_front = false;
   bool show_ranks = false;  // the rank summary
   bool ranks_to_front = false;
+  bool show_diff = false;
+  bool diff_to_front = false;
+  // The diff window's filter and order (the state dump lists its rows in that order).
+  std::string diff_filter;
+  DiffColumn diff_sort = DiffColumn::kDelta;
+  bool diff_descending = true;
   // A grouping for the table, asked for by the roofline (its points are the table's
   // rows) or by --by.
   std::optional<trace::GroupBy> table_by_request;

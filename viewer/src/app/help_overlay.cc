@@ -28,6 +28,7 @@ constexpr KeyHelp kKeys[] = {
     {.keys = "T", .action = "FLOP/s table"},
     {.keys = "R", .action = "roofline"},
     {.keys = "G", .action = "rank summary: time breakdown per GPU, waits at collectives"},
+    {.keys = "X", .action = "diff of run A and run B (flopline-view --diff A B)"},
     {.keys = "Ctrl+O", .action = "open trace files"},
     {.keys = "F12", .action = "save the window as a PNG in the current folder"},
     {.keys = "? or F1", .action = "this help"},

@@ -38,8 +38,23 @@ int run(int argc, char** argv) {
     std::printf("flopline-view %s\n", FLOPLINE_VERSION);
     return 0;
   }
-  // A directory stands for the traces in it (every file of one `flopline run`).
-  if (!o.traces.empty()) {
+  // A directory stands for the traces in it (every file of one `flopline run`); with
+  // --diff, each side on its own, so that the load knows which files are run A's.
+  if (o.diff) {
+    o.diff_a = o.traces[0];
+    o.diff_b = o.traces[1];
+    for (std::size_t side = 0; side < 2; ++side) {
+      std::string dir_error;
+      std::vector<std::string>& files = side == 0 ? o.diff_a_files : o.diff_b_files;
+      files = flopline::trace::expand_trace_paths({o.traces[side]}, &dir_error);
+      if (files.empty()) {
+        std::fprintf(stderr, "flopline-view: %s\n", dir_error.c_str());
+        return 1;
+      }
+    }
+    o.traces = o.diff_a_files;
+    o.traces.insert(o.traces.end(), o.diff_b_files.begin(), o.diff_b_files.end());
+  } else if (!o.traces.empty()) {
     std::string dir_error;
     o.traces = flopline::trace::expand_trace_paths(o.traces, &dir_error);
     if (o.traces.empty()) {

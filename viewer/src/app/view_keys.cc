@@ -69,6 +69,7 @@ void handle_view_keys(AppState& s) {
   if (pressed(GLFW_KEY_T, false)) s.show_table = !s.show_table;
   if (pressed(GLFW_KEY_R, false)) s.show_roofline = !s.show_roofline;
   if (pressed(GLFW_KEY_G, false)) s.show_ranks = !s.show_ranks;
+  if (pressed(GLFW_KEY_X, false) && s.diff) s.show_diff = !s.show_diff;
 }
 
 }  // namespace flopline::viewer

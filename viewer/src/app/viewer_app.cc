@@ -11,6 +11,7 @@
 #include "core/state_dump.h"
 #include "core/viewport.h"
 #include "details_panel.h"
+#include "diff_window.h"
 #include "flopline/capture/device_peaks.h"
 #include "flopline/trace/atomic_file.h"
 #include "frame_pacer.h"
@@ -53,11 +54,21 @@ ViewerApp::~ViewerApp() {
   table_.wait_idle();
 }
 
-LoadOptions ViewerApp::load_options(const std::vector<std::string>& /*paths*/) const {
+LoadOptions ViewerApp::load_options(const std::vector<std::string>& paths) const {
   LoadOptions o;
   // Other tools' traces name their GPU without its peaks: the table and the rank
   // summary's utilization need them.
   o.prepare = [](trace::Trace& t) { capture::fill_missing_peaks(t); };
+  if (options_.diff && paths == options_.traces) {
+    o.diff = LoadOptions::DiffSides{.a_given = options_.diff_a,
+                                    .b_given = options_.diff_b,
+                                    .a_paths = options_.diff_a_files.size(),
+                                    .by = options_.by.value_or(trace::GroupBy::kName)};
+    for (const std::string& f : options_.diff_a_files)
+      o.labels.push_back("A: " + std::filesystem::path(f).filename().string());
+    for (const std::string& f : options_.diff_b_files)
+      o.labels.push_back("B: " + std::filesystem::path(f).filename().string());
+  }
   return o;
 }
 
@@ -151,6 +162,10 @@ std::string ViewerApp::apply_view_options() {
       s_.show_ranks = true;
       s_.ranks_to_front = options_.screenshot.has_value();
       break;
+    case ShotWindow::kDiff:
+      s_.show_diff = true;
+      s_.diff_to_front = options_.screenshot.has_value();
+      break;
   }
   return error;
 }
@@ -166,7 +181,9 @@ std::string ViewerApp::state_dump() const {
                              .origin_y_px = s_.ui.origin_y,
                              .roofline_points = roofline_.point_count(),
                              .ranks = &s_.rank_summary,
-                             .ranks_shown = s_.show_ranks};
+                             .ranks_shown = s_.show_ranks,
+                             .diff = s_.diff ? &*s_.diff : nullptr,
+                             .diff_shown = diff_rows_shown(s_)};
   return dump_state_json(s_.trace_list(), view);
 }
 
@@ -221,6 +238,7 @@ void ViewerApp::draw_menu_bar() {
     ImGui::MenuItem("FLOP/s table", "T", &s_.show_table);
     ImGui::MenuItem("Roofline", "R", &s_.show_roofline);
     ImGui::MenuItem("Rank summary", "G", &s_.show_ranks, !s_.rank_summary.bars.empty());
+    ImGui::MenuItem("Diff A -> B", "X", &s_.show_diff, s_.diff.has_value());
     ImGui::MenuItem("Search", "/", &s_.show_search);
     if (ImGui::MenuItem("Fit", "F")) fit_selection_or_all(s_);
     if (ImGui::MenuItem("Colour by name", nullptr, s_.color_by == ColorBy::kName)) {
@@ -319,6 +337,7 @@ void ViewerApp::frame() {
   roofline_.draw(s_, table_.table(), table_.version(), s_.roofline_to_front, vp->WorkPos,
                  vp->WorkSize);
   draw_rank_window(s_, s_.ranks_to_front, vp->WorkPos, vp->WorkSize);
+  draw_diff_window(s_, s_.diff_to_front, vp->WorkPos, vp->WorkSize);
   if (table_.take_export_request()) {
     dialog_.show(FileDialog::Mode::kSave,
                  s_.empty() ? "table.csv" : stem_of(s_.files.front()->path) + ".table.csv");

@@ -50,7 +50,7 @@ class ViewerApp {
   std::string state_dump() const;
 
  private:
-  // How to load `paths`: device peaks filled in.
+  // How to load `paths`: device peaks filled in; with --diff, which files are run A's.
   LoadOptions load_options(const std::vector<std::string>& paths) const;
   void poll_load();
   void draw_menu_bar();

@@ -112,6 +112,16 @@ void lay_out(LoadResult& result, const LoadOptions& options, bool cancelled) {
   std::vector<const RankInputs*> ranks;
   for (const auto& f : result.files) ranks.push_back(&f->ranks);
   result.rank_summary = build_rank_summary(ranks, labels);
+  if (options.diff) {
+    DiffSideTraces a{.given = options.diff->a_given, .traces = {}, .operators = {}};
+    DiffSideTraces b{.given = options.diff->b_given, .traces = {}, .operators = {}};
+    for (const auto& f : result.files) {
+      DiffSideTraces& side = f->input < options.diff->a_paths ? a : b;
+      side.traces.push_back(&f->trace);
+      side.operators.push_back(&f->operators);
+    }
+    result.diff = build_diff_table(a, b, options.diff->by);
+  }
   bool any = false;
   result.begin_ns = INT64_MAX;
   result.end_ns = INT64_MIN;
@@ -149,6 +159,7 @@ void finish(LoadResult& result, const LoadOptions& options, bool cancelled) {
     result.layout = TimelineLayout{};
     result.flows = FlowIndex{};
     result.rank_summary = RankSummary{};
+    result.diff.reset();
     result.errors.push_back(names + ": out of memory while laying out the timeline");
   }
 }

@@ -19,6 +19,7 @@
 
 #include "core/args_source.h"
 #include "core/counter_index.h"
+#include "core/diff_table.h"
 #include "core/flows.h"
 #include "core/rank_summary.h"
 #include "core/timeline_layout.h"
@@ -36,8 +37,17 @@ struct LoadOptions {
   // Called on each trace as soon as it is read, before anything is derived from it (the
   // app fills in device peaks, which the rank summary's utilization needs).
   std::function<void(trace::Trace&)> prepare;
-  // Labels for the files, one per path; the file names when empty.
+  // Labels for the files, one per path (the diff's "A: ", "B: " sides); the file names
+  // when empty.
   std::vector<std::string> labels;
+  // Two runs compared: the first `a_paths` paths are run A's files, the others run B's;
+  // the load then builds the diff table over them (core/diff_table.h).
+  struct DiffSides {
+    std::string a_given, b_given;  // as named on the command line
+    std::size_t a_paths = 0;
+    trace::GroupBy by = trace::GroupBy::kName;
+  };
+  std::optional<DiffSides> diff;
 };
 
 struct LoadedFile {
@@ -66,6 +76,7 @@ struct LoadResult {
   FlowIndex flows;
   std::int64_t begin_ns = 0, end_ns = 0;  // time bounds over all files
   RankSummary rank_summary;               // over all files
+  std::optional<DiffTable> diff;          // with LoadOptions::diff
 
   // The traces as the TraceList every viewer function takes.
   std::vector<const trace::Trace*> trace_list() const;

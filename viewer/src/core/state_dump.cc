@@ -120,6 +120,35 @@ Json ranks_json(const ViewerStateView& st) {
           {"shown", st.ranks_shown}};
 }
 
+Json diff_json(const ViewerStateView& st) {
+  if (st.diff == nullptr) return nullptr;
+  const DiffTable& d = *st.diff;
+  auto side = [](const DiffSideSummary& s) {
+    return Json{{"given", s.given}, {"files", s.files}, {"total_ns", s.total_ns}};
+  };
+  auto count = [](const std::optional<trace::StatsRow>& r) {
+    return r ? Json(r->count) : Json(nullptr);
+  };
+  auto total = [](const std::optional<trace::StatsRow>& r) {
+    return r ? Json(r->total_ns) : Json(nullptr);
+  };
+  Json rows = Json::array();
+  for (const trace::DiffRow& r : d.rows) {
+    rows.push_back({{"name", r.name},
+                    {"change", trace::to_string(r.kind)},
+                    {"delta_ns", r.delta_ns},
+                    {"a_count", count(r.a)},
+                    {"b_count", count(r.b)},
+                    {"a_total_ns", total(r.a)},
+                    {"b_total_ns", total(r.b)}});
+  }
+  return {{"by", d.by == trace::GroupBy::kName ? "name" : "op"},
+          {"a", side(d.a)},
+          {"b", side(d.b)},
+          {"rows", std::move(rows)},
+          {"shown", st.diff_shown}};
+}
+
 }  // namespace
 
 std::string dump_state_json(TraceList traces, const ViewerStateView& st) {
@@ -154,7 +183,8 @@ std::string dump_state_json(TraceList traces, const ViewerStateView& st) {
       {"counter_items", st.counter_items},
       {"roofline_points", st.roofline_points ? Json(*st.roofline_points) : Json(nullptr)},
       {"counter_tracks", counter_tracks_json(traces, st)},
-      {"ranks", ranks_json(st)}};
+      {"ranks", ranks_json(st)},
+      {"diff", diff_json(st)}};
   // Names come from traces and may hold invalid UTF-8: replaced, never thrown on.
   return doc.dump(-1, ' ', false, Json::error_handler_t::replace);
 }

@@ -21,9 +21,14 @@
 //             "longest":[{"label":"..","longest_wait_ns":..,"total_wait_ns":..,
 //                         "longest_waiter":trace,"last_to_arrive":trace,"begin_ns":..,
 //                         "end_ns":..}],
-//             "shown":bool} | null}
+//             "shown":bool} | null,
+//    "diff":{"by":"name"|"op","a":{"given":"..","files":N,"total_ns":..},"b":{...},
+//            "rows":[{"name":"..","change":"..","delta_ns":..,"a_count":N|null,
+//                     "b_count":N|null,"a_total_ns":..|null,"b_total_ns":..|null}],
+//            "shown":[row index, ...]} | null}
 // "ranks" is the rank summary (core/rank_summary.h; null without one), "shown" whether
-// its window is open.
+// its window is open. "diff" is the diff window's table (core/diff_table.h) with its
+// rows in trace::diff_rows' order, and "shown" the rows the window lists, in its order.
 // A layout y (rows, counter bands) plus origin_y_px is a window y. A counter track's y
 // and height are its graph band's; visible_* cover the points in effect in the viewport
 // (counter_lod.h).
@@ -32,7 +37,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "core/diff_table.h"
 #include "core/rank_summary.h"
 #include "core/search.h"
 #include "core/selection.h"
@@ -51,9 +58,11 @@ struct ViewerStateView {
   std::int64_t end_ns = 0;                 // where the last step of each series ends
   float origin_y_px = 0;                   // window y of the layout's y = 0 (scroll applied)
   std::optional<std::size_t> roofline_points =
-      std::nullopt;                    // points the roofline plots, once built
-  const RankSummary* ranks = nullptr;  // optional
-  bool ranks_shown = false;            // its window is open
+      std::nullopt;                          // points the roofline plots, once built
+  const RankSummary* ranks = nullptr;        // optional
+  bool ranks_shown = false;                  // its window is open
+  const DiffTable* diff = nullptr;           // optional: only with a diff open
+  std::vector<std::size_t> diff_shown = {};  // the diff window's rows, in its order
 };
 
 std::string dump_state_json(TraceList traces, const ViewerStateView& state);
