@@ -200,6 +200,22 @@ std::string run_usage() {
          "  --flush-interval T     append finished events to the trace every T while CMD\n"
          "                         runs (100ms..1h, default 5s; off = only at the end), so\n"
          "                         a process killed with SIGKILL keeps what was flushed\n"
+         "  --capture-range=KIND   record only inside windows (nsys's names; default none:\n"
+         "                         the whole run): cudaProfilerApi = between\n"
+         "                         cudaProfilerStart and cudaProfilerStop\n"
+         "                         (torch.cuda.profiler.start/stop); nvtx = while an NVTX\n"
+         "                         range named by --nvtx-capture is open. Outside windows\n"
+         "                         nothing is recorded (CUPTI's recording is off)\n"
+         "  --nvtx-capture=NAME[@DOMAIN]  the ranges that open windows: the whole message,\n"
+         "                         exactly or as a glob (* any text, ? one character;\n"
+         "                         \\@ \\* \\? \\\\ are literal); no @DOMAIN = NVTX's default\n"
+         "                         domain (torch.cuda.nvtx), @* = any domain\n"
+         "  --capture-range-end=stop|repeat[:N]  stop after the first window (default), or\n"
+         "                         record every window, or the first N\n"
+         "  --delay T              record nothing before T after the run starts (seconds,\n"
+         "                         or 500ms, 2m, 1h); a window opened earlier starts at T\n"
+         "  --duration T           close each window T after it opened (without\n"
+         "                         --capture-range: record from the start, or --delay, for T)\n"
          "  --top N                rows in each summary table (default 10)\n"
          "  --no-summary           do not print the summary\n"
          "  -h, --help             show this help\n"
@@ -285,6 +301,17 @@ Parsed<RunOptions> parse_run_args(std::span<const std::string> args) {
       if (!capture::parse_flush_interval(v, &error))
         return P::fail(concat("--flush-interval: ", error));
       o.flush_interval = v;
+    } else if (name == "--capture-range" || name == "--nvtx-capture" ||
+               name == "--capture-range-end" || name == "--delay" || name == "--duration") {
+      if (auto e = value(a, v)) return P::fail(*e);
+      if (v.empty()) return P::fail(concat(name, " needs a value"));
+      capture::CaptureWindowText& w = o.windows;
+      std::string& slot = name == "--capture-range"       ? w.range
+                          : name == "--nvtx-capture"      ? w.nvtx_capture
+                          : name == "--capture-range-end" ? w.range_end
+                          : name == "--delay"             ? w.delay
+                                                          : w.duration;
+      slot = v;
     } else if (name == "--top") {
       if (auto e = value(a, v)) return P::fail(*e);
       auto n = parse_positive_count(v, "--top");
@@ -297,6 +324,7 @@ Parsed<RunOptions> parse_run_args(std::span<const std::string> args) {
   o.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
   if (o.command.empty()) return P::fail("no command given (flopline run [options] -- CMD ARGS...)");
   std::string error;
+  if (!capture::parse_capture_window_setting(o.windows, {}, &error)) return P::fail(error);
   const bool counters_on = !o.counters.empty() && capture::parse_counters(o.counters, &error)->on;
   const bool metrics_on =
       !o.gpu_metrics.empty() && capture::parse_gpu_metrics(o.gpu_metrics, &error)->on;
@@ -343,6 +371,14 @@ std::vector<std::string> build_run_environment(const std::vector<std::string>& b
   if (!run.counters_exclude.empty())
     set_var(env, "FLOPLINE_COUNTERS_EXCLUDE", run.counters_exclude);
   if (!run.gpu_metrics.empty()) set_var(env, "FLOPLINE_GPU_METRICS", run.gpu_metrics);
+  const capture::CaptureWindowOptionNames& names = capture::kCaptureWindowEnvNames;
+  for (const auto& [var, value] : {std::pair{names.range, &run.windows.range},
+                                   std::pair{names.nvtx_capture, &run.windows.nvtx_capture},
+                                   std::pair{names.range_end, &run.windows.range_end},
+                                   std::pair{names.delay, &run.windows.delay},
+                                   std::pair{names.duration, &run.windows.duration}}) {
+    if (!value->empty()) set_var(env, var, *value);
+  }
   return env;
 }
 
@@ -408,6 +444,7 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
   run.counters_exclude = opt.counters_exclude;
   run.gpu_metrics = opt.gpu_metrics;
   run.flush_interval = opt.flush_interval;
+  run.windows = opt.windows;
   run.manifest = make_manifest(err);
   run.run_id = make_run_id();
   run.run_pid = getpid();
@@ -449,8 +486,11 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
   }
   if (opt.summary && !files.empty()) print_run_summary(files, opt.top, out, err);
   if (files.empty()) {
-    err << "flopline run: no trace was written (no process of the command did GPU work, or it "
-           "ended before flopline could write)\n";
+    const bool windows = !opt.windows.range.empty() || !opt.windows.delay.empty() ||
+                         !opt.windows.duration.empty();
+    err << "flopline run: no trace was written (no process of the command did GPU work"
+        << (windows ? " inside a capture window" : "")
+        << ", or it ended before flopline could write)\n";
   }
   for (const std::string& f : files) out << "flopline: trace: " << f << "\n";
   out.flush();

@@ -1,5 +1,5 @@
-// `flopline run [-o PATH] [--kinds LIST] [--max-memory-mb N] [--top N] [--no-summary]
-//  [--] CMD ARGS...`: runs CMD with flopline's injection library in its environment,
+// `flopline run [-o PATH] [--kinds LIST] [--max-memory-mb N] [--capture-range=...] [--top N]
+//  [--no-summary] [--] CMD ARGS...`: runs CMD with flopline's injection library in its environment,
 // waits for it, prints the top operators and kernels by GPU time with TFLOP/s and GB/s,
 // names the trace files written, and exits with CMD's exit code (128 + N when a signal
 // N ended it). docs/CAPTURE.md documents it.
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli_parse.h"
+#include "flopline/capture/capture_window.h"
 
 namespace flopline::cli {
 
@@ -29,6 +30,9 @@ struct RunOptions {
   std::string counters_exclude;  // --counters-exclude REGEX: FLOPLINE_COUNTERS_EXCLUDE
   std::string gpu_metrics;       // --gpu-metrics[=INTERVAL]: FLOPLINE_GPU_METRICS, "" = off
   std::string flush_interval;    // --flush-interval T: FLOPLINE_FLUSH_INTERVAL, "" = default
+  // --capture-range, --nvtx-capture, --capture-range-end, --delay, --duration as given
+  // (validated together; "" = not given): FLOPLINE_CAPTURE_RANGE and the others.
+  capture::CaptureWindowText windows;
   bool help = false;
   std::vector<std::string> command;  // CMD ARGS...
 };
@@ -48,6 +52,7 @@ struct RunEnvironment {
   std::string counters_exclude;   // FLOPLINE_COUNTERS_EXCLUDE, unset when empty
   std::string gpu_metrics;        // FLOPLINE_GPU_METRICS, unset when empty
   std::string flush_interval;     // FLOPLINE_FLUSH_INTERVAL, unset when empty
+  capture::CaptureWindowText windows;  // FLOPLINE_CAPTURE_RANGE, ...; each unset when empty
   std::string run_id;             // FLOPLINE_RUN_ID, unset when empty
   std::int64_t run_pid = 0;       // FLOPLINE_RUN_PID (this flopline run), unset when 0
   std::int64_t time_base_ns = 0;  // FLOPLINE_TIME_BASE_NS: when the run began, unset when 0

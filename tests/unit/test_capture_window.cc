@@ -305,6 +305,14 @@ TEST(CaptureWindowMachine, RepeatCountsWindows) {
   EXPECT_FALSE(every.done());
 }
 
+TEST(CaptureWindowMachine, TheDriversCallsNameTheirWindows) {
+  CaptureWindow w = started(profiler_api());
+  w.profiler_start(10, 1, "cuProfilerStart");
+  w.profiler_stop(20, 1, "cuProfilerStop");
+  EXPECT_EQ(w.windows()[0].opened_by, "cuProfilerStart");
+  EXPECT_EQ(w.windows()[0].closed_by, "cuProfilerStop");
+}
+
 TEST(CaptureWindowMachine, StartStopOnDifferentThreads) {
   CaptureWindow w = started(profiler_api());
   w.profiler_start(10, 1);

@@ -35,6 +35,16 @@ struct SessionOptions {
   // GPU metrics over time, as FLOPLINE_GPU_METRICS takes them: "off", "on" (100 us),
   // or an interval such as "20us". Not together with counters.
   std::string gpu_metrics = "off";
+  // Capture windows (docs/CAPTURE.md, "Capture ranges"), as `flopline run`'s
+  // --capture-range, --nvtx-capture, --capture-range-end, --delay and --duration take
+  // them; "" = not given. With any of them, start() prepares everything and recording
+  // waits for a window (the delay counts from start()); write() writes what the windows
+  // held, and lists them.
+  std::string capture_range;
+  std::string nvtx_capture;
+  std::string capture_range_end;
+  std::string delay;
+  std::string duration;
 };
 
 struct SessionWriteResult {

@@ -95,6 +95,17 @@ bool Session::start() {
   }
   o.counters_exclude = s.options.counters_exclude;
   if (gpu_metrics->on) o.gpu_metrics_interval_ns = gpu_metrics->interval_ns;
+  const capture::CaptureWindowOptionNames names = {"capture_range", "nvtx_capture",
+                                                   "capture_range_end", "delay", "duration"};
+  const auto windows = capture::parse_capture_window_setting(
+      {s.options.capture_range, s.options.nvtx_capture, s.options.capture_range_end,
+       s.options.delay, s.options.duration},
+      names, &error);
+  if (!windows) {
+    s.error = error;
+    return false;
+  }
+  o.windows = *windows;
   if (!cupti::CuptiSource::instance().start(o, &s.error)) return false;
   s.running = true;
   return true;

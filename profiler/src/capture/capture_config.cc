@@ -490,6 +490,24 @@ CaptureEnv read_capture_env(const GetEnv& getenv) {
       env.warnings.push_back("FLOPLINE_FLUSH_INTERVAL: " + error + "; flushing every 5s");
     }
   }
+  {
+    CaptureWindowText text;
+    auto take = [&](const char* name, std::string& out) {
+      if (const char* v = getenv(name)) out = v;
+    };
+    take(kCaptureWindowEnvNames.range, text.range);
+    take(kCaptureWindowEnvNames.nvtx_capture, text.nvtx_capture);
+    take(kCaptureWindowEnvNames.range_end, text.range_end);
+    take(kCaptureWindowEnvNames.delay, text.delay);
+    take(kCaptureWindowEnvNames.duration, text.duration);
+    std::string error;
+    if (auto w = parse_capture_window_setting(text, kCaptureWindowEnvNames, &error)) {
+      env.windows = std::move(*w);
+    } else {
+      // A window that cannot be known is not guessed: the whole run is recorded.
+      env.warnings.push_back(error + "; recording the whole run");
+    }
+  }
   if (env.counters.on && env.gpu_metrics.on) {
     // Both read the GPU's performance monitors, which one client holds at a time.
     env.warnings.push_back(

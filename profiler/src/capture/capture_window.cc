@@ -389,7 +389,8 @@ void CaptureWindow::advance(TimeNs t, Changes& out) {
   }
 }
 
-CaptureWindow::Changes CaptureWindow::profiler_start(TimeNs t, std::uint32_t thread) {
+CaptureWindow::Changes CaptureWindow::profiler_start(TimeNs t, std::uint32_t thread,
+                                                     std::string_view call) {
   Changes out;
   advance(t, out);
   if (setting_.range != CaptureRangeKind::kCudaProfilerApi || done()) return out;
@@ -398,12 +399,13 @@ CaptureWindow::Changes CaptureWindow::profiler_start(TimeNs t, std::uint32_t thr
     return out;
   }
   started_ = true;
-  last_trigger_ = "cudaProfilerStart";
+  last_trigger_ = std::string(call);
   settle(t, last_trigger_, std::string(), thread, out);
   return out;
 }
 
-CaptureWindow::Changes CaptureWindow::profiler_stop(TimeNs t, std::uint32_t thread) {
+CaptureWindow::Changes CaptureWindow::profiler_stop(TimeNs t, std::uint32_t thread,
+                                                    std::string_view call) {
   Changes out;
   advance(t, out);
   if (setting_.range != CaptureRangeKind::kCudaProfilerApi || done()) return out;
@@ -412,7 +414,7 @@ CaptureWindow::Changes CaptureWindow::profiler_stop(TimeNs t, std::uint32_t thre
     return out;
   }
   started_ = false;
-  settle(t, std::string(), "cudaProfilerStop", thread, out);
+  settle(t, std::string(), std::string(call), thread, out);
   return out;
 }
 

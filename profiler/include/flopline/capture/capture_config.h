@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "flopline/capture/capture_window.h"
+
 namespace flopline::capture {
 
 // Groups of CUPTI activity kinds, as one bit each.
@@ -162,6 +164,9 @@ struct CaptureEnv {
   GpuMetricsSetting gpu_metrics;  // FLOPLINE_GPU_METRICS
   std::int64_t flush_interval_ns = kDefaultFlushIntervalNs;  // FLOPLINE_FLUSH_INTERVAL; 0 = off
   bool self_timing = false;  // FLOPLINE_SELF_TIMING=1: flopline's own time, by part, at exit
+  // FLOPLINE_CAPTURE_RANGE, FLOPLINE_NVTX_CAPTURE, FLOPLINE_CAPTURE_RANGE_END,
+  // FLOPLINE_DELAY, FLOPLINE_DURATION (capture_window.h); not gated() = the whole run.
+  CaptureWindowSetting windows;
   std::optional<std::string> rank;
   // One line per variable that could not be used (its default was taken instead).
   std::vector<std::string> warnings;

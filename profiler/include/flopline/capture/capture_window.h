@@ -152,8 +152,10 @@ class CaptureWindow {
 
   // cudaProfilerStart / cuProfilerStart. A start while started is ignored (CUDA's are
   // not counted); so is a stop while stopped.
-  Changes profiler_start(TimeNs t, std::uint32_t thread);
-  Changes profiler_stop(TimeNs t, std::uint32_t thread);
+  // `call` names it in the window's reason (cuProfilerStart when the driver's was called).
+  Changes profiler_start(TimeNs t, std::uint32_t thread,
+                         std::string_view call = "cudaProfilerStart");
+  Changes profiler_stop(TimeNs t, std::uint32_t thread, std::string_view call = "cudaProfilerStop");
   // Push/pop ranges nest per thread and per domain (`domain`: NVTX's handle, 0 for the
   // default domain; `domain_name` as NvtxCapturePattern::matches takes it). A pop with
   // nothing pushed (a push made before recording started) is ignored.
