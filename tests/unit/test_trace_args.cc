@@ -29,6 +29,10 @@ void collect_keys(const Trace& t, std::set<std::string>& keys) {
         for (const auto& [k, v] : json_members(t.args.json(s.args))) keys.insert(k);
       }
     }
+    for (const Instant& i : track.instants) {
+      if (i.args == kNoArgs) continue;
+      for (const auto& [k, v] : json_members(t.args.json(i.args))) keys.insert(k);
+    }
   }
 }
 
@@ -94,6 +98,15 @@ capture::RecordBatch rich_batch() {
   y.cuda_event_id = 5;
   y.context = 1;
   b.syncs.push_back(y);
+  b.capture_range = "cudaProfilerApi, stop";
+  CaptureWindowRecord w;
+  w.index = 1;
+  w.start = 50;
+  w.end = 5000;
+  w.open = false;
+  w.opened_by = "cudaProfilerStart";
+  w.closed_by = "cudaProfilerStop";
+  b.capture_windows.push_back(w);
   return b;
 }
 
@@ -124,6 +137,30 @@ TEST(TraceArgs, EveryWrittenKeyIsDeclared) {
   for (const std::string& k : keys) EXPECT_NE(find_trace_arg(k), nullptr) << "undeclared: " << k;
 }
 
+TEST(TraceArgs, CaptureWindowMetadataIsDeclared) {
+  const Trace t = capture::decode_to_trace(rich_batch());
+  auto declared = [](std::string_view key) {
+    for (const TraceArg& a : kCaptureWindowMetadata) {
+      if (a.key == key) return true;
+    }
+    return false;
+  };
+  int found = 0;
+  for (const auto& [k, v] : t.info) {
+    if (k.starts_with("capture")) {
+      EXPECT_TRUE(declared(k)) << "undeclared: " << k;
+      ++found;
+    }
+  }
+  for (const auto& [k, v] : t.extra_top_level) {
+    if (k.starts_with("capture")) {
+      EXPECT_TRUE(declared(k)) << "undeclared: " << k;
+      ++found;
+    }
+  }
+  EXPECT_EQ(found, 3);
+}
+
 TEST(TraceArgs, EveryDeclaredKeyIsInTheDocsTable) {
   std::ifstream f(kRoot + "/docs/TRACE_FORMAT.md");
   ASSERT_TRUE(f) << "docs/TRACE_FORMAT.md";
@@ -132,6 +169,10 @@ TEST(TraceArgs, EveryDeclaredKeyIsInTheDocsTable) {
   for (const TraceArg& a : kTraceArgs) {
     EXPECT_NE(text.str().find("| `" + std::string(a.key) + "` |"), std::string::npos)
         << a.key << ": no row in docs/TRACE_FORMAT.md's Args table";
+  }
+  for (const TraceArg& a : kCaptureWindowMetadata) {
+    EXPECT_NE(text.str().find("| `" + std::string(a.key) + "` |"), std::string::npos)
+        << a.key << ": no row in docs/TRACE_FORMAT.md's capture windows table";
   }
 }
 

@@ -67,6 +67,10 @@ void emit_gpu_metrics(DecodeContext& ctx);
 // What counting and sampling did, in the trace's "flopline" metadata.
 void add_counter_info(DecodeContext& ctx);
 
+// The capture windows: an instant per start and end on the CPU process, the list in
+// the top-level "captureWindows" member, the setting in the "flopline" metadata.
+void emit_capture_windows(DecodeContext& ctx);
+
 // "_Z..." names through the C++ ABI demangler; others (Triton's) unchanged.
 std::string demangle(const std::string& name);
 

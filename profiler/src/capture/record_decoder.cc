@@ -232,6 +232,7 @@ DecodeResult decode(const RecordBatch& batch, trace::TraceBuilder& builder,
   detail::emit_gpu_metrics(ctx);
   emit_metadata(ctx);
   detail::add_counter_info(ctx);
+  detail::emit_capture_windows(ctx);
   ctx.trace.report.dropped_records += batch.dropped_records;
   return result;
 }

@@ -84,6 +84,18 @@ inline constexpr TraceArg kTraceArgs[] = {
     {"op_id", "uint", "PyTorch operator range"},
     {"Input Dims", "[[int]]", "PyTorch operator range"},
     {"Output Dims", "[[int]]", "PyTorch operator range"},
+    // Capture windows (docs/CAPTURE.md, "Capture ranges").
+    {"capture window", "uint", "capture window start/end instant"},
+    {"reason", "string", "capture window start/end instant"},
+};
+
+// The metadata capture windows add: keys of the "flopline" object, and the top-level
+// member that lists the windows (docs/TRACE_FORMAT.md, "Capture windows").
+inline constexpr TraceArg kCaptureWindowMetadata[] = {
+    {"capture range", "string", "flopline metadata: the options in words"},
+    {"capture windows", "string", "flopline metadata: how many windows opened"},
+    {"captureWindows", "[object]",
+     "top level: index, startNs, endNs (null while open), openedBy, closedBy"},
 };
 
 // The declaration of `key`, or null.
