@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "capture_window_control.h"
 #include "counter_profiler.h"
 #include "cupti_records.h"
 #include "device_info.h"
@@ -95,6 +96,10 @@ struct CuptiSource::Impl {
   std::thread* decoder = nullptr;  // a pointer: a forked child must never join or destroy it
   bool ever_started = false;
   bool running = false;
+  // Start, stop and capture windows' switches, one at a time (never under `mu`: CUPTI
+  // asks for buffers, which takes `mu`, while kinds are enabled).
+  std::mutex recording_mu;
+  bool paused = false;  // outside a capture window
   bool callbacks_registered = false;
   // Set in a child forked from a process that was capturing: CUPTI's state there belongs
   // to the parent, so this process neither starts nor writes.
@@ -118,6 +123,10 @@ struct CuptiSource::Impl {
   void queue_calls(CallChunk&& chunk);
   bool idle() const { return queue.empty() && call_queue.empty() && !decoding; }
   void note_new_threads_and_devices(RecordBatch& local);
+  // The activity kinds, query filters, NCCL and call callbacks; the bits enabled, or
+  // nothing with `error` set when the kernel kind is refused.
+  std::optional<std::uint32_t> enable_recording(std::string* error);
+  void disable_recording(std::uint32_t enabled);
   std::uint64_t memory() const { return allocated_bytes + batch_bytes; }
 };
 
@@ -151,10 +160,14 @@ void CUPTIAPI on_api_callback(void* user, CUpti_CallbackDomain domain, CUpti_Cal
   }
   if (domain == CUPTI_CB_DOMAIN_NVTX) {
     on_nccl_call_callback(cbid, static_cast<const CUpti_NvtxData*>(data));
+    CaptureWindowControl::instance().on_nvtx_callback(cbid,
+                                                      static_cast<const CUpti_NvtxData*>(data));
     return;
   }
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  // cudaProfilerStart/Stop and cuProfilerStart/Stop; at once for any other call.
+  CaptureWindowControl::instance().on_api_callback(domain, cbid, cb);
   on_call_callback(domain, cbid, cb);  // returns at once unless kKindCalls is recording
   // A measured launch's recorded call spans its replay; its kernel says it was replayed.
   CounterProfiler::instance().on_callback(domain, cbid, cb);    // at once unless counting
@@ -344,6 +357,47 @@ bool CuptiSource::start(const SourceOptions& options, std::string* error) {
       s.subscriber = nullptr;
     }
   }
+  if (options.windows.gated() && options.windows.range != capture::CaptureRangeKind::kNone &&
+      s.subscriber == nullptr) {
+    if (error) *error = "capture ranges need CUPTI's callbacks, and another tool holds them";
+    return false;
+  }
+  std::unique_lock<std::mutex> recording(s.recording_mu);
+  const std::optional<std::uint32_t> enabled = s.enable_recording(error);
+  if (!enabled) return false;
+  if (options.counters && s.subscriber != nullptr) {
+    std::string why;
+    if (CounterProfiler::instance().start(*options.counters, options.counters_exclude, &why)) {
+      CounterProfiler::enable_callbacks(s.subscriber);
+    }
+  }
+  if (options.gpu_metrics_interval_ns && s.subscriber != nullptr) {
+    GpuMetricsSampler::instance().start(*options.gpu_metrics_interval_ns);
+    CounterProfiler::enable_callbacks(s.subscriber);  // the launch callbacks it starts on
+    cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                        CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);  // where it stops
+  }
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.enabled_kinds = *enabled;
+    s.paused = false;
+    s.running = true;
+    s.ever_started = true;
+  }
+  recording.unlock();  // the window control's first decision switches recording
+  if (options.windows.gated()) {
+    // Recording is on until the window control's first decision, made before any of
+    // the program's work can run (this is CUDA's or NVTX's initialization).
+    std::uint64_t now = 0;
+    cuptiGetTimestamp(&now);
+    CaptureWindowControl::instance().start(
+        options.windows, options.window_origin_ns.value_or(static_cast<std::int64_t>(now)),
+        s.subscriber, [this](bool on) { set_recording(on); });
+  }
+  return true;
+}
+
+std::optional<std::uint32_t> CuptiSource::Impl::enable_recording(std::string* error) {
   std::uint32_t enabled = 0;
   for (const KindEntry& k : kKinds) {
     if ((options.kinds & k.bit) == 0) continue;
@@ -355,7 +409,7 @@ bool CuptiSource::start(const SourceOptions& options, std::string* error) {
       for (const KindEntry& e : kKinds) {
         if (enabled & e.bit) cuptiActivityDisable(e.kind);
       }
-      return false;
+      return std::nullopt;
     }
   }
   if ((options.kinds & capture::kKindQueries) == 0) {
@@ -375,41 +429,65 @@ bool CuptiSource::start(const SourceOptions& options, std::string* error) {
       }
     }
   }
-  if (options.counters && s.subscriber != nullptr) {
-    std::string why;
-    if (CounterProfiler::instance().start(*options.counters, options.counters_exclude, &why)) {
-      CounterProfiler::enable_callbacks(s.subscriber);
-    }
-  }
-  if (options.gpu_metrics_interval_ns && s.subscriber != nullptr) {
-    GpuMetricsSampler::instance().start(*options.gpu_metrics_interval_ns);
-    CounterProfiler::enable_callbacks(s.subscriber);  // the launch callbacks it starts on
-    cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
-                        CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);  // where it stops
-  }
   // NCCL's calls with their sizes, beside the NVTX ranges that name them.
-  if ((enabled & capture::kKindNvtx) != 0 && s.subscriber != nullptr &&
-      enable_nccl_call_callbacks(s.subscriber, true)) {
+  if ((enabled & capture::kKindNvtx) != 0 && subscriber != nullptr &&
+      enable_nccl_call_callbacks(subscriber, true)) {
     set_nccl_calls_recording(true);
   }
   // Calls through callbacks, for the domains whose activity records are not on.
   bool calls_runtime = false, calls_driver = false;
-  if ((options.kinds & capture::kKindCalls) != 0 && s.subscriber != nullptr) {
-    set_call_sink([&s](CallChunk&& chunk) { s.queue_calls(std::move(chunk)); });
+  if ((options.kinds & capture::kKindCalls) != 0 && subscriber != nullptr) {
+    set_call_sink([this](CallChunk&& chunk) { queue_calls(std::move(chunk)); });
     calls_runtime = (enabled & capture::kKindRuntime) == 0;
     calls_driver = (enabled & capture::kKindDriver) == 0;
-    if (enable_call_callbacks(s.subscriber, calls_runtime, calls_driver, true) > 0) {
+    if (enable_call_callbacks(subscriber, calls_runtime, calls_driver, true) > 0) {
       enabled |= capture::kKindCalls;
       set_calls_recording(true);
     }
   }
-  std::lock_guard<std::mutex> lock(s.mu);
-  s.enabled_kinds = enabled;
-  s.call_callbacks_runtime = calls_runtime;
-  s.call_callbacks_driver = calls_driver;
-  s.running = true;
-  s.ever_started = true;
-  return true;
+  std::lock_guard<std::mutex> lock(mu);
+  call_callbacks_runtime = calls_runtime;
+  call_callbacks_driver = calls_driver;
+  return enabled;
+}
+
+void CuptiSource::Impl::disable_recording(std::uint32_t enabled) {
+  set_nccl_calls_recording(false);
+  for (const KindEntry& k : kKinds) {
+    if (enabled & k.bit) cuptiActivityDisable(k.kind);
+  }
+  if (enabled & capture::kKindCalls) {
+    set_calls_recording(false);
+    enable_call_callbacks(subscriber, call_callbacks_runtime, call_callbacks_driver, false);
+    // The reset hook's callback is one of the recorded calls: keep it.
+    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+  }
+}
+
+void CuptiSource::set_recording(bool on) {
+  Impl& s = *impl_;
+  // Never waits: start() and stop() hold it while they switch everything themselves.
+  std::unique_lock<std::mutex> recording(s.recording_mu, std::try_to_lock);
+  if (!recording.owns_lock()) return;
+  std::uint32_t enabled = 0;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (!s.running || s.paused == !on) return;
+    enabled = s.enabled_kinds;
+  }
+  if (on) {
+    std::string error;
+    const std::optional<std::uint32_t> now_enabled = s.enable_recording(&error);
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.enabled_kinds = now_enabled.value_or(0);
+    s.paused = false;
+  } else {
+    s.disable_recording(enabled);
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.enabled_kinds = 0;
+    s.paused = true;
+  }
 }
 
 bool CuptiSource::running() const {
@@ -445,24 +523,18 @@ void CuptiSource::flush_completed() {
 
 void CuptiSource::stop() {
   Impl& s = *impl_;
+  // The window open now ends here, and no window switches recording after this.
+  CaptureWindowControl::instance().finish();
   std::uint32_t enabled = 0;
+  std::unique_lock<std::mutex> recording(s.recording_mu);
   {
     std::lock_guard<std::mutex> lock(s.mu);
     if (!s.running) return;
     enabled = s.enabled_kinds;
   }
   GpuMetricsSampler::instance().stop();
-  set_nccl_calls_recording(false);
-  for (const KindEntry& k : kKinds) {
-    if (enabled & k.bit) cuptiActivityDisable(k.kind);
-  }
-  if (enabled & capture::kKindCalls) {
-    set_calls_recording(false);
-    enable_call_callbacks(s.subscriber, s.call_callbacks_runtime, s.call_callbacks_driver, false);
-    // The reset hook's callback is one of the recorded calls: keep it.
-    cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
-                        CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
-  }
+  s.disable_recording(enabled);
+  recording.unlock();
   flush();
   std::lock_guard<std::mutex> lock(s.mu);
   s.running = false;
@@ -488,6 +560,8 @@ RecordBatch CuptiSource::snapshot() {
   b.world_size = capture::job_world_size(getenv);
   b.rank = capture::numeric_rank(getenv);
   b.time_base = capture::run_time_base(getenv);
+  b.capture_range = CaptureWindowControl::instance().description();
+  b.capture_windows = CaptureWindowControl::instance().windows();
   capture::place_replayed_kernels(b);
   return b;
 }
@@ -523,6 +597,7 @@ void CuptiSource::reset_after_fork() {
   set_nccl_calls_recording(false);
   CounterProfiler::instance().reset_after_fork();
   GpuMetricsSampler::instance().reset_after_fork();
+  CaptureWindowControl::instance().reset_after_fork();
   impl_ = new Impl;
   g_impl = impl_;
   impl_->dead_after_fork = was_capturing;

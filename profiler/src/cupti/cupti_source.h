@@ -37,6 +37,10 @@ struct SourceOptions {
   std::string counters_exclude;
   // GPU metrics over time (gpu_metrics_sampler.h): the sampling interval; nothing = off.
   std::optional<std::int64_t> gpu_metrics_interval_ns;
+  // Capture windows (capture_window_control.h): recording only inside them when gated();
+  // the delay counts from `window_origin_ns` (capture clock), or from start().
+  capture::CaptureWindowSetting windows;
+  std::optional<std::int64_t> window_origin_ns;
 };
 
 struct SourceStats {
@@ -70,8 +74,13 @@ class CuptiSource {
   // The same for records of finished work only, while the program runs (buffers of
   // work still in flight stay with CUPTI).
   void flush_completed();
-  // Disables the kinds and flushes. The records stay until clear().
+  // Disables the kinds and flushes. The records stay until clear(). A capture window
+  // still open closes here ("program end").
   void stop();
+  // Recording on or off while running, for capture windows: the activity kinds and the
+  // recorded calls' callbacks are enabled or disabled; the subscriber, the decoder and
+  // the records stay. Does nothing while start() or stop() runs.
+  void set_recording(bool on);
   // A copy of everything decoded so far, with the devices seen (their properties read
   // from the driver), thread names, the process name, the dropped-record total, and the
   // counters and GPU metrics collected so far.
