@@ -216,8 +216,18 @@ CaptureWindowControl& CaptureWindowControl::instance() {
 void CaptureWindowControl::start(const capture::CaptureWindowSetting& setting,
                                  capture::TimeNs origin_ns, CUpti_SubscriberHandle subscriber,
                                  std::function<void(bool)> recording) {
-  Impl& s = *impl_;
-  if (!setting.gated() || s.active) return;
+  if (impl().active) {
+    std::lock_guard<std::mutex> lock(impl().mu);
+    if (!impl().finished) return;  // already deciding for this capture
+  }
+  if (impl().active || !setting.gated()) {
+    // A new capture (a second flopline::Session) starts from nothing; the old state
+    // stays for a timer thread that may still look at it.
+    if (impl().active) impl_.store(new Impl, std::memory_order_release);
+    g_window_open = true;
+    if (!setting.gated()) return;
+  }
+  Impl& s = impl();
   {
     std::lock_guard<std::mutex> lock(s.mu);
     s.machine.emplace(setting, origin_ns);
@@ -253,12 +263,12 @@ void CaptureWindowControl::start(const capture::CaptureWindowSetting& setting,
 }
 
 bool CaptureWindowControl::active() const {
-  return impl_->active.load(std::memory_order_relaxed);
+  return impl().active.load(std::memory_order_relaxed);
 }
 
 void CaptureWindowControl::on_api_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                            const CUpti_CallbackData* data) {
-  Impl& s = *impl_;
+  Impl& s = impl();
   if (!s.watching_profiler.load(std::memory_order_relaxed) || data == nullptr) return;
   bool start = false;
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
@@ -298,7 +308,7 @@ void CaptureWindowControl::on_api_callback(CUpti_CallbackDomain domain, CUpti_Ca
 }
 
 void CaptureWindowControl::on_nvtx_callback(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
-  Impl& s = *impl_;
+  Impl& s = impl();
   if (!s.watching_nvtx.load(std::memory_order_relaxed) || data == nullptr) return;
   const void* params = data->functionParams;
   const void* ret = data->functionReturnValue;
@@ -402,7 +412,7 @@ void CaptureWindowControl::on_nvtx_callback(CUpti_CallbackId cbid, const CUpti_N
 }
 
 void CaptureWindowControl::finish() {
-  Impl& s = *impl_;
+  Impl& s = impl();
   if (!s.active) return;
   std::lock_guard<std::mutex> lock(s.mu);
   if (s.finished) return;
@@ -414,18 +424,18 @@ void CaptureWindowControl::finish() {
 }
 
 std::string CaptureWindowControl::description() const {
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  return impl_->machine ? impl_->description : std::string();
+  std::lock_guard<std::mutex> lock(impl().mu);
+  return impl().machine ? impl().description : std::string();
 }
 
 std::vector<capture::CaptureWindowRecord> CaptureWindowControl::windows() const {
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  return impl_->machine ? impl_->machine->windows() : std::vector<capture::CaptureWindowRecord>();
+  std::lock_guard<std::mutex> lock(impl().mu);
+  return impl().machine ? impl().machine->windows() : std::vector<capture::CaptureWindowRecord>();
 }
 
 void CaptureWindowControl::reset_after_fork() {
   // As CuptiSource: the old state's mutexes may be held by threads that are gone.
-  impl_ = new Impl;
+  impl_.store(new Impl, std::memory_order_release);
   g_window_open = true;
 }
 

@@ -14,6 +14,7 @@
 
 #include <cupti.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -71,7 +72,10 @@ class CaptureWindowControl {
  private:
   CaptureWindowControl();
   ~CaptureWindowControl() = delete;  // used at exit and in signal handlers
-  Impl* impl_;
+  Impl& impl() const { return *impl_.load(std::memory_order_acquire); }
+  // Replaced (the old one leaked) by a new capture after a finished one, and in a forked
+  // child; callbacks on other threads may be reading it meanwhile.
+  std::atomic<Impl*> impl_;
 };
 
 }  // namespace flopline::cupti

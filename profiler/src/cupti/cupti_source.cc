@@ -385,15 +385,14 @@ bool CuptiSource::start(const SourceOptions& options, std::string* error) {
     s.ever_started = true;
   }
   recording.unlock();  // the window control's first decision switches recording
-  if (options.windows.gated()) {
-    // Recording is on until the window control's first decision, made before any of
-    // the program's work can run (this is CUDA's or NVTX's initialization).
-    std::uint64_t now = 0;
-    cuptiGetTimestamp(&now);
-    CaptureWindowControl::instance().start(
-        options.windows, options.window_origin_ns.value_or(static_cast<std::int64_t>(now)),
-        s.subscriber, [this](bool on) { set_recording(on); });
-  }
+  // With windows, recording is on until the control's first decision, made before any
+  // of the program's work can run (this is CUDA's or NVTX's initialization). Without,
+  // the control only forgets an earlier capture's windows.
+  std::uint64_t now = 0;
+  cuptiGetTimestamp(&now);
+  CaptureWindowControl::instance().start(
+      options.windows, options.window_origin_ns.value_or(static_cast<std::int64_t>(now)),
+      s.subscriber, [this](bool on) { set_recording(on); });
   return true;
 }
 
@@ -462,6 +461,12 @@ void CuptiSource::Impl::disable_recording(std::uint32_t enabled) {
     // The reset hook's callback is one of the recorded calls: keep it.
     cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
                         CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+    // So are the launches counters and GPU metrics follow: a launch whose exit they
+    // never saw would leave them waiting for it. They keep to windows themselves
+    // (capture_window_open()).
+    if (options.counters || options.gpu_metrics_interval_ns) {
+      CounterProfiler::enable_callbacks(subscriber);
+    }
   }
 }
 
