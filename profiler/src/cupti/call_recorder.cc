@@ -7,6 +7,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "flopline/capture/capture_config.h"
 
@@ -79,13 +80,29 @@ ThreadCalls& this_thread_calls() {
   return *holder.calls;
 }
 
-int switch_domain(CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain,
-                  std::uint32_t size, bool on) {
+// The recorded calls' ids in `domain`, looked up once: capture windows switch them on
+// and off at every window's edge, on the program's thread, and naming every id of a
+// domain each time was most of what a switch cost.
+const std::vector<CUpti_CallbackId>& recorded_cbids(CUpti_CallbackDomain domain) {
+  auto find = [](CUpti_CallbackDomain d, std::uint32_t n) {
+    std::vector<CUpti_CallbackId> ids;
+    for (std::uint32_t cbid = 1; cbid < n; ++cbid) {
+      const char* name = nullptr;
+      if (cuptiGetCallbackName(d, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
+      if (capture::is_recorded_call(name)) ids.push_back(cbid);
+    }
+    return ids;
+  };
+  static const std::vector<CUpti_CallbackId> runtime =
+      find(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+  static const std::vector<CUpti_CallbackId> driver =
+      find(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
+  return domain == CUPTI_CB_DOMAIN_RUNTIME_API ? runtime : driver;
+}
+
+int switch_domain(CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, bool on) {
   int switched = 0;
-  for (std::uint32_t cbid = 1; cbid < size; ++cbid) {
-    const char* name = nullptr;
-    if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
-    if (!capture::is_recorded_call(name)) continue;
+  for (CUpti_CallbackId cbid : recorded_cbids(domain)) {
     if (cuptiEnableCallback(on ? 1 : 0, subscriber, domain, cbid) == CUPTI_SUCCESS) ++switched;
   }
   return switched;
@@ -100,10 +117,8 @@ void set_call_sink(CallSink sink) {
 
 int enable_call_callbacks(CUpti_SubscriberHandle subscriber, bool runtime, bool driver, bool on) {
   int n = 0;
-  if (runtime)
-    n += switch_domain(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, on);
-  if (driver)
-    n += switch_domain(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, on);
+  if (runtime) n += switch_domain(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, on);
+  if (driver) n += switch_domain(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, on);
   return n;
 }
 
