@@ -486,8 +486,8 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
   }
   if (opt.summary && !files.empty()) print_run_summary(files, opt.top, out, err);
   if (files.empty()) {
-    const bool windows = !opt.windows.range.empty() || !opt.windows.delay.empty() ||
-                         !opt.windows.duration.empty();
+    const bool windows =
+        !opt.windows.range.empty() || !opt.windows.delay.empty() || !opt.windows.duration.empty();
     err << "flopline run: no trace was written (no process of the command did GPU work"
         << (windows ? " inside a capture window" : "")
         << ", or it ended before flopline could write)\n";

@@ -47,15 +47,15 @@ struct RunEnvironment {
   std::string output;          // FLOPLINE_OUTPUT, unset when empty
   std::string kinds;           // FLOPLINE_KINDS, unset when empty
   std::optional<std::uint64_t> max_memory_mb;
-  std::string manifest;           // FLOPLINE_MANIFEST
-  std::string counters;           // FLOPLINE_COUNTERS, unset when empty
-  std::string counters_exclude;   // FLOPLINE_COUNTERS_EXCLUDE, unset when empty
-  std::string gpu_metrics;        // FLOPLINE_GPU_METRICS, unset when empty
-  std::string flush_interval;     // FLOPLINE_FLUSH_INTERVAL, unset when empty
+  std::string manifest;                // FLOPLINE_MANIFEST
+  std::string counters;                // FLOPLINE_COUNTERS, unset when empty
+  std::string counters_exclude;        // FLOPLINE_COUNTERS_EXCLUDE, unset when empty
+  std::string gpu_metrics;             // FLOPLINE_GPU_METRICS, unset when empty
+  std::string flush_interval;          // FLOPLINE_FLUSH_INTERVAL, unset when empty
   capture::CaptureWindowText windows;  // FLOPLINE_CAPTURE_RANGE, ...; each unset when empty
-  std::string run_id;             // FLOPLINE_RUN_ID, unset when empty
-  std::int64_t run_pid = 0;       // FLOPLINE_RUN_PID (this flopline run), unset when 0
-  std::int64_t time_base_ns = 0;  // FLOPLINE_TIME_BASE_NS: when the run began, unset when 0
+  std::string run_id;                  // FLOPLINE_RUN_ID, unset when empty
+  std::int64_t run_pid = 0;            // FLOPLINE_RUN_PID (this flopline run), unset when 0
+  std::int64_t time_base_ns = 0;       // FLOPLINE_TIME_BASE_NS: when the run began, unset when 0
 };
 // `base` is "NAME=VALUE" entries (environ); returns it with flopline's variables set
 // (replacing earlier values) and the library appended to LD_PRELOAD (once).

@@ -221,8 +221,7 @@ bool start_capture() {
   if (s.env.gpu_metrics.on) options.gpu_metrics_interval_ns = s.env.gpu_metrics.interval_ns;
   options.windows = s.env.windows;
   // The delay counts from the run's start, the same instant for every process of it.
-  options.window_origin_ns =
-      capture::run_time_base([](const char* n) { return std::getenv(n); });
+  options.window_origin_ns = capture::run_time_base([](const char* n) { return std::getenv(n); });
   std::string error;
   CuptiSource& source = CuptiSource::instance();
   if (!source.start(options, &error)) {
