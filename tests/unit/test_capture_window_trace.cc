@@ -72,12 +72,16 @@ void check(const trace::Trace& t, bool threads) {
   ASSERT_EQ(seen.size(), 3u);
   EXPECT_EQ(seen[0].name, "capture window start");
   EXPECT_EQ(seen[0].ts, 1000);
-  if (threads) EXPECT_EQ(seen[0].tid, 4001);
+  if (threads) {
+    EXPECT_EQ(seen[0].tid, 4001);
+  }
   EXPECT_EQ(trace::json_int(*trace::json_member(seen[0].args, "capture window")), 1);
   EXPECT_EQ(trace::json_string(*trace::json_member(seen[0].args, "reason")), "cudaProfilerStart");
   EXPECT_EQ(seen[1].name, "capture window end");
   EXPECT_EQ(seen[1].ts, 2000);
-  if (threads) EXPECT_EQ(seen[1].tid, 4002);
+  if (threads) {
+    EXPECT_EQ(seen[1].tid, 4002);
+  }
   EXPECT_EQ(trace::json_string(*trace::json_member(seen[1].args, "reason")), "cudaProfilerStop");
   EXPECT_EQ(seen[2].name, "capture window start");
   EXPECT_EQ(trace::json_int(*trace::json_member(seen[2].args, "capture window")), 2);
