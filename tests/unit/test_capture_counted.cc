@@ -269,6 +269,37 @@ TEST(CountedTrace, MetadataNamesTheMetricsAndWhatWasMeasured) {
   EXPECT_FALSE(trace::json_member(args_of(t2, "gemm"), "flops").has_value());
 }
 
+TEST(CountedTrace, AnIncompleteMeasurementIsEstimatedAndNeverASource) {
+  RecordBatch b = counted_batch();
+  b.counters.measured_by_passes = {{2, 5}, {6, 1}};
+  b.counters.incomplete = 1;
+  b.counter_records[0].incomplete = "tensor operations per instruction 320, learned 640";
+  launch(b, 8000, 4, "gemm", 4);  // no source named: an estimate by signature
+  const trace::Trace t = decode_to_trace(b);
+  auto args_of_launch = [&t](double correlation) {
+    for (int nth = 0; nth < 4; ++nth) {
+      const std::string a = args_of(t, "gemm", nth);
+      if (!a.empty() && number(a, "correlation") == correlation) return a;
+    }
+    return std::string();
+  };
+  const std::string measured = args_of_launch(1);
+  EXPECT_EQ(text(measured, "flops source"), "counters (estimated)") << measured;
+  EXPECT_TRUE(trace::json_member(measured, "counters replayed").has_value());
+  const std::string note = text(measured, "counters note");
+  EXPECT_NE(note.find("learned for its function"), std::string::npos) << note;
+  EXPECT_NE(note.find("learned 640"), std::string::npos) << note;
+  // The incomplete values are no source: not for a launch that named it, not for an
+  // estimate by signature.
+  const std::string named = args_of_launch(2);
+  EXPECT_FALSE(trace::json_member(named, "flops").has_value()) << named;
+  const std::string later = args_of_launch(4);
+  EXPECT_FALSE(trace::json_member(later, "flops").has_value()) << later;
+  std::map<std::string, std::string> info(t.info.begin(), t.info.end());
+  EXPECT_EQ(info["counters measured launches by passes"], "5 in 2 passes, 1 in 6 passes");
+  EXPECT_EQ(info["counters incomplete measurements"], "1");
+}
+
 TEST(CountedTrace, KernelsInheritTheInnermostDeclaredPrecision) {
   RecordBatch b;
   b.process_id = kPid;

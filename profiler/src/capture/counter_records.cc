@@ -69,8 +69,16 @@ void add_counter_info(DecodeContext& ctx) {
     } else {
       std::string what = "range profiler, auto range, kernel replay";
       if (!c.chip.empty()) what += ", chip " + c.chip;
-      what += ", " + std::to_string(c.plan.metrics.size()) + " metrics";
+      const auto instructions = static_cast<std::size_t>(std::count_if(
+          c.plan.metrics.begin(), c.plan.metrics.end(),
+          [](const CounterMetric& m) { return m.use == CounterUse::kTensorInstructions; }));
+      what += ", " + std::to_string(c.plan.metrics.size() - instructions) + " metrics";
       if (c.plan.passes > 0) what += " in " + std::to_string(c.plan.passes) + " passes";
+      if (instructions > 0 && c.per_signature != 0) {
+        what +=
+            " (later launches of a function: its learned tensor metrics and the "
+            "others, checked by tensor instructions)";
+      }
       what += c.per_signature == 0 ? ", every launch measured"
                                    : ", first " + std::to_string(c.per_signature) +
                                          (c.per_signature == 1 ? " launch" : " launches") +
@@ -82,6 +90,18 @@ void add_counter_info(DecodeContext& ctx) {
       if (!c.plan.left_out.empty())
         info.emplace_back("counters left out (extra pass)", join(c.plan.left_out, ","));
       info.emplace_back("counters measured launches", std::to_string(c.measured));
+      if (!c.measured_by_passes.empty()) {
+        std::string by;
+        for (const auto& [passes, n] : c.measured_by_passes) {
+          if (!by.empty()) by += ", ";
+          by += std::to_string(n) + " in " + std::to_string(passes) +
+                (passes == 1 ? " pass" : " passes");
+        }
+        info.emplace_back("counters measured launches by passes", by);
+      }
+      if (c.incomplete > 0) {
+        info.emplace_back("counters incomplete measurements", std::to_string(c.incomplete));
+      }
       if (c.per_signature != 0) {
         info.emplace_back("counters work keys", std::to_string(c.work_keys));
         info.emplace_back("counters learned argument words", std::to_string(c.learned_words));

@@ -187,6 +187,22 @@ void add_dram_metrics(const std::set<std::string>& listed, CounterPlan& plan) {
   add(kWrite, CounterUse::kDramWrite, "DRAM bytes written (L2 stores)");
 }
 
+// After the counting metrics, outside their pass count: measured only with a function's
+// learned metrics (function_metrics.h). GMMA instructions have a metric of their own on
+// chips that list it: the sum is the check, so counting an instruction twice is harmless
+// and missing one is not.
+void add_tensor_instruction_metrics(const std::set<std::string>& listed, CounterPlan& plan) {
+  for (const char* base :
+       {"sm__inst_executed_pipe_tensor", "sm__inst_executed_pipe_tensor_op_gmma"}) {
+    if (listed.count(base) == 0) continue;
+    CounterMetric m;
+    m.name = std::string(base) + ".sum";
+    m.use = CounterUse::kTensorInstructions;
+    m.path = "tensor instructions";
+    plan.metrics.push_back(m);
+  }
+}
+
 void add_to(std::vector<std::pair<std::string, double>>& v, const std::string& key, double x) {
   for (auto& [k, total] : v) {
     if (k == key) {
@@ -241,7 +257,10 @@ CounterPlan plan_counter_metrics(std::span<const std::string> chip_metrics,
     m.path = "time";
     plan.metrics.push_back(m);
   }
-  if (!passes) return plan;
+  if (!passes) {
+    add_tensor_instruction_metrics(listed, plan);
+    return plan;
+  }
   // The required metrics first, then each optional one if the pass count stays.
   std::vector<CounterMetric> kept, optional;
   for (CounterMetric& m : plan.metrics) (m.optional() ? optional : kept).push_back(std::move(m));
@@ -263,6 +282,7 @@ CounterPlan plan_counter_metrics(std::span<const std::string> chip_metrics,
   }
   plan.metrics = std::move(kept);
   plan.passes = base.value_or(0);
+  add_tensor_instruction_metrics(listed, plan);
   return plan;
 }
 
@@ -332,6 +352,9 @@ CountedWork evaluate_counters(const CounterPlan& plan, std::span<const double> v
         break;
       case CounterUse::kDuration:
         w.duration_ns = x;
+        break;
+      case CounterUse::kTensorInstructions:
+        w.tensor_instructions = w.tensor_instructions.value_or(0) + x;
         break;
     }
   }

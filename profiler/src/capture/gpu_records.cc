@@ -66,6 +66,8 @@ void add_counter_args(ArgsBuilder& a, const CountedWork& w, const KernelCounts& 
         std::snprintf(ratio, sizeof ratio, " (%.2fx their median)", how.time_ratio);
         note += ratio;
       }
+      if (how.note == CountNote::kIncomplete && !how.incomplete.empty())
+        note += " (" + std::string(how.incomplete) + ")";
       if (!note.empty()) a.add(trace::kCountersNoteArg, note);
       break;
     }

@@ -126,6 +126,9 @@ const char* to_string(CountNote n) {
              "launch of the same function, grid and block, whatever its arguments";
     case CountNote::kUnlikeItsWork:
       return "its GPU time is unlike that of the other launches of the same work";
+    case CountNote::kIncomplete:
+      return "measured with the metrics learned for its function, and it did work they "
+             "do not count: its values miss that work";
     case CountNote::kNone:
       break;
   }
@@ -199,6 +202,13 @@ std::vector<KernelCounts> assign_kernel_counts(const RecordBatch& batch) {
     if (r == record_of_id.end() || kernels_of_id[id] != 1) continue;
     out[i].record = r->second;
     out[i].measured = true;
+    const CounterRecord& c = batch.counter_records[r->second];
+    if (!c.incomplete.empty()) {
+      out[i].basis = trace::CountedBasis::kEstimated;
+      out[i].note = CountNote::kIncomplete;
+      out[i].incomplete = c.incomplete;
+      continue;  // never the source of an estimate
+    }
     out[i].basis = trace::CountedBasis::kMeasured;
     measured_at[signature_of(k)].emplace_back(k.start, r->second);
   }
@@ -217,7 +227,10 @@ std::vector<KernelCounts> assign_kernel_counts(const RecordBatch& batch) {
       const auto l = inferred_of_id.find(id);
       if (l != inferred_of_id.end()) {
         const auto r = record_of_measurement.find(l->second->source);
-        if (r != record_of_measurement.end()) {
+        // An incomplete measurement is no source (the capture measures its key again, but
+        // a launch may have named it while it was running).
+        if (r != record_of_measurement.end() &&
+            batch.counter_records[r->second].incomplete.empty()) {
           out[i].record = r->second;
           out[i].basis =
               l->second->exact ? trace::CountedBasis::kSameWork : trace::CountedBasis::kEstimated;

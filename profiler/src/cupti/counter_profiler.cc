@@ -7,14 +7,17 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <span>
 #include <unordered_map>
 
+#include "flopline/capture/function_metrics.h"
 #include "flopline/capture/launch_work.h"
 #include "profiler_host.h"
 
@@ -247,26 +250,123 @@ std::string device_support(std::uint32_t device) {
 // The range profiler of one context, set up at its first measured launch.
 struct ContextProfiler {
   std::uint32_t device = 0;
-  std::unique_ptr<ProfilerHost> host;
+  std::unique_ptr<ProfilerHost> host;  // the chip's metric list and pass counts
   capture::CounterPlan plan;
   std::string chip;
+  std::vector<std::uint8_t> availability;
   CUpti_RangeProfiler_Object* object = nullptr;
-  std::vector<std::uint8_t> config;
-  std::vector<std::uint8_t> counter_data;
+  // Which metrics each launch collects. Guarded by sets_mu alone: it is read with the
+  // profiler's lock held (choosing a launch's set) and with only the launch lock held
+  // (configuring, reading values).
+  std::unique_ptr<capture::FunctionMetrics> sets;
+  std::mutex sets_mu;
+  std::uint32_t choose(std::uint64_t function) {
+    std::lock_guard<std::mutex> lock(sets_mu);
+    return sets->choose(function);
+  }
+  std::vector<std::uint32_t> set_metrics(std::uint32_t id) {
+    std::lock_guard<std::mutex> lock(sets_mu);
+    return sets->set(id).metrics;
+  }
+  std::size_t set_passes(std::uint32_t id) {
+    std::lock_guard<std::mutex> lock(sets_mu);
+    return sets->set(id).passes;
+  }
+  std::string learn(std::uint64_t function, std::uint32_t id, std::span<const double> values) {
+    std::lock_guard<std::mutex> lock(sets_mu);
+    return sets->learn(function, id, values);
+  }
+  std::string describe(std::uint64_t function) {
+    std::lock_guard<std::mutex> lock(sets_mu);
+    return sets->describe(function);
+  }
+  // Per metric set (by FunctionMetrics' id), made at its first use: a host object
+  // configured with the set's metrics, its config image and its counter data.
+  struct Config {
+    std::unique_ptr<ProfilerHost> host;
+    std::vector<std::uint8_t> image;
+    std::vector<std::uint8_t> counter_data;
+  };
+  std::vector<Config> configs;
+  static constexpr std::uint32_t kNone = ~0u;
+  // The set the range profiler is configured with; changed with the launch lock held
+  // alone, read without it when a launch chooses its set.
+  std::atomic<std::uint32_t> current{kNone};
+  // The range profiler refused a new configuration: every launch collects `current`.
+  std::atomic<bool> fixed{false};
 
   bool reset_counter_data(CUptiResult* r) {
     auto p = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+    std::vector<std::uint8_t>& data = configs[current.load()].counter_data;
     p.pRangeProfilerObject = object;
-    p.counterDataSize = counter_data.size();
-    p.pCounterData = counter_data.data();
+    p.counterDataSize = data.size();
+    p.pCounterData = data.data();
     *r = cuptiRangeProfilerCounterDataImageInitialize(&p);
     return *r == CUPTI_SUCCESS;
   }
+
+  // Configures the range profiler for metric set `id`. Called with the launch lock held
+  // alone: no launch is being measured.
+  bool use_set(std::uint32_t id, std::string* why);
 };
 
+bool ContextProfiler::use_set(std::uint32_t id, std::string* why) {
+  if (id == current) return true;
+  if (configs.size() <= id) configs.resize(id + 1);
+  Config& c = configs[id];
+  CUptiResult r = CUPTI_SUCCESS;
+  if (!c.host) {
+    std::vector<std::string> names;
+    for (std::uint32_t i : set_metrics(id)) names.push_back(plan.metrics[i].name);
+    auto made = ProfilerHost::create(CUPTI_PROFILER_TYPE_RANGE_PROFILER, chip, availability, why);
+    if (!made || !made->configure(names, &c.image, why)) return false;
+    std::vector<const char*> n;
+    for (const std::string& name : names) n.push_back(name.c_str());
+    auto ds = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+    ds.pRangeProfilerObject = object;
+    ds.pMetricNames = n.data();
+    ds.numMetrics = n.size();
+    ds.maxNumOfRanges = 1;  // one launch at a time
+    ds.maxNumRangeTreeNodes = 1;
+    if ((r = cuptiRangeProfilerGetCounterDataSize(&ds)) != CUPTI_SUCCESS) {
+      *why = why_unavailable("cuptiRangeProfilerGetCounterDataSize", r);
+      return false;
+    }
+    c.counter_data.assign(ds.counterDataSize, 0);
+    c.host = std::move(made);
+  }
+  auto sc = cupti_params<CUpti_RangeProfiler_SetConfig_Params>(
+      CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+  sc.pRangeProfilerObject = object;
+  sc.configSize = c.image.size();
+  sc.pConfig = c.image.data();
+  sc.counterDataImageSize = c.counter_data.size();
+  sc.pCounterDataImage = c.counter_data.data();
+  sc.range = CUPTI_AutoRange;
+  sc.replayMode = CUPTI_KernelReplay;
+  sc.maxRangesPerPass = 1;
+  sc.numNestingLevels = 1;
+  sc.minNestingLevel = 1;
+  sc.passIndex = 0;
+  sc.targetNestingLevel = 1;
+  if ((r = cuptiRangeProfilerSetConfig(&sc)) != CUPTI_SUCCESS) {
+    *why = why_unavailable("cuptiRangeProfilerSetConfig", r);
+    return false;
+  }
+  const std::uint32_t before = current;
+  current = id;
+  if (!reset_counter_data(&r)) {
+    current = before;
+    *why = why_unavailable("cuptiRangeProfilerCounterDataImageInitialize", r);
+    return false;
+  }
+  return true;
+}
+
 // Sets up counting on `ctx`. On failure `why` says what failed.
-std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, std::string* why) {
+std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::string* why) {
   auto cp = std::make_unique<ContextProfiler>();
   const auto initialized = static_cast<CUptiResult>(initialize_profiler());
   if (initialized != CUPTI_SUCCESS) {
@@ -290,7 +390,6 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, std::string* why) {
     return nullptr;
   }
   cp->chip = chip.pChipName;
-  std::vector<std::uint8_t> availability;
   auto avail = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(
       CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
   avail.ctx = ctx;
@@ -298,23 +397,25 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, std::string* why) {
     *why = why_unavailable("cuptiProfilerGetCounterAvailability", r);
     return nullptr;
   }
-  availability.resize(avail.counterAvailabilityImageSize);
-  avail.pCounterAvailabilityImage = availability.data();
+  cp->availability.resize(avail.counterAvailabilityImageSize);
+  avail.pCounterAvailabilityImage = cp->availability.data();
   if ((r = cuptiProfilerGetCounterAvailability(&avail)) != CUPTI_SUCCESS) {
     *why = why_unavailable("cuptiProfilerGetCounterAvailability", r);
     return nullptr;
   }
-  cp->host = ProfilerHost::create(CUPTI_PROFILER_TYPE_RANGE_PROFILER, cp->chip, availability, why);
+  cp->host =
+      ProfilerHost::create(CUPTI_PROFILER_TYPE_RANGE_PROFILER, cp->chip, cp->availability, why);
   if (!cp->host) return nullptr;
-  const ProfilerHost& host = *cp->host;
-  cp->plan = capture::plan_counter_metrics(
-      host.base_metrics(),
-      [&host](const std::vector<std::string>& names) { return host.passes(names); });
+  const ProfilerHost* host = cp->host.get();
+  const capture::PassCounter passes = [host](const std::vector<std::string>& names) {
+    return host->passes(names);
+  };
+  cp->plan = capture::plan_counter_metrics(host->base_metrics(), passes);
   if (cp->plan.empty()) {
     *why = "chip " + cp->chip + " lists none of the counters flopline reads";
     return nullptr;
   }
-  if (!cp->host->configure(cp->plan.names(), &cp->config, why)) return nullptr;
+  cp->sets = std::make_unique<capture::FunctionMetrics>(cp->plan, passes, every_launch);
 
   auto en = cupti_params<CUpti_RangeProfiler_Enable_Params>(
       CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
@@ -324,41 +425,12 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, std::string* why) {
     return nullptr;
   }
   cp->object = en.pRangeProfilerObject;
-  const std::vector<std::string> names = cp->plan.names();
-  std::vector<const char*> c;
-  for (const std::string& n : names) c.push_back(n.c_str());
-  auto ds = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
-      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
-  ds.pRangeProfilerObject = cp->object;
-  ds.pMetricNames = c.data();
-  ds.numMetrics = c.size();
-  ds.maxNumOfRanges = 1;  // one launch at a time
-  ds.maxNumRangeTreeNodes = 1;
-  if ((r = cuptiRangeProfilerGetCounterDataSize(&ds)) != CUPTI_SUCCESS) {
-    *why = why_unavailable("cuptiRangeProfilerGetCounterDataSize", r);
-    return nullptr;
-  }
-  cp->counter_data.assign(ds.counterDataSize, 0);
-  if (!cp->reset_counter_data(&r)) {
-    *why = why_unavailable("cuptiRangeProfilerCounterDataImageInitialize", r);
-    return nullptr;
-  }
-  auto sc = cupti_params<CUpti_RangeProfiler_SetConfig_Params>(
-      CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
-  sc.pRangeProfilerObject = cp->object;
-  sc.configSize = cp->config.size();
-  sc.pConfig = cp->config.data();
-  sc.counterDataImageSize = cp->counter_data.size();
-  sc.pCounterDataImage = cp->counter_data.data();
-  sc.range = CUPTI_AutoRange;
-  sc.replayMode = CUPTI_KernelReplay;
-  sc.maxRangesPerPass = 1;
-  sc.numNestingLevels = 1;
-  sc.minNestingLevel = 1;
-  sc.passIndex = 0;
-  sc.targetNestingLevel = 1;
-  if ((r = cuptiRangeProfilerSetConfig(&sc)) != CUPTI_SUCCESS) {
-    *why = why_unavailable("cuptiRangeProfilerSetConfig", r);
+  // The set of a function's first launch: the range profiler is configured before its
+  // first measurement, and again whenever a launch needs another set.
+  if (!cp->use_set(
+          every_launch ? capture::FunctionMetrics::kFull : capture::FunctionMetrics::kLearning,
+          why) &&
+      !cp->use_set(capture::FunctionMetrics::kFull, why)) {
     return nullptr;
   }
   return cp;
@@ -379,6 +451,9 @@ struct ThreadLaunch {
   ContextProfiler* profiler = nullptr;
   bool have_values = false;                    // a measured range awaiting the outermost exit's id
   std::uint32_t measurement = capture::kNoId;  // the sampler's id of this measurement
+  std::uint64_t function = 0;                  // the measured launch's function
+  std::uint32_t set = 0;                       // the metric set it collects
+  std::string incomplete;                      // why its values miss some of its work
   // An unmeasured launch awaiting the outermost exit's id: the measurement it takes.
   bool have_source = false;
   capture::InferredLaunch inferred;
@@ -479,7 +554,7 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
         auto it = contexts.find(ctx);
         if (it == contexts.end()) {
           std::string why;
-          auto made = set_up(ctx, &why);
+          auto made = set_up(ctx, sampler.every_launch(), &why);
           if (!made) {
             turn_off(why);
           } else {
@@ -493,10 +568,13 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
         if (it != contexts.end()) {
           cp = it->second.get();
           t.measurement = d.measurement;
+          t.function = l.shape.function;
+          t.set = cp->fixed ? cp->current.load() : cp->choose(l.shape.function);
           if (debug_enabled()) {
-            std::fprintf(stderr, "flopline: counters: measuring %s (measurement %u): %s\n",
-                         data->symbolName != nullptr ? data->symbolName : "(no name)",
-                         d.measurement, sampler.explain(d.measurement).c_str());
+            std::fprintf(
+                stderr, "flopline: counters: measuring %s (measurement %u): %s; metrics: %s\n",
+                data->symbolName != nullptr ? data->symbolName : "(no name)", d.measurement,
+                sampler.explain(d.measurement).c_str(), cp->describe(l.shape.function).c_str());
           }
         } else {
           sampler.cancel(d.measurement);
@@ -510,6 +588,25 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
     return;
   }
   launch_lock.lock();
+  if (std::string why; !cp->use_set(t.set, &why)) {
+    // The sets of a function's first launch and of --counters=all collect every
+    // metric: measuring with them stays complete. Any other set would not.
+    if (cp->current == capture::FunctionMetrics::kFull ||
+        cp->current == capture::FunctionMetrics::kLearning) {
+      std::fprintf(stderr,
+                   "flopline: counters: %s; every launch collects every metric from now on\n",
+                   why.c_str());
+      cp->fixed = true;
+      t.set = cp->current;
+    } else {
+      launch_lock.unlock();
+      std::lock_guard<std::mutex> lock(mu);
+      ++info.failed;
+      sampler.failed(t.measurement);
+      turn_off(why);
+      return;
+    }
+  }
   auto p =
       cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
   p.pRangeProfilerObject = cp->object;
@@ -551,15 +648,23 @@ void CounterProfiler::Impl::exit_driver() {
   if (r == CUPTI_SUCCESS && error.empty()) {
     auto info_p = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
         CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
-    info_p.pCounterDataImage = cp.counter_data.data();
-    info_p.counterDataImageSize = cp.counter_data.size();
+    info_p.pCounterDataImage = cp.configs[cp.current].counter_data.data();
+    info_p.counterDataImageSize = cp.configs[cp.current].counter_data.size();
     r = cuptiRangeProfilerGetCounterDataInfo(&info_p);
     if (r == CUPTI_SUCCESS && info_p.numTotalRanges != 1) {
       error = "the launch gave " + std::to_string(info_p.numTotalRanges) + " ranges, not one";
     }
   }
+  const std::uint32_t set = cp.current;
+  const ContextProfiler::Config& config = cp.configs[set];
+  std::vector<double> set_values;
   if (r == CUPTI_SUCCESS && error.empty() &&
-      cp.host->evaluate(cp.counter_data, 0, &t.values, &error)) {
+      config.host->evaluate(config.counter_data, 0, &set_values, &error)) {
+    // Parallel to the plan: what the set did not collect stays negative.
+    const std::vector<std::uint32_t> metrics = cp.set_metrics(set);
+    t.values.assign(cp.plan.metrics.size(), -1);
+    for (std::size_t i = 0; i < metrics.size() && i < set_values.size(); ++i)
+      t.values[metrics[i]] = set_values[i];
     t.have_values = true;
     t.device = cp.device;
   }
@@ -569,7 +674,24 @@ void CounterProfiler::Impl::exit_driver() {
   {
     std::lock_guard<std::mutex> lock(mu);
     if (t.have_values) {
-      sampler.measured(t.measurement, capture::evaluate_counters(cp.plan, t.values));
+      t.incomplete = cp.learn(t.function, set, t.values);
+      const std::size_t passes = cp.set_passes(set);
+      auto& by = info.measured_by_passes;
+      auto at =
+          std::find_if(by.begin(), by.end(), [&](const auto& e) { return e.first >= passes; });
+      if (at == by.end() || at->first != passes) at = by.insert(at, {passes, 0});
+      ++at->second;
+      if (!t.incomplete.empty()) {
+        // Its key is measured again, with every metric.
+        ++info.incomplete;
+        sampler.failed(t.measurement);
+        if (debug_enabled()) {
+          std::fprintf(stderr, "flopline: counters: measurement %u incomplete: %s\n", t.measurement,
+                       t.incomplete.c_str());
+        }
+      } else {
+        sampler.measured(t.measurement, capture::evaluate_counters(cp.plan, t.values));
+      }
     } else {
       sampler.failed(t.measurement);
     }
@@ -647,6 +769,8 @@ void CounterProfiler::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId 
   rec.device = t.device;
   rec.values = std::move(t.values);
   rec.measurement = t.measurement;
+  rec.incomplete = std::move(t.incomplete);
+  t.incomplete.clear();
   if (debug_enabled()) {
     std::fprintf(
         stderr,

@@ -20,6 +20,11 @@
 //                dram__bytes_write: under replay it holds the replay's own write-backs).
 //   duration     gpu__time_duration: the kernel's GPU time during the measurement (a
 //                measured launch's activity record carries no times of its own).
+//   tensor inst  sm__inst_executed_pipe_tensor (and sm__inst_executed_pipe_tensor_op_gmma
+//                where listed): tensor instructions executed. Not a FLOP count: it
+//                tells whether a launch measured with only its function's learned tensor
+//                metrics did tensor work those metrics miss (function_metrics.h). Outside
+//                the pass count of the plan: it is measured only beside them.
 //
 // Values are the metrics' ".sum" over the whole GPU for one kernel launch.
 //
@@ -40,12 +45,13 @@
 namespace flopline::capture {
 
 enum class CounterUse : std::uint8_t {
-  kTensorOps,        // tensor-core operations
-  kTensorSparseOps,  // the part of a kTensorOps metric that ran sparse (not added again)
-  kSimtOps,          // SIMT thread instructions
-  kDramRead,         // bytes (or sectors) read from DRAM
-  kDramWrite,        // sectors the kernel stores to L2: written back to DRAM
-  kDuration,         // the kernel's GPU time under replay (ns): places a replayed kernel
+  kTensorOps,           // tensor-core operations
+  kTensorSparseOps,     // the part of a kTensorOps metric that ran sparse (not added again)
+  kSimtOps,             // SIMT thread instructions
+  kDramRead,            // bytes (or sectors) read from DRAM
+  kDramWrite,           // sectors the kernel stores to L2: written back to DRAM
+  kDuration,            // the kernel's GPU time under replay (ns): places a replayed kernel
+  kTensorInstructions,  // tensor instructions executed: a check, not FLOPs
 };
 
 struct CounterMetric {
@@ -60,15 +66,21 @@ struct CounterMetric {
   bool optional() const {
     return integer || use == CounterUse::kTensorSparseOps || use == CounterUse::kDuration;
   }
+  // Tensor operations (FLOPs or integer ops) or their sparse part.
+  bool tensor() const {
+    return use == CounterUse::kTensorOps || use == CounterUse::kTensorSparseOps;
+  }
 };
 
 struct CounterPlan {
+  // The counting metrics, then the tensor-instruction metrics (kTensorInstructions), which
+  // `passes` does not include.
   std::vector<CounterMetric> metrics;
   // What this chip cannot count with the metrics it lists, in words ("fp16 SIMT fma").
   std::vector<std::string> missing;
   // Optional metrics left out because they would add a replay pass.
   std::vector<std::string> left_out;
-  std::size_t passes = 0;  // replay passes the metrics need; 0 when not known
+  std::size_t passes = 0;  // replay passes the counting metrics need; 0 when not known
   std::vector<std::string> names() const;
   bool empty() const { return metrics.empty(); }
 };
@@ -93,7 +105,8 @@ struct CountedWork {
   double int_ops = 0;     // integer tensor operations (int8), not in flops
   std::optional<double> dram_read_bytes;
   std::optional<double> dram_write_bytes;
-  std::optional<double> duration_ns;  // gpu__time_duration of the measured launch
+  std::optional<double> duration_ns;          // gpu__time_duration of the measured launch
+  std::optional<double> tensor_instructions;  // kTensorInstructions, summed
   // The precision with the most FLOPs ("" when there are none): the peak that "% of
   // peak" divides by.
   std::string precision;

@@ -11,7 +11,9 @@
 //                graphs (one correlation id for many kernels, their arguments never
 //                seen), launches whose arguments could not be read or that no
 //                measurement of their key covers; and a "same work" launch whose GPU
-//                time is unlike the other launches of its work (unlike_its_work);
+//                time is unlike the other launches of its work (unlike_its_work); and a
+//                measured launch whose values miss some of its work (it did tensor work
+//                outside its function's learned metrics: function_metrics.h);
 //   not counted  kernels never replayed: communication, or --counters-exclude.
 #pragma once
 
@@ -33,6 +35,7 @@ enum class CountNote : std::uint8_t {
   kNoSameWork,       // no measurement of its work key
   kArgumentsUnread,  // the driver gave no parameter layout: the key was the shape alone
   kUnlikeItsWork,    // GPU time unlike the other launches of its work
+  kIncomplete,       // measured, but its values miss some of its work
 };
 const char* to_string(CountNote n);
 
@@ -43,6 +46,7 @@ struct KernelCounts {
   CountNote note = CountNote::kNone;
   std::string_view not_counted;  // kNotCounted: CounterExclusion::why's words
   double time_ratio = 0;         // kUnlikeItsWork: its GPU time over its work's median
+  std::string_view incomplete;   // kIncomplete: CounterRecord::incomplete
 };
 
 // Kernels of measured launches arrive without times (start = end = 0): the replay runs

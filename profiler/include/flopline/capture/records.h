@@ -288,10 +288,15 @@ struct DeviceInfo {
 struct CounterRecord {
   std::uint32_t correlation_id = 0;  // the launch's: its kernel record carries the same id
   std::uint32_t device = 0;
-  std::vector<double> values;  // parallel to CounterInfo::plan.metrics
+  // Parallel to CounterInfo::plan.metrics; negative for metrics this launch did not
+  // collect (function_metrics.h).
+  std::vector<double> values;
   // The sampler's id of this measurement (launch_work.h); kNoId in batches made before
   // launches named their source.
   std::uint32_t measurement = kNoId;
+  // Why its values miss some of its work ("" when they are complete): it did tensor work
+  // outside the metrics learned for its function (FunctionMetrics::learn).
+  std::string incomplete = {};
 };
 
 // A launch that was not measured because a measurement of the same work key came
@@ -316,7 +321,11 @@ struct CounterInfo {
   std::uint64_t capturing = 0;       // launches into a stream being captured: not measured
   std::uint64_t unread_layouts = 0;  // functions whose parameter layout the driver did not give
   std::uint64_t failed = 0;          // launches whose measurement failed
-  std::string unavailable;           // why nothing could be counted ("" when it could)
+  // Measured launches by the replay passes their metric set took (function_metrics.h),
+  // fewest passes first.
+  std::vector<std::pair<std::size_t, std::uint64_t>> measured_by_passes;
+  std::uint64_t incomplete = 0;  // measured launches whose values miss some of their work
+  std::string unavailable;       // why nothing could be counted ("" when it could)
 };
 
 // One PM-sampling interval of one device (--gpu-metrics).

@@ -1,0 +1,94 @@
+// Which of a counter plan's metrics a measured launch collects (docs/COUNTERS.md, "Fewer
+// replay passes"). Pure: used by the capture under its lock and tested without a GPU.
+//
+// Every metric of the plan costs replay passes (five on a GH100), and each pass replays
+// the kernel and restores the device memory it may write. Most of those passes serve the
+// tensor-op metrics, one group of types at a time, while a function's tensor
+// instructions are fixed when it is compiled: a bf16 GEMM never issues tf32 or fp64 MMAs.
+// So a function's tensor types are learned once and later launches measure only those:
+//
+//   learning  the first measured launch of a function collects every counting metric
+//             and the tensor-instruction metrics (kTensorInstructions). It learns the
+//             tensor metrics that counted something (T) and the ratio of their
+//             operations to the tensor instructions executed (r).
+//   learned   later launches collect the plan's other metrics (SIMT FLOPs, DRAM bytes,
+//             duration: all of them, every time), T and the tensor instructions. Two
+//             passes for most functions on a GH100. The launch is complete when its
+//             instructions account for its counted operations: no tensor instructions
+//             (then no tensor work at all), or T's operations per instruction within
+//             kRatioTolerance of r. Otherwise it did tensor work outside T (another type,
+//             a sparse instruction, another instruction path): the launch is incomplete,
+//             and its function is measured with every metric from then on.
+//   full      every counting metric, no check needed: `--counters=all` (the reference
+//             stays independent of learning), functions whose learned set would not save
+//             a pass, functions whose tensor instructions and operations do not go
+//             together (operations with no instructions: the instruction metric misses
+//             that path; instructions with no operations: HFMA2 issued to the tensor pipe),
+//             and functions that failed a check.
+//
+// Metric sets are shared by every function that learned the same T.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "flopline/capture/counters.h"
+
+namespace flopline::capture {
+
+struct MetricSet {
+  std::vector<std::uint32_t> metrics;  // indices into CounterPlan::metrics, ascending
+  std::size_t passes = 0;              // 0 when not known
+  std::string what;                    // "every metric", "learned: hgmma bf16->fp32", ...
+};
+
+// Operations per tensor instruction of two launches of one function agree within this
+// fraction of the learned ratio.
+inline constexpr double kRatioTolerance = 0.01;
+
+// Not thread-safe: the caller serializes every call.
+class FunctionMetrics {
+ public:
+  // `every_launch` (--counters=all): every launch collects every counting metric.
+  // Without tensor-instruction metrics in the plan or a way to count passes, every
+  // launch does too.
+  FunctionMetrics(const CounterPlan& plan, const PassCounter& passes, bool every_launch);
+
+  // The set a launch of `function` collects (an index for set()).
+  std::uint32_t choose(std::uint64_t function);
+  const MetricSet& set(std::uint32_t id) const { return sets_[id]; }
+  std::size_t set_count() const { return sets_.size(); }
+
+  // What a measurement of `function` with set `id` gave (`values` parallel to the plan's
+  // metrics, negative where not collected): "" when it is complete, else why not. Learns.
+  std::string learn(std::uint64_t function, std::uint32_t id, std::span<const double> values);
+
+  // How `function` is measured now, in words, for FLOPLINE_COUNTERS_DEBUG.
+  std::string describe(std::uint64_t function) const;
+
+  static constexpr std::uint32_t kFull = 0;      // every counting metric
+  static constexpr std::uint32_t kLearning = 1;  // every metric, instructions too
+
+ private:
+  enum class Stage : std::uint8_t { kNew, kLearned, kFull };
+  struct Function {
+    Stage stage = Stage::kNew;
+    std::uint32_t set = kFull;
+    double ratio = 0;  // tensor operations per tensor instruction (0: no tensor work)
+    std::string why_full;
+  };
+  std::uint32_t learned_set(const std::vector<std::uint32_t>& tensor_metrics, std::string* why_not);
+
+  CounterPlan plan_;
+  PassCounter passes_;
+  bool learning_ = false;
+  std::vector<std::uint32_t> base_;  // counting metrics that are not tensor ops
+  std::vector<std::uint32_t> instructions_;
+  std::vector<MetricSet> sets_;
+  std::unordered_map<std::uint64_t, Function> functions_;
+};
+
+}  // namespace flopline::capture

@@ -1,0 +1,167 @@
+// Metric sets per function; the rules are in function_metrics.h.
+#include "flopline/capture/function_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace flopline::capture {
+namespace {
+
+bool collected(std::span<const double> values, std::uint32_t i) {
+  return i < values.size() && values[i] >= 0 && std::isfinite(values[i]);
+}
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+}  // namespace
+
+FunctionMetrics::FunctionMetrics(const CounterPlan& plan, const PassCounter& passes,
+                                 bool every_launch)
+    : plan_(plan), passes_(passes) {
+  MetricSet full;
+  full.what = "every metric";
+  full.passes = plan_.passes;
+  for (std::uint32_t i = 0; i < plan_.metrics.size(); ++i) {
+    const CounterMetric& m = plan_.metrics[i];
+    if (m.use == CounterUse::kTensorInstructions) {
+      instructions_.push_back(i);
+      continue;
+    }
+    full.metrics.push_back(i);
+    if (!m.tensor()) base_.push_back(i);
+  }
+  sets_.push_back(full);
+  learning_ = !every_launch && passes_ && !instructions_.empty() && plan_.passes > 1;
+  if (!learning_) return;
+  MetricSet learning = full;
+  learning.what = "every metric and tensor instructions";
+  learning.metrics.insert(learning.metrics.end(), instructions_.begin(), instructions_.end());
+  std::sort(learning.metrics.begin(), learning.metrics.end());
+  std::vector<std::string> names;
+  for (std::uint32_t i : learning.metrics) names.push_back(plan_.metrics[i].name);
+  learning.passes = passes_(names).value_or(0);
+  sets_.push_back(std::move(learning));
+}
+
+std::uint32_t FunctionMetrics::choose(std::uint64_t function) {
+  if (!learning_) return kFull;
+  const auto it = functions_.find(function);
+  if (it == functions_.end() || it->second.stage == Stage::kNew) return kLearning;
+  return it->second.set;
+}
+
+std::uint32_t FunctionMetrics::learned_set(const std::vector<std::uint32_t>& tensor_metrics,
+                                           std::string* why_not) {
+  std::vector<std::uint32_t> metrics = base_;
+  metrics.insert(metrics.end(), tensor_metrics.begin(), tensor_metrics.end());
+  metrics.insert(metrics.end(), instructions_.begin(), instructions_.end());
+  std::sort(metrics.begin(), metrics.end());
+  for (std::uint32_t id = 0; id < sets_.size(); ++id) {
+    if (id != kFull && id != kLearning && sets_[id].metrics == metrics) return id;
+  }
+  std::vector<std::string> names;
+  for (std::uint32_t i : metrics) names.push_back(plan_.metrics[i].name);
+  const std::optional<std::size_t> p = passes_(names);
+  if (!p) {
+    *why_not = "the profiler cannot count the passes of its metrics";
+    return kFull;
+  }
+  if (*p >= plan_.passes) {
+    *why_not = "its metrics need " + std::to_string(*p) + " passes, as many as every metric";
+    return kFull;
+  }
+  MetricSet s;
+  s.metrics = std::move(metrics);
+  s.passes = *p;
+  s.what = "learned:";
+  for (std::uint32_t i : tensor_metrics) {
+    const CounterMetric& m = plan_.metrics[i];
+    if (m.use != CounterUse::kTensorOps) continue;
+    s.what += " " + m.path + " " + m.precision;
+  }
+  if (tensor_metrics.empty()) s.what += " no tensor ops";
+  sets_.push_back(std::move(s));
+  return static_cast<std::uint32_t>(sets_.size() - 1);
+}
+
+std::string FunctionMetrics::learn(std::uint64_t function, std::uint32_t id,
+                                   std::span<const double> values) {
+  if (id == kFull || !learning_ || id >= sets_.size()) return {};
+  Function& f = functions_[function];
+  double ops = 0;
+  double instructions = 0;
+  bool have_instructions = !instructions_.empty();
+  for (std::uint32_t i : instructions_) {
+    if (!collected(values, i))
+      have_instructions = false;
+    else
+      instructions += values[i];
+  }
+  const MetricSet& set = sets_[id];
+  std::vector<std::uint32_t> counted;  // tensor metrics that counted something
+  for (std::uint32_t i : set.metrics) {
+    const CounterMetric& m = plan_.metrics[i];
+    if (!m.tensor() || !collected(values, i)) continue;
+    if (m.use == CounterUse::kTensorOps) ops += values[i];
+    if (values[i] > 0) counted.push_back(i);
+  }
+  auto go_full = [&](std::string why) {
+    f.stage = Stage::kFull;
+    f.set = kFull;
+    f.why_full = std::move(why);
+  };
+  if (id == kLearning) {
+    if (!have_instructions) {
+      go_full("its tensor instructions were not read");
+    } else if (ops > 0 && instructions <= 0) {
+      go_full("tensor operations without tensor instructions");
+    } else if (ops <= 0 && instructions > 0) {
+      go_full("tensor instructions without tensor operations");
+    } else {
+      std::string why_not;
+      const std::uint32_t s = learned_set(counted, &why_not);
+      if (s == kFull) {
+        go_full(why_not);
+      } else {
+        f.stage = Stage::kLearned;
+        f.set = s;
+        f.ratio = instructions > 0 ? ops / instructions : 0;
+      }
+    }
+    return {};  // every metric was collected: complete whatever was learned
+  }
+  // A learned set: its instructions must account for its operations.
+  std::string why;
+  if (!have_instructions) {
+    why = "its tensor instructions were not read";
+  } else if (instructions > 0 && f.ratio <= 0) {
+    why = "tensor instructions (" + fmt(instructions) + ") in a function that had none";
+  } else if (instructions <= 0 && ops > 0) {
+    why = "tensor operations without tensor instructions";
+  } else if (instructions > 0) {
+    const double ratio = ops / instructions;
+    if (std::fabs(ratio - f.ratio) > kRatioTolerance * f.ratio) {
+      why = "tensor operations per instruction " + fmt(ratio) + ", learned " + fmt(f.ratio) +
+            ": tensor work outside its learned metrics";
+    }
+  }
+  if (!why.empty()) go_full(why);
+  return why;
+}
+
+std::string FunctionMetrics::describe(std::uint64_t function) const {
+  if (!learning_) return "every metric";
+  const auto it = functions_.find(function);
+  if (it == functions_.end() || it->second.stage == Stage::kNew) return "learning";
+  const Function& f = it->second;
+  if (f.stage == Stage::kFull) return "every metric: " + f.why_full;
+  return sets_[f.set].what + " (" + std::to_string(sets_[f.set].passes) + " passes, " +
+         fmt(f.ratio) + " ops per tensor instruction)";
+}
+
+}  // namespace flopline::capture

@@ -1,0 +1,231 @@
+// Metric sets per function (function_metrics.h): learning a function's tensor metrics,
+// measuring later launches with those only, and catching tensor work outside them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "flopline/capture/function_metrics.h"
+
+namespace flopline::capture {
+namespace {
+
+std::vector<std::string> chip_metrics(const std::string& chip) {
+  std::ifstream in(std::string(FLOPLINE_TEST_DATA_DIR) + "/counters/" + chip + ".txt");
+  EXPECT_TRUE(in) << chip;
+  std::vector<std::string> names;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) names.push_back(line);
+  }
+  return names;
+}
+
+// Shaped like a GH100's counts through the host API: the SASS (SIMT) metrics take a pass
+// of their own, DRAM, duration and instruction counts share one with the tensor metrics
+// of one instruction path, and each further path adds one.
+std::optional<std::size_t> hopper_like_passes(const std::vector<std::string>& names) {
+  bool sass = false;
+  bool other = false;
+  std::set<std::string> paths;
+  for (const std::string& n : names) {
+    if (n.find("sass") != std::string::npos) {
+      sass = true;
+    } else if (n.starts_with("sm__ops_path_tensor_op_")) {
+      paths.insert(n.substr(23, n.find("_src_") - 23));
+    } else if (n.starts_with("sm__ops_path_tensor_src_")) {
+      paths.insert("per type");
+    } else {
+      other = true;
+    }
+  }
+  const std::size_t hw = std::max<std::size_t>(paths.size(), other ? 1 : 0);
+  return (sass ? 1 : 0) + hw;
+}
+
+const std::string kBf16 = "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum";
+const std::string kBf16Sparse = "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_on.sum";
+const std::string kFp16 = "sm__ops_path_tensor_op_hgmma_src_fp16.sum";
+const std::string kHmmaTf32 = "sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32.sum";
+const std::string kInst = "sm__inst_executed_pipe_tensor.sum";
+const std::string kGmmaInst = "sm__inst_executed_pipe_tensor_op_gmma.sum";
+const std::string kFfma = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum";
+const std::string kRead = "dram__bytes_read.sum";
+
+class FunctionMetricsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { plan = plan_counter_metrics(chip_metrics("GH100"), hopper_like_passes); }
+
+  std::uint32_t index(const std::string& name) const {
+    for (std::uint32_t i = 0; i < plan.metrics.size(); ++i) {
+      if (plan.metrics[i].name == name) return i;
+    }
+    ADD_FAILURE() << name << " not in the plan";
+    return 0;
+  }
+  bool in_set(const FunctionMetrics& f, std::uint32_t set, const std::string& name) const {
+    const auto& m = f.set(set).metrics;
+    return std::find(m.begin(), m.end(), index(name)) != m.end();
+  }
+  // What a measurement with `set` reads: `v` where given, 0 for the set's other metrics,
+  // not collected (-1) outside it. Instruction counts go to the all-tensor metric.
+  std::vector<double> values(const FunctionMetrics& f, std::uint32_t set,
+                             const std::map<std::string, double>& v) const {
+    std::vector<double> out(plan.metrics.size(), -1);
+    for (std::uint32_t i : f.set(set).metrics) {
+      const auto it = v.find(plan.metrics[i].name);
+      out[i] = it != v.end() ? it->second : 0;
+    }
+    return out;
+  }
+  CounterPlan plan;
+};
+
+TEST_F(FunctionMetricsTest, PlanCountsTensorInstructionsOutsideItsPasses) {
+  const CounterPlan without = plan_counter_metrics(
+      [] {
+        auto v = chip_metrics("GH100");
+        std::erase_if(v, [](const std::string& n) { return n.starts_with("sm__inst_executed"); });
+        return v;
+      }(),
+      hopper_like_passes);
+  EXPECT_EQ(plan.metrics.size(), without.metrics.size() + 2);
+  EXPECT_EQ(plan.passes, without.passes);
+  EXPECT_EQ(plan.metrics[index(kInst)].use, CounterUse::kTensorInstructions);
+  EXPECT_EQ(plan.metrics[index(kGmmaInst)].use, CounterUse::kTensorInstructions);
+  // Instructions are a check, never FLOPs.
+  std::vector<double> v(plan.metrics.size(), 0);
+  v[index(kInst)] = 100;
+  v[index(kGmmaInst)] = 50;
+  const CountedWork w = evaluate_counters(plan, v);
+  EXPECT_EQ(w.flops, 0);
+  ASSERT_TRUE(w.tensor_instructions.has_value());
+  EXPECT_EQ(*w.tensor_instructions, 150);
+}
+
+TEST_F(FunctionMetricsTest, EveryLaunchModeAlwaysCollectsEveryMetric) {
+  FunctionMetrics f(plan, hopper_like_passes, /*every_launch=*/true);
+  for (int i = 0; i < 3; ++i) {
+    const std::uint32_t s = f.choose(7);
+    EXPECT_EQ(s, FunctionMetrics::kFull);
+    EXPECT_EQ(f.learn(7, s, values(f, s, {{kBf16, 1000}})), "");
+  }
+  EXPECT_EQ(f.set(FunctionMetrics::kFull).metrics.size(), plan.metrics.size() - 2);
+  EXPECT_FALSE(in_set(f, FunctionMetrics::kFull, kInst));
+}
+
+TEST_F(FunctionMetricsTest, WithoutInstructionMetricsOrPassCountsNothingIsLearned) {
+  CounterPlan no_inst = plan;
+  std::erase_if(no_inst.metrics,
+                [](const CounterMetric& m) { return m.use == CounterUse::kTensorInstructions; });
+  FunctionMetrics a(no_inst, hopper_like_passes, false);
+  FunctionMetrics b(plan, PassCounter{}, false);
+  for (FunctionMetrics* f : {&a, &b}) {
+    EXPECT_EQ(f->choose(1), FunctionMetrics::kFull);
+    EXPECT_EQ(f->learn(1, FunctionMetrics::kFull, {}), "");
+    EXPECT_EQ(f->choose(1), FunctionMetrics::kFull);
+  }
+}
+
+TEST_F(FunctionMetricsTest, LaterLaunchesCollectOnlyTheLearnedTensorMetrics) {
+  FunctionMetrics f(plan, hopper_like_passes, false);
+  const std::uint32_t first = f.choose(42);
+  ASSERT_EQ(first, FunctionMetrics::kLearning);
+  EXPECT_TRUE(in_set(f, first, kInst));
+  EXPECT_TRUE(in_set(f, first, kHmmaTf32));
+  EXPECT_EQ(f.learn(42, first, values(f, first, {{kBf16, 64000}, {kInst, 100}, {kFfma, 7}})), "");
+  const std::uint32_t later = f.choose(42);
+  ASSERT_GT(later, FunctionMetrics::kLearning);
+  EXPECT_TRUE(in_set(f, later, kBf16));
+  EXPECT_TRUE(in_set(f, later, kFfma));  // SIMT, DRAM: always
+  EXPECT_TRUE(in_set(f, later, kRead));
+  EXPECT_TRUE(in_set(f, later, kInst));
+  EXPECT_FALSE(in_set(f, later, kFp16));
+  EXPECT_FALSE(in_set(f, later, kHmmaTf32));
+  EXPECT_FALSE(in_set(f, later, kBf16Sparse));  // it counted nothing sparse
+  EXPECT_LT(f.set(later).passes, plan.passes);
+  EXPECT_EQ(f.set(later).passes, 2u);
+  // A larger GEMM of the same kernel: more operations, in the same proportion.
+  EXPECT_EQ(f.learn(42, later, values(f, later, {{kBf16, 640000}, {kInst, 1000}})), "");
+  // Within the tolerance.
+  EXPECT_EQ(f.learn(42, later, values(f, later, {{kBf16, 64000 * 1.005}, {kInst, 100}})), "");
+  // No tensor work at all (an empty problem): complete.
+  EXPECT_EQ(f.learn(42, later, values(f, later, {{kRead, 4096}})), "");
+  EXPECT_EQ(f.choose(42), later);
+  EXPECT_NE(f.describe(42).find("learned: hgmma bf16"), std::string::npos) << f.describe(42);
+}
+
+TEST_F(FunctionMetricsTest, TensorWorkOutsideTheLearnedMetricsIsIncompleteAndNeverRisked) {
+  FunctionMetrics f(plan, hopper_like_passes, false);
+  f.learn(42, f.choose(42), values(f, FunctionMetrics::kLearning, {{kBf16, 64000}, {kInst, 100}}));
+  const std::uint32_t later = f.choose(42);
+  // Half its instructions were fp16 MMAs, which this set does not count.
+  const std::string why =
+      f.learn(42, later, values(f, later, {{kBf16, 64000}, {kFp16, 64000}, {kInst, 200}}));
+  EXPECT_NE(why.find("outside its learned metrics"), std::string::npos) << why;
+  EXPECT_EQ(f.choose(42), FunctionMetrics::kFull);
+  EXPECT_NE(f.describe(42).find("every metric"), std::string::npos);
+  // Operations without instructions cannot be.
+  FunctionMetrics g(plan, hopper_like_passes, false);
+  g.learn(9, g.choose(9), values(g, FunctionMetrics::kLearning, {{kBf16, 64000}, {kInst, 100}}));
+  const std::uint32_t s = g.choose(9);
+  EXPECT_FALSE(g.learn(9, s, values(g, s, {{kBf16, 64000}})).empty());
+}
+
+TEST_F(FunctionMetricsTest, AFunctionWithoutTensorWorkIsCheckedByItsInstructions) {
+  FunctionMetrics f(plan, hopper_like_passes, false);
+  f.learn(5, f.choose(5), values(f, FunctionMetrics::kLearning, {{kFfma, 1 << 20}}));
+  const std::uint32_t later = f.choose(5);
+  ASSERT_GT(later, FunctionMetrics::kLearning);
+  for (std::uint32_t i : f.set(later).metrics) EXPECT_FALSE(plan.metrics[i].tensor());
+  EXPECT_EQ(f.learn(5, later, values(f, later, {{kFfma, 1 << 21}})), "");
+  const std::string why = f.learn(5, later, values(f, later, {{kFfma, 1 << 21}, {kInst, 8}}));
+  EXPECT_NE(why.find("had none"), std::string::npos) << why;
+  EXPECT_EQ(f.choose(5), FunctionMetrics::kFull);
+}
+
+TEST_F(FunctionMetricsTest, InstructionsAndOperationsThatDoNotGoTogetherMeanEveryMetric) {
+  FunctionMetrics f(plan, hopper_like_passes, false);
+  // HFMA2 issued to the tensor pipe: instructions, no tensor operations.
+  EXPECT_EQ(f.learn(1, f.choose(1), values(f, FunctionMetrics::kLearning, {{kInst, 50}})), "");
+  EXPECT_EQ(f.choose(1), FunctionMetrics::kFull);
+  EXPECT_NE(f.describe(1).find("without tensor operations"), std::string::npos);
+  // Operations the instruction metrics do not see.
+  EXPECT_EQ(f.learn(2, f.choose(2), values(f, FunctionMetrics::kLearning, {{kBf16, 50}})), "");
+  EXPECT_EQ(f.choose(2), FunctionMetrics::kFull);
+  // Instruction counts not read.
+  std::vector<double> v = values(f, FunctionMetrics::kLearning, {{kBf16, 50}, {kInst, 1}});
+  v[index(kGmmaInst)] = -1;
+  f.learn(3, f.choose(3), v);
+  EXPECT_EQ(f.choose(3), FunctionMetrics::kFull);
+}
+
+TEST_F(FunctionMetricsTest, SetsAreSharedAndKeptOnlyWhenTheySaveAPass) {
+  FunctionMetrics f(plan, hopper_like_passes, false);
+  f.learn(1, f.choose(1), values(f, FunctionMetrics::kLearning, {{kBf16, 10}, {kInst, 1}}));
+  f.learn(2, f.choose(2), values(f, FunctionMetrics::kLearning, {{kBf16, 30}, {kInst, 1}}));
+  EXPECT_EQ(f.choose(1), f.choose(2));
+  // Sparse work is learned with its type.
+  f.learn(3, f.choose(3),
+          values(f, FunctionMetrics::kLearning, {{kBf16, 30}, {kBf16Sparse, 30}, {kInst, 1}}));
+  EXPECT_NE(f.choose(3), f.choose(1));
+  EXPECT_TRUE(in_set(f, f.choose(3), kBf16Sparse));
+  // A counter that cannot tell, or a set as costly as every metric: every metric.
+  std::size_t full_passes = plan.passes;
+  FunctionMetrics g(
+      plan,
+      [full_passes](const std::vector<std::string>& n) -> std::optional<std::size_t> {
+        if (n.size() > 20) return full_passes + 1;
+        return full_passes;
+      },
+      false);
+  g.learn(1, g.choose(1), values(g, FunctionMetrics::kLearning, {{kBf16, 10}, {kInst, 1}}));
+  EXPECT_EQ(g.choose(1), FunctionMetrics::kFull);
+  EXPECT_NE(g.describe(1).find("as many as every metric"), std::string::npos) << g.describe(1);
+}
+
+}  // namespace
+}  // namespace flopline::capture
