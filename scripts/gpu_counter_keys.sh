@@ -4,6 +4,8 @@
 #   nccl   NCCL kernels' sizes and bandwidths (tests/gpu/nccl/check_collectives.py, 2 GPUs)
 #   tests  the counters gpu tests (gpu_counter_tests), then default against --counters=all
 #          launch by launch (work_keys_loop.py) and the DDP job (two GPUs)
+#   measure  what one measurement costs against the device memory held
+#          (bench/counters_measurement_cost.py, 0 and 16 GiB)
 # Build here (scripts/gpu_counters.sh's header), carry build-gpu-slim; run there:
 #   scripts/gpu_counter_keys.sh [cost] [nccl] [tests]      (logs and traces under $OUT)
 set -uo pipefail
@@ -27,6 +29,8 @@ for part in "${parts[@]}"; do
     timeout 240 "$fl" run --counters -o "$o/counted.json" -- python3 "$root/bench/train_loop.py" --steps 60 --warmup 10 --label counted > "$o/counted.log" 2>&1
     t2=$(date +%s.%N)
     grep -E "train_loop|counters" "$o/counted.log"
+    # How many launches each metric set measured, and how many were incomplete.
+    python3 -c "import json,sys; m=json.load(open(sys.argv[1])).get('flopline',{}); [print(k+':',v) for k,v in m.items() if k.startswith('counters') and ('passes' in k or 'incomplete' in k or k=='counters' or 'measured' in k)]" "$o/counted.json" | tee -a "$OUT/summary.txt"
     python3 -c "print('train_loop wall s: uncounted %.1f, default --counters %.1f (%.2fx)' % ($t1-$t0, $t2-$t1, ($t2-$t1)/($t1-$t0)))" | tee -a "$OUT/summary.txt"
     [ -e "$o/counted.json" ] && gzip -c "$o/counted.json" > "$OUT/loop-counted.json.gz"
     ;;
@@ -39,6 +43,9 @@ for part in "${parts[@]}"; do
     timeout 100 python3 "$root/bench/counters_default_vs_all.py" --flopline "$fl" --out "$o/ddp" --ddp --timeout 90 2>&1 | tail -4 | tee -a "$OUT/summary.txt" || status=1
     timeout 260 python3 "$root/bench/counters_default_vs_all.py" --flopline "$fl" --out "$o/dva" --min-pct 99 --timeout 240 --top 8 2>&1 | tee -a "$OUT/summary.txt" || status=1
     (cd "$o" && gzip -c dva/on.json > "$OUT/on.json.gz"; gzip -c dva/all.json > "$OUT/all.json.gz")
+    ;;
+  measure)
+    timeout 400 python3 "$root/bench/counters_measurement_cost.py" --flopline "$fl" --gib 0,16 2>&1 | tail -6 | tee -a "$OUT/summary.txt"
     ;;
   esac
 done

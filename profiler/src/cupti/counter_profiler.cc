@@ -19,6 +19,7 @@
 
 #include "flopline/capture/function_metrics.h"
 #include "flopline/capture/launch_work.h"
+#include "capture_window_control.h"
 #include "profiler_host.h"
 
 namespace flopline::cupti {
@@ -740,7 +741,12 @@ void CounterProfiler::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId 
   if (level == LaunchLevel::kNone) return;
   ThreadLaunch& t = t_launch;
   if (data->callbackSite == CUPTI_API_ENTER) {
-    if (!impl_->enabled.load(std::memory_order_relaxed) && t.depth == 0) return;
+    // Outside capture windows no launch is measured (their callbacks stay on so that
+    // depths stay balanced across a window's edge).
+    if ((!impl_->enabled.load(std::memory_order_relaxed) || !capture_window_open()) &&
+        t.depth == 0) {
+      return;
+    }
     ++t.depth;
     if (level == LaunchLevel::kDriver && !t.in_driver) {
       t.in_driver = true;
