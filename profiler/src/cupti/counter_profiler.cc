@@ -17,9 +17,9 @@
 #include <span>
 #include <unordered_map>
 
+#include "capture_window_control.h"
 #include "flopline/capture/function_metrics.h"
 #include "flopline/capture/launch_work.h"
-#include "capture_window_control.h"
 #include "profiler_host.h"
 
 namespace flopline::cupti {
@@ -296,15 +296,17 @@ struct ContextProfiler {
   // The range profiler refused a new configuration: every launch collects `current`.
   std::atomic<bool> fixed{false};
 
-  bool reset_counter_data(CUptiResult* r) {
+  bool init_counter_data(std::vector<std::uint8_t>& data, CUptiResult* r) {
     auto p = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
-    std::vector<std::uint8_t>& data = configs[current.load()].counter_data;
     p.pRangeProfilerObject = object;
     p.counterDataSize = data.size();
     p.pCounterData = data.data();
     *r = cuptiRangeProfilerCounterDataImageInitialize(&p);
     return *r == CUPTI_SUCCESS;
+  }
+  bool reset_counter_data(CUptiResult* r) {
+    return init_counter_data(configs[current.load()].counter_data, r);
   }
 
   // Configures the range profiler for metric set `id`. Called with the launch lock held
@@ -336,6 +338,11 @@ bool ContextProfiler::use_set(std::uint32_t id, std::string* why) {
       return false;
     }
     c.counter_data.assign(ds.counterDataSize, 0);
+    // SetConfig reads the image's layout: it is initialized first.
+    if (!init_counter_data(c.counter_data, &r)) {
+      *why = why_unavailable("cuptiRangeProfilerCounterDataImageInitialize", r);
+      return false;
+    }
     c.host = std::move(made);
   }
   auto sc = cupti_params<CUpti_RangeProfiler_SetConfig_Params>(
@@ -356,13 +363,7 @@ bool ContextProfiler::use_set(std::uint32_t id, std::string* why) {
     *why = why_unavailable("cuptiRangeProfilerSetConfig", r);
     return false;
   }
-  const std::uint32_t before = current;
   current = id;
-  if (!reset_counter_data(&r)) {
-    current = before;
-    *why = why_unavailable("cuptiRangeProfilerCounterDataImageInitialize", r);
-    return false;
-  }
   return true;
 }
 
