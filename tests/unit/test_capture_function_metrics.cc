@@ -51,7 +51,7 @@ const std::string kBf16Sparse = "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_
 const std::string kFp16 = "sm__ops_path_tensor_op_hgmma_src_fp16.sum";
 const std::string kHmmaTf32 = "sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32.sum";
 const std::string kInst = "sm__inst_executed_pipe_tensor.sum";
-const std::string kGmmaInst = "sm__inst_executed_pipe_tensor_op_gmma.sum";
+const std::string kHfma2 = "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum";
 const std::string kFfma = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum";
 const std::string kRead = "dram__bytes_read.sum";
 
@@ -95,15 +95,16 @@ TEST_F(FunctionMetricsTest, PlanCountsTensorInstructionsOutsideItsPasses) {
   EXPECT_EQ(plan.metrics.size(), without.metrics.size() + 2);
   EXPECT_EQ(plan.passes, without.passes);
   EXPECT_EQ(plan.metrics[index(kInst)].use, CounterUse::kTensorInstructions);
-  EXPECT_EQ(plan.metrics[index(kGmmaInst)].use, CounterUse::kTensorInstructions);
-  // Instructions are a check, never FLOPs.
+  EXPECT_EQ(plan.metrics[index(kHfma2)].use, CounterUse::kTensorInstructions);
+  // Instructions are a check, never FLOPs; HFMA2 the tensor pipe ran are not matrix
+  // instructions.
   std::vector<double> v(plan.metrics.size(), 0);
   v[index(kInst)] = 100;
-  v[index(kGmmaInst)] = 50;
+  v[index(kHfma2)] = 30;
   const CountedWork w = evaluate_counters(plan, v);
   EXPECT_EQ(w.flops, 0);
   ASSERT_TRUE(w.tensor_instructions.has_value());
-  EXPECT_EQ(*w.tensor_instructions, 150);
+  EXPECT_EQ(*w.tensor_instructions, 70);
 }
 
 TEST_F(FunctionMetricsTest, EveryLaunchModeAlwaysCollectsEveryMetric) {
@@ -189,16 +190,23 @@ TEST_F(FunctionMetricsTest, AFunctionWithoutTensorWorkIsCheckedByItsInstructions
 
 TEST_F(FunctionMetricsTest, InstructionsAndOperationsThatDoNotGoTogetherMeanEveryMetric) {
   FunctionMetrics f(plan, hopper_like_passes, false);
-  // HFMA2 issued to the tensor pipe: instructions, no tensor operations.
+  // Tensor-pipe instructions that are not HFMA2 and counted no tensor operation.
   EXPECT_EQ(f.learn(1, f.choose(1), values(f, FunctionMetrics::kLearning, {{kInst, 50}})), "");
   EXPECT_EQ(f.choose(1), FunctionMetrics::kFull);
   EXPECT_NE(f.describe(1).find("without tensor operations"), std::string::npos);
+  // HFMA2 alone (PyTorch's normal-distribution kernel on an H200: 25,344 of each): a
+  // function without tensor work, measured with the others.
+  f.learn(4, f.choose(4),
+          values(f, FunctionMetrics::kLearning, {{kInst, 25344}, {kHfma2, 25344}, {kFfma, 9}}));
+  const std::uint32_t s4 = f.choose(4);
+  ASSERT_GT(s4, FunctionMetrics::kLearning) << f.describe(4);
+  EXPECT_EQ(f.learn(4, s4, values(f, s4, {{kInst, 50688}, {kHfma2, 50688}})), "");
   // Operations the instruction metrics do not see.
   EXPECT_EQ(f.learn(2, f.choose(2), values(f, FunctionMetrics::kLearning, {{kBf16, 50}})), "");
   EXPECT_EQ(f.choose(2), FunctionMetrics::kFull);
   // Instruction counts not read.
   std::vector<double> v = values(f, FunctionMetrics::kLearning, {{kBf16, 50}, {kInst, 1}});
-  v[index(kGmmaInst)] = -1;
+  v[index(kHfma2)] = -1;
   f.learn(3, f.choose(3), v);
   EXPECT_EQ(f.choose(3), FunctionMetrics::kFull);
 }

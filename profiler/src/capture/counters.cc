@@ -187,20 +187,23 @@ void add_dram_metrics(const std::set<std::string>& listed, CounterPlan& plan) {
   add(kWrite, CounterUse::kDramWrite, "DRAM bytes written (L2 stores)");
 }
 
-// After the counting metrics, outside their pass count: measured only with a function's
-// learned metrics (function_metrics.h). GMMA instructions have a metric of their own on
-// chips that list it: the sum is the check, so counting an instruction twice is harmless
-// and missing one is not.
+// After the counting metrics, outside their pass count: measured only beside a
+// function's learned metrics (function_metrics.h). The tensor pipe also executes HFMA2
+// on chips that list sm__inst_executed_pipe_tensor_op_hmma_type_hfma2 (on an H200
+// PyTorch's normal-distribution and reduction kernels issue them, and no tensor op):
+// those are subtracted, so that the count is of matrix instructions. GMMA instructions
+// are in the pipe's count (ncu on an H200: equal to ..._op_gmma on cuBLAS's nvjet kernels).
 void add_tensor_instruction_metrics(const std::set<std::string>& listed, CounterPlan& plan) {
-  for (const char* base :
-       {"sm__inst_executed_pipe_tensor", "sm__inst_executed_pipe_tensor_op_gmma"}) {
-    if (listed.count(base) == 0) continue;
-    CounterMetric m;
-    m.name = std::string(base) + ".sum";
-    m.use = CounterUse::kTensorInstructions;
-    m.path = "tensor instructions";
-    plan.metrics.push_back(m);
-  }
+  if (listed.count("sm__inst_executed_pipe_tensor") == 0) return;
+  CounterMetric m;
+  m.name = "sm__inst_executed_pipe_tensor.sum";
+  m.use = CounterUse::kTensorInstructions;
+  m.path = "tensor instructions";
+  plan.metrics.push_back(m);
+  if (listed.count("sm__inst_executed_pipe_tensor_op_hmma_type_hfma2") == 0) return;
+  m.name = "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum";
+  m.per_count = -1;
+  plan.metrics.push_back(m);
 }
 
 void add_to(std::vector<std::pair<std::string, double>>& v, const std::string& key, double x) {

@@ -97,10 +97,11 @@ std::string FunctionMetrics::learn(std::uint64_t function, std::uint32_t id,
   double instructions = 0;
   bool have_instructions = !instructions_.empty();
   for (std::uint32_t i : instructions_) {
-    if (!collected(values, i))
+    if (!collected(values, i)) {
       have_instructions = false;
-    else
-      instructions += values[i];
+    } else {
+      instructions += values[i] * plan_.metrics[i].per_count;  // less HFMA2
+    }
   }
   const MetricSet& set = sets_[id];
   std::vector<std::uint32_t> counted;  // tensor metrics that counted something

@@ -20,11 +20,12 @@
 //                dram__bytes_write: under replay it holds the replay's own write-backs).
 //   duration     gpu__time_duration: the kernel's GPU time during the measurement (a
 //                measured launch's activity record carries no times of its own).
-//   tensor inst  sm__inst_executed_pipe_tensor (and sm__inst_executed_pipe_tensor_op_gmma
-//                where listed): tensor instructions executed. Not a FLOP count: it
-//                tells whether a launch measured with only its function's learned tensor
-//                metrics did tensor work those metrics miss (function_metrics.h). Outside
-//                the pass count of the plan: it is measured only beside them.
+//   tensor inst  sm__inst_executed_pipe_tensor less ..._op_hmma_type_hfma2 where listed
+//                (HFMA2 that the tensor pipe executes): matrix instructions executed. Not
+//                a FLOP count: it tells whether a launch measured with only its
+//                function's learned tensor metrics did tensor work those metrics miss
+//                (function_metrics.h). Outside the pass count of the plan: it is
+//                measured only beside them.
 //
 // Values are the metrics' ".sum" over the whole GPU for one kernel launch.
 //
@@ -60,7 +61,8 @@ struct CounterMetric {
   std::string precision;  // "tf32", "bf16", "fp16", "fp8", "fp64", "fp32", "int8"; "" for DRAM
   std::string path;       // "hgmma", "hmma", ... for tensor ops; "tensor" for a per-type
                           // total; "simt"; "dram"
-  double per_count = 1;   // FLOPs (or bytes) per counted unit: 2 for an FMA, 32 per sector
+  double per_count = 1;   // FLOPs (or bytes) per counted unit: 2 for an FMA, 32 per sector;
+                          // -1 for instructions subtracted from the tensor instructions
   bool integer = false;   // integer tensor ops: counted apart from FLOPs
   // Kept only when it adds no replay pass (sparsity counts, integer ops, duration).
   bool optional() const {

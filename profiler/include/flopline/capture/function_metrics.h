@@ -23,7 +23,8 @@
 //             stays independent of learning), functions whose learned set would not save
 //             a pass, functions whose tensor instructions and operations do not go
 //             together (operations with no instructions: the instruction metric misses
-//             that path; instructions with no operations: HFMA2 issued to the tensor pipe),
+//             that path; instructions with no operations: the tensor pipe ran something
+//             that is not a counted tensor op, on a chip that cannot tell HFMA2 apart),
 //             and functions that failed a check.
 //
 // Metric sets are shared by every function that learned the same T.
