@@ -51,8 +51,9 @@ std::optional<CaptureRangeKind> parse_capture_range(std::string_view text, std::
   if (same_lower(text, "none")) return CaptureRangeKind::kNone;
   if (same_lower(text, "cudaProfilerApi")) return CaptureRangeKind::kCudaProfilerApi;
   if (same_lower(text, "nvtx")) return CaptureRangeKind::kNvtx;
+  if (same_lower(text, "ondemand")) return CaptureRangeKind::kOnDemand;
   std::string e = "'";
-  e.append(text).append("' is not none, cudaProfilerApi or nvtx");
+  e.append(text).append("' is not none, cudaProfilerApi, nvtx or ondemand");
   set_error(error, std::move(e));
   return std::nullopt;
 }
@@ -63,10 +64,30 @@ const char* to_string(CaptureRangeKind kind) {
       return "cudaProfilerApi";
     case CaptureRangeKind::kNvtx:
       return "nvtx";
+    case CaptureRangeKind::kOnDemand:
+      return "ondemand";
     case CaptureRangeKind::kNone:
       break;
   }
   return "none";
+}
+
+const char* to_string(CommandResult result) {
+  switch (result) {
+    case CommandResult::kApplied:
+      return "applied";
+    case CommandResult::kAlreadyStarted:
+      return "already started";
+    case CommandResult::kAlreadyStopped:
+      return "already stopped";
+    case CommandResult::kLimitReached:
+      return "no more windows";
+    case CommandResult::kNotCommanded:
+      return "not on demand";
+    case CommandResult::kFinished:
+      return "ended";
+  }
+  return "applied";
 }
 
 std::optional<NvtxCapturePattern> NvtxCapturePattern::parse(std::string_view text,
@@ -234,6 +255,8 @@ std::string describe(const CaptureWindowSetting& s) {
     d += ')';
   } else if (s.range == CaptureRangeKind::kCudaProfilerApi) {
     d = "cudaProfilerApi";
+  } else if (s.range == CaptureRangeKind::kOnDemand) {
+    d = "ondemand";
   }
   if (s.range != CaptureRangeKind::kNone) {
     d += s.max_windows == 1   ? ", stop"
@@ -281,6 +304,8 @@ std::optional<CaptureWindowSetting> parse_capture_window_setting(
     const auto n = parse_capture_range_end(text.range_end, &e);
     if (!n) return fail(names.range_end, e);
     s.max_windows = *n;
+  } else if (s.range == CaptureRangeKind::kOnDemand) {
+    s.max_windows = 0;  // every `flopline start` was asked for
   }
   if (!text.delay.empty()) {
     const auto d = parse_capture_seconds(text.delay, true, &e);
@@ -298,7 +323,10 @@ std::optional<CaptureWindowSetting> parse_capture_window_setting(
 // --- CaptureWindow ------------------------------------------------------------------
 
 CaptureWindow::CaptureWindow(CaptureWindowSetting setting, TimeNs origin)
-    : setting_(std::move(setting)), origin_(origin), delay_passed_(setting_.delay_ns <= 0) {}
+    : setting_(std::move(setting)),
+      origin_(origin),
+      delay_passed_(setting_.delay_ns <= 0),
+      switched_on_(setting_.range == CaptureRangeKind::kNone) {}
 
 bool CaptureWindow::trigger_on() const {
   switch (setting_.range) {
@@ -307,15 +335,21 @@ bool CaptureWindow::trigger_on() const {
     case CaptureRangeKind::kNvtx:
       return matching_open_ > 0;
     case CaptureRangeKind::kNone:
+    case CaptureRangeKind::kOnDemand:
       break;
   }
-  return true;
+  return switched_on_;
+}
+
+bool CaptureWindow::limit_reached() const {
+  return setting_.range != CaptureRangeKind::kNone && setting_.max_windows != 0 &&
+         opened_count_ >= setting_.max_windows;
 }
 
 bool CaptureWindow::done() const {
   if (finished_) return true;
   if (open_) return false;
-  if (setting_.max_windows != 0 && opened_count_ >= setting_.max_windows) return true;
+  if (limit_reached()) return true;
   // Without a trigger nothing turns off and on again after the duration closed it.
   return setting_.range == CaptureRangeKind::kNone && rearm_;
 }
@@ -370,7 +404,7 @@ void CaptureWindow::settle(TimeNs t, const std::string& open_why, const std::str
   if (finished_) return;
   if (!trigger_on()) rearm_ = false;
   const bool want = delay_passed_ && trigger_on() && !rearm_;
-  if (!open_ && want && (setting_.max_windows == 0 || opened_count_ < setting_.max_windows)) {
+  if (!open_ && want && !limit_reached()) {
     open_window(t, open_why, thread, out);
   } else if (open_ && !want) {
     close_window(t, close_why, thread, out);
@@ -489,6 +523,28 @@ CaptureWindow::Changes CaptureWindow::nvtx_end(TimeNs t, std::uint32_t thread, s
   --matching_open_;
   settle(t, std::string(), range_words(message) + " ended", thread, out);
   return out;
+}
+
+CaptureWindow::CommandOutcome CaptureWindow::command(TimeNs t, bool start, std::string_view why) {
+  CommandOutcome r;
+  advance(t, r.changes);
+  if (!setting_.takes_commands()) {
+    r.result = CommandResult::kNotCommanded;
+  } else if (finished_) {
+    r.result = CommandResult::kFinished;
+  } else if (start && switched_on_) {
+    r.result = CommandResult::kAlreadyStarted;
+  } else if (!start && !switched_on_) {
+    r.result = CommandResult::kAlreadyStopped;
+  } else if (start && limit_reached()) {
+    r.result = CommandResult::kLimitReached;
+  } else {
+    switched_on_ = start;
+    if (start) last_trigger_ = std::string(why);
+    settle(t, start ? std::string(why) : std::string(), start ? std::string() : std::string(why), 0,
+           r.changes);
+  }
+  return r;
 }
 
 CaptureWindow::Changes CaptureWindow::tick(TimeNs t) {

@@ -27,9 +27,13 @@ enum class CaptureRangeKind : std::uint8_t {
   kNone,             // no trigger: the window is the time the delay and duration allow
   kCudaProfilerApi,  // between cudaProfilerStart/cuProfilerStart and ...Stop
   kNvtx,             // while an NVTX range that matches --nvtx-capture is open
+  // Between `flopline start` and `flopline stop` from another shell (`flopline launch`;
+  // run_control.h carries the commands). Recording is off until the first start.
+  kOnDemand,
 };
 
-// "none", "cudaProfilerApi", "nvtx" (any case). Nothing, with `error` set, otherwise.
+// "none", "cudaProfilerApi", "nvtx", "ondemand" (any case). Nothing, with `error` set,
+// otherwise.
 std::optional<CaptureRangeKind> parse_capture_range(std::string_view text, std::string* error);
 const char* to_string(CaptureRangeKind kind);
 
@@ -86,6 +90,16 @@ struct CaptureWindowSetting {
 
   // False when every option is at its default: the whole run is recorded, as without them.
   bool gated() const { return range != CaptureRangeKind::kNone || delay_ns > 0 || duration_ns > 0; }
+  // Whether `flopline start` and `flopline stop` switch this run's recording: runs without
+  // a trigger (recording from the start, switched off by a stop) and on-demand runs
+  // (off until a start). cudaProfilerApi and nvtx runs follow the program's own calls.
+  bool takes_commands() const {
+    return range == CaptureRangeKind::kNone || range == CaptureRangeKind::kOnDemand;
+  }
+  // Whether windows open from CUPTI's callbacks (profiler calls, NVTX ranges).
+  bool needs_callbacks() const {
+    return range == CaptureRangeKind::kCudaProfilerApi || range == CaptureRangeKind::kNvtx;
+  }
 };
 
 // One line for the trace's metadata and messages: "nvtx 'step 1*' (default domain),
@@ -110,6 +124,8 @@ inline constexpr CaptureWindowOptionNames kCaptureWindowEnvNames = {
 
 // All five together, with the rules between them: --nvtx-capture only with
 // --capture-range=nvtx, which needs it; --capture-range-end only with a capture range.
+// ondemand records every window unless --capture-range-end says otherwise (each
+// `flopline start` is asked for); the other ranges record the first (nsys's default).
 // Nothing, with `error` naming the option, when any is wrong.
 std::optional<CaptureWindowSetting> parse_capture_window_setting(
     const CaptureWindowText& text, const CaptureWindowOptionNames& names, std::string* error);
@@ -126,6 +142,18 @@ struct CaptureWindowRecord {
   std::uint32_t close_thread = 0;  // the same for the close
 };
 
+// What a `flopline start` or `flopline stop` did (CaptureWindow::command).
+enum class CommandResult : std::uint8_t {
+  kApplied,         // the switch turned: a window opened or closed, or will at the delay
+  kAlreadyStarted,  // a start while switched on (a window open, or waiting for the delay,
+                    // or closed by --duration: stop, then start, opens the next)
+  kAlreadyStopped,  // a stop while switched off
+  kLimitReached,    // a start after --capture-range-end's windows were all recorded
+  kNotCommanded,    // cudaProfilerApi or nvtx: the program's own calls open windows
+  kFinished,        // the program has ended
+};
+const char* to_string(CommandResult result);
+
 // A decision: a window opened or closed.
 struct WindowChange {
   bool opened = false;      // true: recording turns on; false: off
@@ -140,8 +168,9 @@ struct WindowChange {
 // capture's start: without a trigger that opens the first window.
 //
 // The window is open while all of these hold: the delay has passed; the trigger is on
-// (kNone: always; kCudaProfilerApi: a start seen and no stop since; kNvtx: at least one
-// matching range open, on any thread, push/pop or start/end); the window has not run
+// (kNone: always, unless a `flopline stop` switched it off; kCudaProfilerApi: a start
+// seen and no stop since; kNvtx: at least one matching range open, on any thread,
+// push/pop or start/end; kOnDemand: a `flopline start` and no stop since); the window has not run
 // for --duration (after which the trigger must go off and on again); and fewer than
 // max_windows windows opened before it. Each time it opens is one window.
 class CaptureWindow {
@@ -167,13 +196,26 @@ class CaptureWindow {
   Changes nvtx_start(TimeNs t, std::uint32_t thread, std::uint64_t id,
                      std::optional<std::string_view> domain_name, std::string_view message);
   Changes nvtx_end(TimeNs t, std::uint32_t thread, std::uint64_t id);
+  // `flopline start` (start true) or `flopline stop` from another shell: switches the
+  // trigger of an ondemand run, or of a run without one (which starts switched on).
+  // `why` is the window's reason ("flopline start"). Not taken by cudaProfilerApi and
+  // nvtx runs. Unlike the program's events, a start may open a window after done(): a
+  // run without a trigger records any number of windows this way.
+  struct CommandOutcome {
+    CommandResult result = CommandResult::kApplied;
+    Changes changes;
+  };
+  CommandOutcome command(TimeNs t, bool start, std::string_view why);
+  // Whether the commands' switch is on (a window open or due once the delay passes).
+  bool switched_on() const { return switched_on_; }
   // Time passing: the delay ending, a window's duration running out.
   Changes tick(TimeNs t);
   // The program ends: an open window closes ("program end") and none opens after.
   Changes finish(TimeNs t);
 
   bool is_open() const { return open_; }
-  // No window can open any more: the caller may stop listening.
+  // No window can open any more from the program's calls or the passing of time: the
+  // caller may stop listening to them (a command may still open one, see command()).
   bool done() const;
   // When tick() must next be called for the delay or the duration; nothing when no time
   // will change anything.
@@ -204,6 +246,9 @@ class CaptureWindow {
   };
 
   bool trigger_on() const;
+  // --capture-range-end's windows were all recorded (never for a run without a trigger,
+  // whose windows only commands make).
+  bool limit_reached() const;
   // Time first: the delay passing, the duration running out.
   void advance(TimeNs t, Changes& out);
   // Opens or closes the window to match the state; `why`/`thread` name the event.
@@ -217,6 +262,8 @@ class CaptureWindow {
   TimeNs origin_ = 0;
   bool delay_passed_ = false;
   bool started_ = false;  // kCudaProfilerApi
+  // kNone and kOnDemand: the commands' switch (kNone starts on, kOnDemand off).
+  bool switched_on_ = false;
   std::uint64_t matching_open_ = 0;
   std::unordered_map<StackKey, Stack, StackKeyHash> stacks_;
   std::unordered_map<std::uint64_t, std::string> open_ids_;  // matching start/end ranges
