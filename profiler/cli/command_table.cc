@@ -1,6 +1,7 @@
 #include "command_table.h"
 
 #include "calibrate_command.h"
+#include "control_command.h"
 #include "diff_command.h"
 #include "run_command.h"
 #include "stats_command.h"
@@ -13,6 +14,11 @@ std::span<const Command> command_table() {
   // that does not exist.
   static constexpr Command kCommands[] = {
       {"run", "run a CUDA program and record its GPU work (kernels, NVTX ranges)", run_run_command},
+      {"launch", "run a CUDA program with recording off until 'flopline start'",
+       run_launch_command},
+      {"start", "switch recording on in a running launch or run, every process of it",
+       run_start_command},
+      {"stop", "switch recording off in a running launch or run", run_stop_command},
       {"stats", "time, FLOP/s and bandwidth per kernel, operator or category", run_stats_command},
       {"diff", "what changed between two runs: kernels or operators matched by name",
        run_diff_command},

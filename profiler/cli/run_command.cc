@@ -15,6 +15,7 @@
 #include "flopline/capture/capture_config.h"
 #include "flopline/capture/launch_work.h"
 #include "flopline/capture/output_manifest.h"
+#include "flopline/capture/run_control.h"
 #include "flopline/trace/atomic_file.h"
 #include "run_process.h"
 #include "run_summary.h"
@@ -122,6 +123,25 @@ std::string make_run_id() {
   return buf;
 }
 
+// RUNS/ID/ for `flopline start` and `stop` (run_control.h); old leftovers of ended runs
+// go first. Nothing, with `problem` set, when it cannot be made.
+std::optional<std::string> make_control_dir(const RunEnvironment& run, const RunOptions& opt,
+                                            std::string_view name, std::int64_t unix_ns,
+                                            std::string* problem) {
+  const std::string runs = capture::runs_directory(
+      [](const char* n) -> const char* { return std::getenv(n); }, getuid());
+  capture::prune_runs(runs, capture::process_alive, 7 * 24 * 3600);
+  capture::RunInfo info;
+  info.id = run.run_id;
+  info.pid = run.run_pid;
+  info.start_ticks = capture::process_start_ticks(run.run_pid).value_or(0);
+  info.how = std::string(name);
+  info.capture_range = opt.windows.range.empty() ? "none" : opt.windows.range;
+  info.started_unix_ns = unix_ns;
+  for (const std::string& a : opt.command) info.command += (info.command.empty() ? "" : " ") + a;
+  return capture::create_run_dir(runs, info, problem);
+}
+
 // The driver is what CUDA programs load; without it nothing would be recorded.
 std::optional<std::string> missing_driver() {
   void* lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
@@ -204,8 +224,10 @@ std::string run_usage() {
          "                         the whole run): cudaProfilerApi = between\n"
          "                         cudaProfilerStart and cudaProfilerStop\n"
          "                         (torch.cuda.profiler.start/stop); nvtx = while an NVTX\n"
-         "                         range named by --nvtx-capture is open. Outside windows\n"
-         "                         nothing is recorded (CUPTI's recording is off)\n"
+         "                         range named by --nvtx-capture is open; ondemand =\n"
+         "                         between 'flopline start' and 'flopline stop' (as\n"
+         "                         flopline launch). Outside windows nothing is recorded\n"
+         "                         (CUPTI's recording is off)\n"
          "  --nvtx-capture=NAME[@DOMAIN]  the ranges that open windows: the whole message,\n"
          "                         exactly or as a glob (* any text, ? one character;\n"
          "                         \\@ \\* \\? \\\\ are literal); no @DOMAIN = NVTX's default\n"
@@ -225,6 +247,9 @@ std::string run_usage() {
          "processes write FILE-rankR or FILE-PID beside it, and the first of them takes FILE\n"
          "when CMD's own process did no GPU work. Every file written is named at the end.\n"
          "Without a CUDA driver CMD still runs, unrecorded.\n"
+         "\n"
+         "Without --capture-range, 'flopline stop' from another shell switches recording\n"
+         "off and 'flopline start' on again (see flopline start --help).\n"
          "\n"
          "Exit status: CMD's own; 128+N when signal N ended it; 127 when CMD is not found;\n"
          "1 when flopline cannot run it (no injection library, -o in a missing or read-only\n"
@@ -336,6 +361,47 @@ Parsed<RunOptions> parse_run_args(std::span<const std::string> args) {
   return P{std::move(o), {}};
 }
 
+std::string launch_usage() {
+  return "usage: flopline launch [options] [--] CMD [ARGS...]\n"
+         "\n"
+         "Runs CMD as flopline run does, with recording off until 'flopline start' from\n"
+         "another shell switches it on; 'flopline stop' switches it off again. Each start\n"
+         "opens a window (every process of the run at once: the ranks of a torchrun job);\n"
+         "each process writes one trace holding all its windows, listed in the trace.\n"
+         "Outside windows CUPTI records nothing. The run's id and pid are printed at the\n"
+         "start; 'flopline start' takes either, or none when only one run is live.\n"
+         "\n"
+         "options: those of flopline run (flopline run --help), except --capture-range and\n"
+         "--nvtx-capture, and:\n"
+         "  --capture-range-end=stop|repeat[:N]  record every window (default), only the\n"
+         "                         first, or the first N; later starts are refused\n"
+         "  --delay T              starts before T after the run began wait for T\n"
+         "  --duration T           close each window T after it opened ('flopline stop',\n"
+         "                         then 'flopline start', opens the next)\n"
+         "\n"
+         "Exit status: as flopline run's; 1 also when the run's control directory cannot\n"
+         "be made (FLOPLINE_RUNS_DIR, else $TMPDIR/flopline-runs-UID).\n";
+}
+
+Parsed<RunOptions> parse_launch_args(std::span<const std::string> args) {
+  // First, so that a --capture-range given replaces it (and is refused below) and the
+  // options that need a capture range (--capture-range-end) are checked against it.
+  std::vector<std::string> with_range = {"--capture-range=ondemand"};
+  with_range.insert(with_range.end(), args.begin(), args.end());
+  Parsed<RunOptions> p = parse_run_args(with_range);
+  if (!p.ok() || p.value->help) return p;
+  RunOptions& o = *p.value;
+  std::string error;
+  if (capture::parse_capture_range(o.windows.range, &error) !=
+      capture::CaptureRangeKind::kOnDemand) {
+    return Parsed<RunOptions>::fail(
+        concat("--capture-range=", o.windows.range,
+               ": flopline launch records between flopline start and flopline stop; "
+               "flopline run takes the other capture ranges"));
+  }
+  return p;
+}
+
 std::string absolute_output(const std::string& output, const std::string& cwd) {
   if (!output.empty() && output[0] == '/') return output;
   std::string dir = cwd;
@@ -367,6 +433,7 @@ std::vector<std::string> build_run_environment(const std::vector<std::string>& b
   if (!run.run_id.empty()) set_var(env, "FLOPLINE_RUN_ID", run.run_id);
   if (run.run_pid > 0) set_var(env, "FLOPLINE_RUN_PID", std::to_string(run.run_pid));
   if (run.time_base_ns > 0) set_var(env, "FLOPLINE_TIME_BASE_NS", std::to_string(run.time_base_ns));
+  if (!run.control_dir.empty()) set_var(env, "FLOPLINE_CONTROL_DIR", run.control_dir);
   if (!run.counters.empty()) set_var(env, "FLOPLINE_COUNTERS", run.counters);
   if (!run.counters_exclude.empty())
     set_var(env, "FLOPLINE_COUNTERS_EXCLUDE", run.counters_exclude);
@@ -393,45 +460,65 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
     out << run_usage();
     return kExitOk;
   }
+  return run_recorded(opt, "run", out, err);
+}
+
+int run_launch_command(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  auto parsed = parse_launch_args(args);
+  if (!parsed.ok()) {
+    err << usage_error("launch", parsed.error);
+    return kExitUsage;
+  }
+  if (parsed.value->help) {
+    out << launch_usage();
+    return kExitOk;
+  }
+  return run_recorded(*parsed.value, "launch", out, err);
+}
+
+int run_recorded(const RunOptions& opt, std::string_view name, std::ostream& out,
+                 std::ostream& err) {
+  const std::string who = concat("flopline ", name);
   const char* path_var = std::getenv("PATH");
   const auto program = resolve_command(opt.command[0], path_var ? path_var : "");
   if (!program) {
-    err << "flopline run: command not found: " << opt.command[0] << "\n";
+    err << who << ": command not found: " << opt.command[0] << "\n";
     return kExitCommandNotFound;
   }
   std::error_code cwd_error;
   const std::string cwd = std::filesystem::current_path(cwd_error).string();
   const std::string output = cwd_error ? opt.output : absolute_output(opt.output, cwd);
   if (const std::string problem = output_problem(output); !problem.empty()) {
-    err << "flopline run: cannot write traces to " << (opt.output.empty() ? cwd : opt.output)
-        << " (" << problem << "); nothing was run\n";
+    err << who << ": cannot write traces to " << (opt.output.empty() ? cwd : opt.output) << " ("
+        << problem << "); nothing was run\n";
     return kExitFailure;
   }
   // A bad FLOPLINE_INJECT_LIBRARY is a wrong setting wherever the command runs.
   if (const char* o = std::getenv("FLOPLINE_INJECT_LIBRARY"); o != nullptr && *o != '\0') {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(o, ec)) {
-      err << "flopline run: FLOPLINE_INJECT_LIBRARY=" << o
+      err << who << ": FLOPLINE_INJECT_LIBRARY=" << o
           << ": not a file (it names the injection library, libflopline_inject.so)\n";
       return kExitFailure;
     }
   }
   if (auto why = missing_driver()) {
     // Like nsys: the command still runs, so one script serves machines with and without GPUs.
-    err << "flopline run: no CUDA driver on this machine (" << *why << "); running "
-        << opt.command[0] << " without recording: no trace will be written\n";
+    err << who << ": no CUDA driver on this machine (" << *why << "); running " << opt.command[0]
+        << " without recording: no trace will be written\n";
     out.flush();
     std::vector<std::string> base;
     for (char** e = environ; *e != nullptr; ++e) base.emplace_back(*e);
     const ChildResult child = run_child(*program, opt.command, base);
     if (!child.started)
-      err << "flopline run: cannot run " << opt.command[0] << ": " << child.error << "\n";
+      err << who << ": cannot run " << opt.command[0] << ": " << child.error << "\n";
     return child.exit_code;
   }
   const auto inject =
       find_injection_library(self_executable(), std::getenv("FLOPLINE_INJECT_LIBRARY"));
   if (!inject) {
-    err << "flopline run: libflopline_inject.so not found beside the flopline executable or in "
+    err << who
+        << ": libflopline_inject.so not found beside the flopline executable or in "
            "../lib (set FLOPLINE_INJECT_LIBRARY to its path); was flopline built with CUDA?\n";
     return kExitFailure;
   }
@@ -452,19 +539,43 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
   run.time_base_ns = static_cast<std::int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+  // The run's control directory, where `flopline start` and `stop` find it.
+  std::string control_problem;
+  const std::optional<std::string> control = make_control_dir(
+      run, opt, name, now.tv_sec * 1'000'000'000LL + now.tv_nsec, &control_problem);
+  std::string range_error;
+  const bool on_demand =
+      !opt.windows.range.empty() && capture::parse_capture_range(opt.windows.range, &range_error) ==
+                                        capture::CaptureRangeKind::kOnDemand;
+  if (control) {
+    run.control_dir = *control;
+  } else if (on_demand) {
+    err << who << ": cannot make the run's control directory (" << control_problem
+        << "), so flopline start could never reach it; nothing was run\n";
+    if (!run.manifest.empty()) unlink(run.manifest.c_str());
+    return kExitFailure;
+  } else {
+    err << who << ": flopline start and stop cannot reach this run (" << control_problem << ")\n";
+  }
+  if (on_demand) {
+    err << who << ": run " << run.run_id << " (pid " << run.run_pid
+        << ") records nothing until 'flopline start' (or 'flopline start " << run.run_pid
+        << "') from another shell\n";
+  }
   std::vector<std::string> base;
   for (char** e = environ; *e != nullptr; ++e) base.emplace_back(*e);
   const std::vector<std::string> env = build_run_environment(base, run);
 
   out.flush();
   const ChildResult child = run_child(*program, opt.command, env);
+  if (!run.control_dir.empty()) capture::mark_run_ended(run.control_dir);
   if (!child.started) {
-    err << "flopline run: cannot run " << opt.command[0] << ": " << child.error << "\n";
+    err << who << ": cannot run " << opt.command[0] << ": " << child.error << "\n";
     if (!run.manifest.empty()) unlink(run.manifest.c_str());
     return child.exit_code;
   }
   if (child.signal != 0) {
-    err << "flopline run: " << opt.command[0] << " was ended by signal " << child.signal << " ("
+    err << who << ": " << opt.command[0] << " was ended by signal " << child.signal << " ("
         << signal_name(child.signal) << ")\n";
   }
   std::vector<capture::ManifestEntry> notes = capture::read_manifest(run.manifest);
@@ -474,10 +585,10 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
   std::vector<std::string> files;
   for (const capture::ManifestEntry& e : left) {
     if (e.state == capture::ManifestState::kFailed) {
-      err << "flopline run: process " << e.pid << " could not write " << e.path << ": " << e.detail
+      err << who << ": process " << e.pid << " could not write " << e.path << ": " << e.detail
           << "\n";
     } else if (e.state == capture::ManifestState::kPartial) {
-      err << "flopline run: " << e.path << " (process " << e.pid << ") holds what was flushed "
+      err << who << ": " << e.path << " (process " << e.pid << ") holds what was flushed "
           << e.detail << "; the process ended before its final write\n";
       files.push_back(e.path);
     } else {
@@ -488,7 +599,7 @@ int run_run_command(std::span<const std::string> args, std::ostream& out, std::o
   if (files.empty()) {
     const bool windows =
         !opt.windows.range.empty() || !opt.windows.delay.empty() || !opt.windows.duration.empty();
-    err << "flopline run: no trace was written (no process of the command did GPU work"
+    err << who << ": no trace was written (no process of the command did GPU work"
         << (windows ? " inside a capture window" : "")
         << ", or it ended before flopline could write)\n";
   }

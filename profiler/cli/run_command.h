@@ -10,6 +10,7 @@
 #include <ostream>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli_parse.h"
@@ -40,6 +41,10 @@ struct RunOptions {
 // Options end at "--" or at the first argument that is not an option (the command).
 Parsed<RunOptions> parse_run_args(std::span<const std::string> args);
 std::string run_usage();
+// `flopline launch`: flopline run's options with --capture-range=ondemand (another
+// capture range is refused): recording waits for `flopline start` (control_command.h).
+Parsed<RunOptions> parse_launch_args(std::span<const std::string> args);
+std::string launch_usage();
 
 // What the child's environment gets (see docs/CAPTURE.md).
 struct RunEnvironment {
@@ -56,6 +61,7 @@ struct RunEnvironment {
   std::string run_id;                  // FLOPLINE_RUN_ID, unset when empty
   std::int64_t run_pid = 0;            // FLOPLINE_RUN_PID (this flopline run), unset when 0
   std::int64_t time_base_ns = 0;       // FLOPLINE_TIME_BASE_NS: when the run began, unset when 0
+  std::string control_dir;  // FLOPLINE_CONTROL_DIR: RUNS/ID/ (run_control.h), unset when empty
 };
 // `base` is "NAME=VALUE" entries (environ); returns it with flopline's variables set
 // (replacing earlier values) and the library appended to LD_PRELOAD (once).
@@ -81,7 +87,11 @@ std::string absolute_output(const std::string& output, const std::string& cwd);
 // Exit status of `flopline run` for a wait() status: the child's code, or 128 + signal.
 int exit_code_from_wait_status(int status);
 
-// The command-table entry.
+// The command-table entries.
 int run_run_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+int run_launch_command(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+// Both after parsing: runs CMD recorded. `name` ("run", "launch") starts messages.
+int run_recorded(const RunOptions& opt, std::string_view name, std::ostream& out,
+                 std::ostream& err);
 
 }  // namespace flopline::cli
