@@ -142,6 +142,21 @@ TEST(OnDemandWindows, AfterTheDurationStopThenStartOpensTheNext) {
   EXPECT_EQ(r.changes[0].index, 2u);
 }
 
+TEST(OnDemandWindows, TheLibraryReadsItsControlDirectoryAndRange) {
+  const std::map<std::string, std::string> vars = {
+      {"FLOPLINE_CONTROL_DIR", "/tmp/flopline-runs-1/abc-1"},
+      {"FLOPLINE_CAPTURE_RANGE", "ondemand"},
+      {"FLOPLINE_CAPTURE_RANGE_END", "repeat:2"}};
+  const CaptureEnv e = read_capture_env([&vars](const char* n) -> const char* {
+    const auto it = vars.find(n);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  });
+  EXPECT_EQ(e.control_dir, "/tmp/flopline-runs-1/abc-1");
+  EXPECT_EQ(e.windows.range, CaptureRangeKind::kOnDemand);
+  EXPECT_EQ(e.windows.max_windows, 2u);
+  EXPECT_TRUE(e.warnings.empty());
+}
+
 // --- text formats ---------------------------------------------------------------------
 
 TEST(RunControlFormats, RoundTrips) {

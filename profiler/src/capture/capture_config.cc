@@ -445,6 +445,7 @@ CaptureEnv read_capture_env(const GetEnv& getenv) {
   if (const char* v = getenv("FLOPLINE_MANIFEST")) env.manifest = v;
   if (const char* v = getenv("FLOPLINE_QUIET")) env.quiet = std::string_view(v) == "1";
   if (const char* v = getenv("FLOPLINE_RUN_ID")) env.run_id = v;
+  if (const char* v = getenv("FLOPLINE_CONTROL_DIR")) env.control_dir = v;
   env.self_timing = parse_self_timing(getenv("FLOPLINE_SELF_TIMING"));
   if (const char* v = getenv("FLOPLINE_SELF_TIMING");
       v != nullptr && *v != '\0' && !env.self_timing && !one_of(v, {"0", "off", "no", "false"})) {

@@ -116,6 +116,10 @@ struct CaptureWindowControl::Impl {
   std::unordered_map<std::uintptr_t, std::string> domain_names;  // nvtxDomainHandle_t
   std::unordered_map<std::uintptr_t, std::string> registered;    // nvtxStringHandle_t
   std::condition_variable wake;                                  // the timer, on mu
+  // A capture without a trigger, delay or duration has no machine until a command comes
+  // (control_watcher.cc): what start() was given, kept for then.
+  std::optional<capture::CaptureWindowSetting> idle_setting;
+  TimeNs idle_origin = 0, idle_started = 0;
 
   // One thread at a time switches recording; a thread that finds another doing it
   // leaves its change to that one (never waits): CUPTI may call back into the program's
@@ -216,16 +220,24 @@ CaptureWindowControl& CaptureWindowControl::instance() {
 void CaptureWindowControl::start(const capture::CaptureWindowSetting& setting,
                                  capture::TimeNs origin_ns, CUpti_SubscriberHandle subscriber,
                                  std::function<void(bool)> recording) {
-  if (impl().active) {
+  bool used = false;
+  {
     std::lock_guard<std::mutex> lock(impl().mu);
-    if (!impl().finished) return;  // already deciding for this capture
+    if (impl().active && !impl().finished) return;  // already deciding for this capture
+    used = impl().active || impl().finished || impl().idle_setting;
   }
-  if (impl().active || !setting.gated()) {
-    // A new capture (a second flopline::Session) starts from nothing; the old state
-    // stays for a timer thread that may still look at it.
-    if (impl().active) impl_.store(new Impl, std::memory_order_release);
-    g_window_open = true;
-    if (!setting.gated()) return;
+  // A new capture (a second flopline::Session) starts from nothing; the old state stays
+  // for a timer thread that may still look at it.
+  if (used) impl_.store(new Impl, std::memory_order_release);
+  g_window_open = true;
+  if (!setting.gated()) {
+    Impl& idle = impl();
+    std::lock_guard<std::mutex> lock(idle.mu);
+    idle.idle_setting = setting;
+    idle.idle_origin = origin_ns;
+    idle.idle_started = now_ns();
+    idle.recording = std::move(recording);
+    return;
   }
   Impl& s = impl();
   {
@@ -411,10 +423,76 @@ void CaptureWindowControl::on_nvtx_callback(CUpti_CallbackId cbid, const CUpti_N
   s.apply();
 }
 
+CaptureWindowControl::CommandReply CaptureWindowControl::command(bool start) {
+  Impl& s = impl();
+  CommandReply reply;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (!s.machine && s.idle_setting && !s.finished) {
+      // Recording has been on since the capture started: that is window 1.
+      s.machine.emplace(*s.idle_setting, s.idle_origin);
+      s.description = capture::describe(*s.idle_setting);
+      s.decided(s.machine->tick(s.idle_started));
+      s.active = true;
+    }
+    if (!s.machine || s.finished) {
+      reply.result = capture::CommandResult::kFinished;
+      reply.detail = "not recording (the capture has ended)";
+      return reply;
+    }
+    const capture::CaptureWindow::CommandOutcome r =
+        s.machine->command(now_ns(), start, start ? "flopline start" : "flopline stop");
+    s.decided(r.changes);
+    reply.result = r.result;
+    const capture::CaptureWindow& m = *s.machine;
+    const std::string current =
+        m.windows().empty() ? std::string() : "window " + std::to_string(m.windows().back().index);
+    switch (r.result) {
+      case capture::CommandResult::kApplied:
+        if (!r.changes.empty()) {
+          reply.detail = "window " + std::to_string(r.changes.back().index) +
+                         (r.changes.back().opened ? " opened" : " closed");
+        } else {
+          reply.detail = start
+                             ? "window opens when the delay ends"
+                             : "recording was off already (" +
+                                   (m.windows().empty()
+                                        ? std::string("no window yet")
+                                        : current + " closed by " + m.windows().back().closed_by) +
+                                   ")";
+        }
+        break;
+      case capture::CommandResult::kAlreadyStarted:
+        reply.detail = m.is_open() ? "already started (" + current + " is open)"
+                                   : "already started (stop, then start, opens the next window)";
+        break;
+      case capture::CommandResult::kLimitReached:
+        reply.detail =
+            "no more windows (--capture-range-end=" +
+            (m.setting().max_windows == 1 ? std::string("stop")
+                                          : "repeat:" + std::to_string(m.setting().max_windows)) +
+            ")";
+        break;
+      case capture::CommandResult::kNotCommanded:
+        reply.detail =
+            std::string("not on demand (") + capture::to_string(m.setting().range) + " windows)";
+        break;
+      default:
+        reply.detail = capture::to_string(r.result);
+        break;
+    }
+  }
+  s.apply();
+  return reply;
+}
+
 void CaptureWindowControl::finish() {
   Impl& s = impl();
-  if (!s.active) return;
   std::lock_guard<std::mutex> lock(s.mu);
+  if (!s.active) {
+    s.finished = true;  // no command starts a machine after this
+    return;
+  }
   if (s.finished) return;
   s.machine->finish(now_ns());
   s.finished = true;

@@ -53,6 +53,16 @@ class CaptureWindowControl {
                        const CUpti_CallbackData* data);
   void on_nvtx_callback(CUpti_CallbackId cbid, const CUpti_NvtxData* data);
 
+  // `flopline start` (true) or `flopline stop` from the run's control directory
+  // (control_watcher.cc), on the watcher's thread: switches an ondemand capture, or one
+  // without a trigger (whose machine starts here, its first window opened at the
+  // capture's start). `detail` says what happened in words for the answer.
+  struct CommandReply {
+    capture::CommandResult result = capture::CommandResult::kApplied;
+    std::string detail;
+  };
+  CommandReply command(bool start);
+
   // The program ends: a window still open closes ("program end"), nothing switches
   // recording any more.
   void finish();

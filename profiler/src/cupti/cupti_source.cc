@@ -357,8 +357,7 @@ bool CuptiSource::start(const SourceOptions& options, std::string* error) {
       s.subscriber = nullptr;
     }
   }
-  if (options.windows.gated() && options.windows.range != capture::CaptureRangeKind::kNone &&
-      s.subscriber == nullptr) {
+  if (options.windows.needs_callbacks() && s.subscriber == nullptr) {
     if (error) *error = "capture ranges need CUPTI's callbacks, and another tool holds them";
     return false;
   }

@@ -32,6 +32,7 @@
 #include <mutex>
 #include <string>
 
+#include "control_watcher.h"
 #include "cupti_source.h"
 #include "flopline/capture/capture_config.h"
 #include "flopline/capture/output_manifest.h"
@@ -229,6 +230,8 @@ bool start_capture() {
     return false;
   }
   source.set_device_reset_hook([] { write_trace(false); });
+  // `flopline start` and `flopline stop` reach this process through the run's directory.
+  start_control_watcher(s.env.control_dir, s.env.rank, say);
   const bool first_in_process = !s.initialized;
   s.initialized = true;
   s.owner = getpid();

@@ -168,6 +168,9 @@ struct CaptureEnv {
   // FLOPLINE_DELAY, FLOPLINE_DURATION (capture_window.h); not gated() = the whole run.
   CaptureWindowSetting windows;
   std::optional<std::string> rank;
+  // FLOPLINE_CONTROL_DIR: the run's control directory, where `flopline start` and `stop`
+  // leave their commands (run_control.h); "" = none.
+  std::string control_dir;
   // One line per variable that could not be used (its default was taken instead).
   std::vector<std::string> warnings;
 };
