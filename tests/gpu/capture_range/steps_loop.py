@@ -3,11 +3,14 @@ steps, each inside an NVTX range "step N" (torch.cuda.nvtx.range_push/pop), each
 launching exactly three kernels: a fill of the first (N+1)*CHUNK elements of a marker
 buffer (its grid grows with N, so the trace says which step a kernel belongs to), an
 add and a multiply on fixed tensors. torch.cuda.profiler.start() runs before step
-START and stop() after step STOP.
+START and stop() after step STOP (none with -1). With --progress FILE, the number of
+steps done is written to FILE after each one (on demand: the checker times its
+commands by it).
 
-  steps_loop.py [--steps 80] [--start 50] [--stop 59] [--sync] [--sleep-ms MS]
+  steps_loop.py [--steps 80] [--start 50] [--stop 59] [--sync] [--sleep-ms MS] [--progress FILE]
 """
 import argparse
+import os
 import time
 
 import torch
@@ -22,6 +25,7 @@ def main():
     ap.add_argument("--stop", type=int, default=59)
     ap.add_argument("--sync", action="store_true", help="synchronize at the end of each step")
     ap.add_argument("--sleep-ms", type=float, default=0, help="host time per step")
+    ap.add_argument("--progress", help="file that holds the number of steps done")
     args = ap.parse_args()
     dev = torch.device("cuda")
     # Set up without fill kernels: the fills in the trace are the steps' markers.
@@ -43,6 +47,10 @@ def main():
         torch.cuda.nvtx.range_pop()
         if step == args.stop:
             torch.cuda.profiler.stop()
+        if args.progress:
+            with open(args.progress + ".tmp", "w") as f:
+                f.write(str(step + 1))
+            os.replace(args.progress + ".tmp", args.progress)
     torch.cuda.synchronize()
 
 
