@@ -37,25 +37,41 @@ std::string fixed1(double v) {
   return buf;
 }
 
-// Measured utilization: the counted FLOPs' time at peak over the window (%).
-std::optional<double> utilization(const trace::DeviceBreakdown& b) {
-  if (!b.peak_time_ns || b.window_ns() <= 0) return std::nullopt;
-  return 100.0 * *b.peak_time_ns / static_cast<double>(b.window_ns());
+// Utilization: the FLOPs' time at peak over the window (%): counted (hardware) FLOPs'
+// with `peak_time_ns`, the model's with `model_peak_time_ns`.
+std::optional<double> utilization(const trace::DeviceBreakdown& b,
+                                  const std::optional<double>& peak_time_ns) {
+  if (!peak_time_ns || b.window_ns() <= 0) return std::nullopt;
+  return 100.0 * *peak_time_ns / static_cast<double>(b.window_ns());
 }
+
+std::string tflops_text(const std::optional<double>& flops, std::int64_t window_ns);
 
 void write_table(const std::vector<BreakdownRow>& rows, bool per_step, std::ostream& out) {
   out << "Time breakdown per rank and GPU" << (per_step ? " and step" : "")
       << " (% of the window; communication and memory: the\n"
          "part not under computation; docs/STATS.md, \"Time breakdown\"):\n";
-  std::vector<std::string> headers = {
-      "Rank",   "GPU",         "Window (ns)",   "Compute %",     "Comm %",          "Memory %",
-      "Idle %", "Idle host %", "Idle queued %", "Comm hidden %", "Counted TFLOP/s", "% of peak",
-      "File"};
+  std::vector<std::string> headers = {"Rank",
+                                      "GPU",
+                                      "Window (ns)",
+                                      "Compute %",
+                                      "Comm %",
+                                      "Memory %",
+                                      "Idle %",
+                                      "Idle host %",
+                                      "Idle queued %",
+                                      "Comm hidden %",
+                                      "Counted TFLOP/s",
+                                      "% of peak",
+                                      "Model TFLOP/s",
+                                      "Model % of peak",
+                                      "File"};
   std::vector<std::vector<std::string>> cells;
   for (const BreakdownRow& r : rows) {
     const trace::DeviceBreakdown& b = r.b;
     const std::int64_t w = b.window_ns();
-    const auto u = utilization(b);
+    const auto u = utilization(b, b.peak_time_ns);
+    const auto model_u = utilization(b, b.model_peak_time_ns);
     cells.push_back(
         {r.rank ? std::to_string(*r.rank) : std::string("-"), std::to_string(b.device),
          with_thousands(w), fixed1(pct(b.compute_ns, w)), fixed1(pct(b.communication_ns, w)),
@@ -64,8 +80,8 @@ void write_table(const std::vector<BreakdownRow>& rows, bool per_step, std::ostr
          b.communication_total_ns > 0
              ? fixed1(pct(b.communication_hidden_ns, b.communication_total_ns))
              : std::string("-"),
-         b.flops && w > 0 ? fixed1(*b.flops / static_cast<double>(w) / 1e3) : std::string("-"),
-         u ? fixed1(*u) : std::string("-"), trace::terminal_safe(r.file)});
+         tflops_text(b.flops, w), u ? fixed1(*u) : std::string("-"), tflops_text(b.model_flops, w),
+         model_u ? fixed1(*model_u) : std::string("-"), trace::terminal_safe(r.file)});
     if (per_step) {
       cells.back().insert(cells.back().begin() + 2,
                           trace::terminal_safe(shorten_name(r.step.value_or("-"), 40)));
@@ -81,6 +97,18 @@ void write_table(const std::vector<BreakdownRow>& rows, bool per_step, std::ostr
     out << "% of peak \"-\" with counted FLOPs: some kernel's precision has no peak for its "
            "device\n";
   }
+  bool no_model_peak = false;
+  for (const BreakdownRow& r : rows)
+    no_model_peak = no_model_peak || (r.b.model_flops && !r.b.model_peak_time_ns);
+  if (no_model_peak) {
+    out << "Model % of peak \"-\" with model FLOPs: some operator's precision has no peak "
+           "for its device\n";
+  }
+}
+
+std::string tflops_text(const std::optional<double>& flops, std::int64_t window_ns) {
+  if (!flops || window_ns <= 0) return "-";
+  return fixed1(*flops / static_cast<double>(window_ns) / 1e3);
 }
 
 std::string number_text(double v) {
@@ -92,7 +120,8 @@ std::string number_text(double v) {
 void write_csv(const std::vector<BreakdownRow>& rows, std::ostream& out) {
   out << "file,rank,device,window_begin_ns,window_ns,compute_ns,communication_ns,memory_ns,"
          "idle_ns,idle_host_ns,idle_queued_ns,idle_other_ns,communication_total_ns,"
-         "communication_hidden_ns,kernels,flops,peak_time_ns,step\n";
+         "communication_hidden_ns,kernels,flops,peak_time_ns,step,model_flops,"
+         "model_peak_time_ns\n";
   for (const BreakdownRow& r : rows) {
     const trace::DeviceBreakdown& b = r.b;
     out << trace::csv_field(r.file) << "," << (r.rank ? std::to_string(*r.rank) : std::string())
@@ -102,7 +131,9 @@ void write_csv(const std::vector<BreakdownRow>& rows, std::ostream& out) {
         << b.communication_total_ns << "," << b.communication_hidden_ns << "," << b.kernels << ","
         << (b.flops ? number_text(*b.flops) : std::string()) << ","
         << (b.peak_time_ns ? number_text(*b.peak_time_ns) : std::string()) << ","
-        << (r.step ? trace::csv_field(*r.step) : std::string()) << "\n";
+        << (r.step ? trace::csv_field(*r.step) : std::string()) << ","
+        << (b.model_flops ? number_text(*b.model_flops) : std::string()) << ","
+        << (b.model_peak_time_ns ? number_text(*b.model_peak_time_ns) : std::string()) << "\n";
   }
 }
 
@@ -128,7 +159,10 @@ void write_json(const std::vector<BreakdownRow>& rows, std::ostream& out) {
                     {"kernels", b.kernels},
                     {"flops", b.flops ? Json(*b.flops) : Json(nullptr)},
                     {"peak_time_ns", b.peak_time_ns ? Json(*b.peak_time_ns) : Json(nullptr)},
-                    {"step", r.step ? Json(*r.step) : Json(nullptr)}});
+                    {"step", r.step ? Json(*r.step) : Json(nullptr)},
+                    {"model_flops", b.model_flops ? Json(*b.model_flops) : Json(nullptr)},
+                    {"model_peak_time_ns",
+                     b.model_peak_time_ns ? Json(*b.model_peak_time_ns) : Json(nullptr)}});
   }
   out << Json{{"report", "breakdown"}, {"devices", std::move(list)}}.dump(
              -1, ' ', false, Json::error_handler_t::replace)

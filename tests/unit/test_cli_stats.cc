@@ -554,7 +554,7 @@ TEST_F(StatsCommand, TimeBreakdownReport) {
   const CliRun c =
       run_flopline({"stats", f, "--report", "breakdown", "--csv", "--range", "0:100us"});
   ASSERT_EQ(c.rc, kExitOk) << c.err;
-  EXPECT_NE(c.out.find(",3,0,0,100000,100000,0,0,0,0,0,0,50000,50000,2,,,\n"), std::string::npos)
+  EXPECT_NE(c.out.find(",3,0,0,100000,100000,0,0,0,0,0,0,50000,50000,2,,,,,\n"), std::string::npos)
       << c.out;
   const CliRun bad = run_flopline({"stats", f, "--report", "flame"});
   EXPECT_EQ(bad.rc, kExitUsage);

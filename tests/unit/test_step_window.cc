@@ -121,7 +121,7 @@ TEST_F(StatsSteps, BreakdownStepByStep) {
   for (int i = 0; i < 3; ++i) {
     const std::string line = ",," + std::string("0,") + std::to_string(i * 1000000) +
                              ",1000000,300000,0,0,700000,0,0,700000,0,0,2,,,step " +
-                             std::to_string(i) + "\n";
+                             std::to_string(i) + ",,\n";
     EXPECT_NE(t.out.find(line), std::string::npos) << line << t.out;
   }
   const CliRun table = run_flopline({"stats", path_, "--report", "breakdown", "--steps", "step *",

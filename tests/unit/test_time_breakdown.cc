@@ -153,5 +153,65 @@ TEST(TimeBreakdown, IdleSplitByWhenTheNextWorkWasLaunched) {
   EXPECT_EQ(wide[0].idle_host_ns + wide[0].idle_queued_ns + wide[0].idle_other_ns, wide[0].idle_ns);
 }
 
+// An operator declaring 5e7 bf16 FLOPs launches a 100 ns kernel whose counters say 6e7
+// (hardware FLOPs: more than the model's). A second operator's FLOPs are the counters'
+// sum: not model FLOPs. bf16 peak 1e15: the model's 5e7 take 50 ns at peak.
+TEST(TimeBreakdown, ModelFlopsBesideCountedOnes) {
+  Trace t;
+  TraceBuilder b(t);
+  const std::uint32_t gpu_process = b.process(0);
+  t.processes[gpu_process].is_gpu = true;
+  t.processes[gpu_process].device = 0;
+  const std::uint32_t gpu = b.track(gpu_process, 7, TrackKind::kGpuStream);
+  const std::uint32_t cpu = b.track(b.process(100), 100);
+  const StringId kernel = t.strings.intern("kernel");
+  const StringId op = t.strings.intern("cpu_op");
+  const StringId launch = t.strings.intern("cudaLaunchKernel");
+  const StringId runtime = t.strings.intern("cuda_runtime");
+  auto add_op = [&](TimeNs start, TimeNs gpu_start, double flops, const char* args, double counted,
+                    std::uint64_t id) {
+    SliceMetrics m;
+    m.flops = flops;
+    Slice o{start, 50, t.strings.intern("aten::mm"), op, t.args.add_json(args), kNone};
+    o.metrics = b.add_metrics(m);
+    b.add_slice(cpu, o);
+    b.add_slice(cpu, Slice{start + 10, 5, launch, runtime, kNoArgs, kNone});
+    SliceMetrics km;
+    km.flops = counted;
+    Slice k{gpu_start, 100, t.strings.intern("gemm"), kernel, kNoArgs, kNone};
+    k.metrics = b.add_metrics(km);
+    b.add_slice(gpu, k);
+    Flow f;
+    f.id = id;
+    f.from.track = cpu;
+    f.from.ts = start + 10;
+    f.to.track = gpu;
+    f.to.ts = gpu_start;
+    b.add_flow(f);
+  };
+  add_op(0, 100, 5e7, R"({"precision":"bf16"})", 6e7, 1);
+  add_op(60, 200, 6e7, R"({"precision":"bf16","flops source":"counters"})", 6e7, 2);
+  b.finalize();
+  DeviceProperties d;
+  d.id = 0;
+  d.peak_flops = {{"bf16", 1e15}};
+  t.devices.push_back(d);
+  const auto rows = time_breakdown(t);
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_TRUE(rows[0].flops);
+  EXPECT_DOUBLE_EQ(*rows[0].flops, 12e7);
+  ASSERT_TRUE(rows[0].model_flops);
+  EXPECT_DOUBLE_EQ(*rows[0].model_flops, 5e7);
+  ASSERT_TRUE(rows[0].model_peak_time_ns);
+  EXPECT_NEAR(*rows[0].model_peak_time_ns, 50.0, 1e-9);
+  // Half of the first operator's GPU work inside the window: half its FLOPs.
+  const auto half = time_breakdown(t, TimeNs{150}, TimeNs{300});
+  ASSERT_TRUE(half[0].model_flops);
+  EXPECT_DOUBLE_EQ(*half[0].model_flops, 2.5e7);
+  // No operator with model FLOPs: none.
+  const Trace plain = gpu_trace({{7, "kernel", "gemm", 0, 100, 1e9}}, 1e15);
+  EXPECT_FALSE(time_breakdown(plain)[0].model_flops);
+}
+
 }  // namespace
 }  // namespace flopline::trace

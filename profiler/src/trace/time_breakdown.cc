@@ -8,6 +8,7 @@
 
 #include "flopline/trace/collectives.h"
 #include "flopline/trace/json_value.h"
+#include "flopline/trace/operator_time.h"
 #include "flopline/trace/types.h"
 
 namespace flopline::trace {
@@ -68,6 +69,55 @@ struct DeviceWork {
   TimeNs first = 0, last = 0;
   bool any = false;
 };
+
+const DeviceProperties* properties_of(const Trace& t, std::int32_t device) {
+  for (const DeviceProperties& d : t.devices) {
+    if (d.id == device) return &d;
+  }
+  return nullptr;
+}
+
+// The operators' model FLOPs per device, over each device's window (time_breakdown.h).
+void add_model_flops(const Trace& t, std::vector<DeviceBreakdown>& out) {
+  if (out.empty()) return;
+  const OperatorIndex index = OperatorIndex::build(t);
+  if (!index.owns_gpu_work()) return;
+  std::map<std::int32_t, std::pair<double, double>> model;  // device -> flops, peak time
+  std::map<std::int32_t, bool> missing_peak;
+  const auto& ops = index.operators();
+  for (std::uint32_t i = 0; i < ops.size(); ++i) {
+    const OperatorTime& op = ops[i];
+    if (!op.flops_in_total || op.busy_ns <= 0 || op.gpu_track == kNone) continue;
+    if (op.flops_source != FlopsSource::kTrace && op.flops_source != FlopsSource::kShapes &&
+        op.flops_source != FlopsSource::kNested)
+      continue;
+    if (!op.metrics.has_flops() || op.metrics.flops <= 0) continue;
+    const Process& p = t.processes[t.tracks[op.gpu_track].process];
+    if (!p.is_gpu) continue;
+    const auto b = std::find_if(out.begin(), out.end(),
+                                [&](const DeviceBreakdown& d) { return d.device == p.device; });
+    if (b == out.end()) continue;
+    const TimeNs inside = index.busy_within(i, b->window_begin, b->window_end);
+    if (inside <= 0) continue;
+    const double flops =
+        op.metrics.flops * static_cast<double>(inside) / static_cast<double>(op.busy_ns);
+    auto& [sum, peak_time] = model[p.device];
+    sum += flops;
+    const DeviceProperties* props = properties_of(t, p.device);
+    const double peak = props != nullptr ? props->peak_flops_for(op.precision) : 0;
+    if (peak > 0) {
+      peak_time += flops / peak * 1e9;
+    } else {
+      missing_peak[p.device] = true;
+    }
+  }
+  for (DeviceBreakdown& b : out) {
+    const auto it = model.find(b.device);
+    if (it == model.end()) continue;
+    b.model_flops = it->second.first;
+    if (!missing_peak[b.device]) b.model_peak_time_ns = it->second.second;
+  }
+}
 
 }  // namespace
 
@@ -194,6 +244,7 @@ std::vector<DeviceBreakdown> time_breakdown(const Trace& t, std::optional<TimeNs
     }
     out.push_back(b);
   }
+  add_model_flops(t, out);
   return out;
 }
 

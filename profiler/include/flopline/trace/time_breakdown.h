@@ -1,7 +1,7 @@
 // Where a GPU's time goes over a window: computation, communication, memory, idle, as
 // Holistic Trace Analysis defines them (docs/STATS.md, "Time breakdown"), on exact
 // nanoseconds, with the share of communication hidden under computation and the
-// counted FLOPs' rate against the device's peaks.
+// counted FLOPs' rate against the device's peaks, and the model FLOPs' beside them.
 //
 // Every kernel, copy and set on a device's streams is GPU work; a kernel is
 // communication when is_communication_kernel() says so, copies and sets are memory,
@@ -48,6 +48,13 @@ struct DeviceBreakdown {
   // measured model-FLOPs utilization. Unset without counted FLOPs or peaks.
   std::optional<double> flops;
   std::optional<double> peak_time_ns;  // sum over kernels of flops / peak(precision)
+  // Model FLOPs: those the operators declare or their shapes give (operator_time.h's
+  // totals, counters' sums left out), each operator's part inside the window by the
+  // time its GPU work was busy there, on the device of its first GPU work. Beside the
+  // counted (hardware) FLOPs above: recomputation, padding and fused extra work make
+  // those larger. Unset without such operators; peak time unset without every peak.
+  std::optional<double> model_flops;
+  std::optional<double> model_peak_time_ns;
   std::int64_t window_ns() const { return sub_saturating(window_end, window_begin); }
 };
 
