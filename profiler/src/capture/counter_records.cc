@@ -74,7 +74,7 @@ void add_counter_info(DecodeContext& ctx) {
           [](const CounterMetric& m) { return m.use == CounterUse::kTensorInstructions; }));
       what += ", " + std::to_string(c.plan.metrics.size() - instructions) + " metrics";
       if (c.plan.passes > 0) what += " in " + std::to_string(c.plan.passes) + " passes";
-      if (instructions > 0 && c.per_signature != 0) {
+      if (instructions > 0 && c.metric_sets) {
         what +=
             " (later launches of a function: its learned tensor metrics and the "
             "others, checked by tensor instructions)";

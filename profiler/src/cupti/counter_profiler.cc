@@ -15,6 +15,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <span>
+#include <string_view>
 #include <unordered_map>
 
 #include "capture_window_control.h"
@@ -338,12 +339,15 @@ bool ContextProfiler::use_set(std::uint32_t id, std::string* why) {
       return false;
     }
     c.counter_data.assign(ds.counterDataSize, 0);
-    // SetConfig reads the image's layout: it is initialized first.
-    if (!init_counter_data(c.counter_data, &r)) {
-      *why = why_unavailable("cuptiRangeProfilerCounterDataImageInitialize", r);
-      return false;
-    }
     c.host = std::move(made);
+  }
+  // A fresh image at every switch, initialized before SetConfig reads its layout: on an
+  // H200, re-initializing the image of a set configured again after another one failed
+  // (CUPTI_ERROR_UNKNOWN) while a new set's image never did.
+  std::fill(c.counter_data.begin(), c.counter_data.end(), std::uint8_t{0});
+  if (!init_counter_data(c.counter_data, &r)) {
+    *why = why_unavailable("cuptiRangeProfilerCounterDataImageInitialize", r);
+    return false;
   }
   auto sc = cupti_params<CUpti_RangeProfiler_SetConfig_Params>(
       CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
@@ -417,7 +421,13 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
     *why = "chip " + cp->chip + " lists none of the counters flopline reads";
     return nullptr;
   }
-  cp->sets = std::make_unique<capture::FunctionMetrics>(cp->plan, passes, every_launch);
+  // Metric sets per function reconfigure the range profiler between launches, which
+  // is not yet verified on every program (docs/COUNTERS.md): asked for by
+  // FLOPLINE_COUNTERS_SETS=1 until it is. Without it every launch collects every metric.
+  const char* sets_env = std::getenv("FLOPLINE_COUNTERS_SETS");
+  const bool learn_sets = sets_env != nullptr && std::string_view(sets_env) == "1";
+  cp->sets =
+      std::make_unique<capture::FunctionMetrics>(cp->plan, passes, every_launch || !learn_sets);
 
   auto en = cupti_params<CUpti_RangeProfiler_Enable_Params>(
       CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
@@ -429,9 +439,9 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   cp->object = en.pRangeProfilerObject;
   // The set of a function's first launch: the range profiler is configured before its
   // first measurement, and again whenever a launch needs another set.
-  if (!cp->use_set(
-          every_launch ? capture::FunctionMetrics::kFull : capture::FunctionMetrics::kLearning,
-          why) &&
+  if (!cp->use_set(every_launch || !learn_sets ? capture::FunctionMetrics::kFull
+                                               : capture::FunctionMetrics::kLearning,
+                   why) &&
       !cp->use_set(capture::FunctionMetrics::kFull, why)) {
     return nullptr;
   }
@@ -563,6 +573,7 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
             if (info.chip.empty()) {
               info.chip = made->chip;
               info.plan = made->plan;
+              info.metric_sets = made->sets->set_count() > 1;
             }
             it = contexts.emplace(ctx, std::move(made)).first;
           }

@@ -325,6 +325,7 @@ struct CounterInfo {
   // fewest passes first.
   std::vector<std::pair<std::size_t, std::uint64_t>> measured_by_passes;
   std::uint64_t incomplete = 0;  // measured launches whose values miss some of their work
+  bool metric_sets = false;      // later launches of a function collect its learned set
   std::string unavailable;       // why nothing could be counted ("" when it could)
 };
 
