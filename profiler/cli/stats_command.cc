@@ -8,6 +8,7 @@
 #include "flopline/capture/device_peaks.h"
 #include "flopline/trace/kernel_names.h"
 #include "flopline/trace/name_text.h"
+#include "flopline/trace/stats_schema.h"
 #include "flopline/trace/step_window.h"
 #include "flopline/trace/trace_paths.h"
 #include "output_check.h"
@@ -27,11 +28,9 @@ constexpr OptionSpec kStatsOptions[] = {
 };
 
 Parsed<trace::GroupBy> parse_group_by(std::string_view v) {
-  if (v == "name") return {trace::GroupBy::kName, {}};
-  if (v == "op" || v == "operator") return {trace::GroupBy::kOperator, {}};
-  if (v == "category" || v == "cat") return {trace::GroupBy::kCategory, {}};
-  return Parsed<trace::GroupBy>::fail(
-      concat("--by '", v, "' is not a grouping; use name, op or category"));
+  const trace::GroupingMatch m = trace::find_stats_grouping(v);
+  if (m.grouping == nullptr) return Parsed<trace::GroupBy>::fail(m.error);
+  return {m.grouping->by, {}};
 }
 
 // For "no slices match": which categories the traces have, most slices first, so the
@@ -90,21 +89,45 @@ std::string steps_error(const StatsOptions& opt, const std::vector<std::string>&
                 "run, ? one character)\n");
 }
 
+namespace {
+
+// The --by and --cat lines of the help, from the table of groupings.
+std::string grouping_usage() {
+  std::string by = "  --by GROUPING          rows by ";
+  std::string cats;
+  for (const trace::StatsGrouping& g : trace::stats_groupings()) {
+    const bool first = &g == &trace::stats_groupings().front();
+    if (!first) by += &g == &trace::stats_groupings().back() ? " or " : ", ";
+    by += g.name;
+    if (first) by += " (default)";
+    std::string choices;
+    for (const std::vector<std::string>& c : trace::default_category_choices(g)) {
+      if (!choices.empty()) choices += "; else ";
+      choices += c.empty() ? std::string("all") : join(c, ",");
+    }
+    cats += concat("                         --by ", g.name, ": ", choices, "\n");
+  }
+  return concat(by, "\n",
+                "  --cat LIST             only these categories, comma-separated (e.g. "
+                "kernel,gpu_memcpy);\n"
+                "                         may be repeated. Default (the first present):\n",
+                cats,
+                "                         (an operator's time is the busy time of the GPU work\n"
+                "                         it launched)\n");
+}
+
+}  // namespace
+
 std::string stats_usage() {
   return "usage: flopline stats TRACE... [options]\n"
          "\n"
-         "Time per kernel, operator or category, with achieved TFLOP/s, GB/s and % of peak\n"
-         "where the trace carries FLOP and byte counts. Several TRACE files are added\n"
-         "together (rows of the same name merge). Reads Chrome/Kineto JSON, .json.gz too.\n"
+         "Time per kernel, operator, category, GPU stream or GPU, with achieved TFLOP/s,\n"
+         "GB/s and % of peak where the trace carries FLOP and byte counts. Several TRACE\n"
+         "files are added together (rows of the same name merge). Reads Chrome/Kineto JSON,\n"
+         ".json.gz too.\n"
          "\n"
-         "options:\n"
-         "  --by name|op|category  group slices by name (default), by operator, or by category\n"
-         "  --cat LIST             only these categories, comma-separated (e.g. "
-         "kernel,gpu_memcpy);\n"
-         "                         may be repeated. Default: --by name: kernel if the trace has\n"
-         "                         kernels, else all; --by op: user_annotation,cpu_op,operator\n"
-         "                         (an operator's time is the busy time of the GPU work it\n"
-         "                         launched); --by category: all\n"
+         "options:\n" +
+         grouping_usage() +
          "  --top N                show only the N rows with the most total time\n"
          "  --range T0:T1          only slices that start in [T0, T1), times after the first\n"
          "                         event of each file; units ns (default), us, ms, s; either\n"
@@ -295,7 +318,9 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
         }
         // Built once for the accumulators of every choice.
         std::optional<trace::OperatorIndex> index;
-        if (opt.by != trace::GroupBy::kCategory) index = trace::OperatorIndex::build(*lt.trace);
+        const trace::StatsGrouping& grouping = trace::stats_grouping(opt.by);
+        if (grouping.operator_rows || grouping.inherit_counts)
+          index = trace::OperatorIndex::build(*lt.trace);
         for (std::size_t i = 0; i < choices.size(); ++i) {
           query.categories = choices[i];
           // An empty list would mean "this trace's default": "every category" is meant.

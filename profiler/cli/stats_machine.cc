@@ -29,6 +29,21 @@ nlohmann::ordered_json json_ns(const std::optional<trace::TimeNs>& v) {
   return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
 }
 
+// A cell as JSON writes it: unknown values are null, text is a string ("" included).
+nlohmann::ordered_json json_value(const trace::StatsValue& v) {
+  switch (v.kind) {
+    case trace::StatsValue::Kind::kNone:
+      return nullptr;
+    case trace::StatsValue::Kind::kInt:
+      return v.i;
+    case trace::StatsValue::Kind::kNumber:
+      return json_number(v.d);
+    case trace::StatsValue::Kind::kText:
+      return std::string(v.text);
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::optional<double> shown_value(const std::optional<double>& v) {
@@ -37,22 +52,14 @@ std::optional<double> shown_value(const std::optional<double>& v) {
 }
 
 std::string_view group_by_name(trace::GroupBy by) {
-  switch (by) {
-    case trace::GroupBy::kName:
-      return "name";
-    case trace::GroupBy::kOperator:
-      return "op";
-    case trace::GroupBy::kCategory:
-      return "category";
-  }
-  return "name";
+  return trace::stats_grouping(by).name;
 }
 
 void write_stats_csv(const StatsReport& report, std::ostream& out) {
-  std::string s(trace::kStatsCsvColumns);
+  std::string s = trace::stats_csv_header(report.columns);
   s += '\n';
   for (const trace::StatsRow& r : report.result.rows) {
-    trace::append_stats_csv_row(s, r);
+    trace::append_stats_csv_row(s, r, report.columns);
     s += '\n';
   }
   out << s;
@@ -121,33 +128,11 @@ void write_stats_json(const StatsReport& report, std::ostream& out) {
   }
   doc["total_flops"] = json_number(res.total_flops);
   Json rows = Json::array();
+  const std::vector<const trace::StatsColumn*> machine =
+      trace::columns_for(trace::kStatsMachine, report.columns);
   for (const trace::StatsRow& r : res.rows) {
     Json row;
-    row["name"] = r.name;
-    row["count"] = r.count;
-    row["total_ns"] = r.total_ns;
-    row["avg_ns"] = r.avg_ns;
-    row["median_ns"] = r.median_ns;
-    row["min_ns"] = r.min_ns;
-    row["max_ns"] = r.max_ns;
-    row["std_ns"] = r.std_ns;
-    row["pct"] = json_number(r.pct);
-    row["flops"] = json_number(r.flops);
-    row["bytes"] = json_number(r.bytes);
-    row["tflops"] = json_number(r.tflops);
-    row["gbps"] = json_number(r.gbps);
-    row["pct_peak"] = json_number(r.pct_peak);
-    row["precision"] = r.precision;
-    row["flops_source"] = r.flops_source;
-    // Operator times: null for rows that are not operators owning GPU work.
-    row["busy_ns"] = json_ns(r.busy_ns);
-    row["self_ns"] = json_ns(r.self_ns);
-    row["device_total_ns"] = json_ns(r.device_total_ns);
-    row["extent_ns"] = json_ns(r.extent_ns);
-    row["cpu_ns"] = json_ns(r.cpu_ns);
-    row["intensity"] = json_number(r.intensity);
-    row["counted_flops"] = json_number(r.counted_flops);
-    row["declared_vs_counted_pct"] = json_number(r.declared_vs_counted_pct);
+    for (const trace::StatsColumn* c : machine) row[std::string(c->id)] = json_value(c->value(r));
     rows.push_back(std::move(row));
   }
   doc["rows"] = std::move(rows);

@@ -13,6 +13,7 @@
 #include "flopline/trace/collective_waits.h"
 #include "flopline/trace/collectives.h"
 #include "flopline/trace/counted_basis.h"
+#include "flopline/trace/stats_schema.h"
 
 namespace flopline::cli {
 
@@ -44,23 +45,23 @@ struct StatsReport {
   // With two or more files whose NCCL kernels name their communicator: each rank's wait
   // for the last rank to arrive.
   std::optional<trace::CollectiveWaits> collective_waits;
+  // The columns every renderer shows (stats_schema.h); tests add their own.
+  std::span<const trace::StatsColumn> columns = trace::stats_columns();
 };
 
-std::string_view group_by_name(trace::GroupBy by);  // "name", "op", "category"
+std::string_view group_by_name(trace::GroupBy by);  // the grouping's --by word
 
 // A value as every output shows it: none when unknown or not finite (a sum of counts
 // beyond the range of a double). The table prints "-", CSV an empty cell, JSON null.
 std::optional<double> shown_value(const std::optional<double>& v);
 
 void write_stats_table(const StatsReport& report, std::ostream& out);
-// The header (trace::kStatsCsvColumns), then one line per row
-// (flopline/trace/stats_csv.h): name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,
-// std_ns,pct,flops,bytes,tflops,gbps,pct_peak,precision,flops_source,busy_ns,self_ns,
-// device_total_ns,extent_ns,cpu_ns,intensity,counted_flops,declared_vs_counted_pct.
+// The header, then one line per row (flopline/trace/stats_csv.h): the machine columns
+// of report.columns, in their order (docs/STATS.md, "CSV schema").
 void write_stats_csv(const StatsReport& report, std::ostream& out);
 // {"files":[...],"group_by":..,"categories":[...],"all_categories":..,"range":..,
 //  "total_ns":..,"slices":..,"rows_total":..,"events_total":..,"events_skipped":..,
-//  "text_bytes":..,"text_bytes_unread":..,"rows":[{same fields as the CSV}]};
+//  "text_bytes":..,"text_bytes_unread":..,"rows":[{the CSV's columns, by id}]};
 // unknown values are null.
 void write_stats_json(const StatsReport& report, std::ostream& out);
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
-#include <functional>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -30,66 +29,29 @@ bool shown(const std::optional<double>& v) {
   return shown_value(v).has_value();
 }
 
-// Why a column may be left out: the footer names what is missing.
-enum class ColumnKind { kAlways, kCounts, kPeak, kOther };
-
-struct Column {
-  const char* header;
-  std::function<std::string(const trace::StatsRow&)> cell;
-  // Columns other than the time ones are left out when no shown row has a value: most
-  // traces from other tools carry no counts, and a wall of "-" hides the columns that
-  // matter.
-  std::function<bool(const trace::StatsRow&)> known = nullptr;
-  ColumnKind kind = ColumnKind::kAlways;
-};
-
-std::string opt_ns(const std::optional<trace::TimeNs>& v) {
-  return v ? with_thousands(*v) : std::string("-");
-}
-
-std::vector<Column> all_columns() {
-  return {
-      {"Time (%)", [](const trace::StatsRow& r) { return opt_fixed(r.pct, 1); }},
-      {"Total Time (ns)", [](const trace::StatsRow& r) { return with_thousands(r.total_ns); }},
-      {"Instances",
-       [](const trace::StatsRow& r) { return with_thousands(static_cast<std::int64_t>(r.count)); }},
-      {"Avg (ns)", [](const trace::StatsRow& r) { return with_thousands(r.avg_ns); }},
-      {"Med (ns)", [](const trace::StatsRow& r) { return with_thousands(r.median_ns); }},
-      {"Min (ns)", [](const trace::StatsRow& r) { return with_thousands(r.min_ns); }},
-      {"Max (ns)", [](const trace::StatsRow& r) { return with_thousands(r.max_ns); }},
-      {"StdDev (ns)", [](const trace::StatsRow& r) { return with_thousands(r.std_ns); }},
-      {"Self (ns)", [](const trace::StatsRow& r) { return opt_ns(r.self_ns); },
-       [](const trace::StatsRow& r) { return r.self_ns.has_value(); }, ColumnKind::kOther},
-      {"Extent (ns)", [](const trace::StatsRow& r) { return opt_ns(r.extent_ns); },
-       [](const trace::StatsRow& r) { return r.extent_ns.has_value(); }, ColumnKind::kOther},
-      {"GFLOP", [](const trace::StatsRow& r) { return opt_fixed(r.flops, 3, 1e9); },
-       [](const trace::StatsRow& r) { return shown(r.flops); }, ColumnKind::kCounts},
-      {"Bytes",
-       [](const trace::StatsRow& r) {
-         return shown(r.bytes) ? bytes_text(*r.bytes) : std::string("-");
-       },
-       [](const trace::StatsRow& r) { return shown(r.bytes); }, ColumnKind::kOther},
-      {"TFLOP/s", [](const trace::StatsRow& r) { return opt_fixed(r.tflops, 2); },
-       [](const trace::StatsRow& r) { return shown(r.tflops); }, ColumnKind::kCounts},
-      {"GB/s", [](const trace::StatsRow& r) { return opt_fixed(r.gbps, 1); },
-       [](const trace::StatsRow& r) { return shown(r.gbps); }, ColumnKind::kCounts},
-      {"FLOP/B", [](const trace::StatsRow& r) { return opt_fixed(r.intensity, 1); },
-       [](const trace::StatsRow& r) { return shown(r.intensity); }, ColumnKind::kOther},
-      {"% peak", [](const trace::StatsRow& r) { return opt_fixed(r.pct_peak, 1); },
-       [](const trace::StatsRow& r) { return shown(r.pct_peak); }, ColumnKind::kPeak},
-      {"Precision",
-       [](const trace::StatsRow& r) {
-         return r.precision.empty() ? std::string("-") : r.precision;
-       },
-       [](const trace::StatsRow& r) { return !r.precision.empty(); }, ColumnKind::kOther},
-      // Where the FLOPs came from; "!" marks declared FLOPs the counters disagree with.
-      {"Source",
-       [](const trace::StatsRow& r) {
-         if (r.flops_source.empty()) return std::string("-");
-         return trace::flops_disagree(r) ? r.flops_source + "!" : r.flops_source;
-       },
-       [](const trace::StatsRow& r) { return !r.flops_source.empty(); }, ColumnKind::kOther},
-  };
+// A cell of the table: ns and counts with thousands separators, FLOPs in GFLOP, bytes
+// with a unit, other numbers with the column's decimals, "-" when unknown.
+std::string table_cell(const trace::StatsColumn& c, const trace::StatsRow& r) {
+  const trace::StatsValue v = c.value(r);
+  if (!v.known()) return "-";
+  std::string s;
+  switch (v.kind) {
+    case trace::StatsValue::Kind::kInt:
+      s = with_thousands(v.i);
+      break;
+    case trace::StatsValue::Kind::kNumber:
+      s = c.unit == trace::StatsUnit::kFlop   ? fixed(v.d / 1e9, c.decimals)
+          : c.unit == trace::StatsUnit::kByte ? bytes_text(v.d)
+                                              : fixed(v.d, c.decimals);
+      break;
+    case trace::StatsValue::Kind::kText:
+      s = v.text;
+      break;
+    case trace::StatsValue::Kind::kNone:
+      break;
+  }
+  if (c.warn != nullptr && c.warn(r)) s += "!";
+  return s;
 }
 
 std::string join(const std::vector<std::string>& v, std::string_view sep) {
@@ -279,17 +241,21 @@ void write_stats_table(const StatsReport& report, std::ostream& out) {
   }
   out << "\n";
 
-  std::vector<Column> cols;
+  // Columns without a value in any row are left out: most traces from other tools
+  // carry no counts, and a wall of "-" hides the columns that matter. The footer says
+  // why the ones that matter are empty.
+  std::vector<const trace::StatsColumn*> cols;
   std::vector<std::string> no_counts;
   bool no_peak = false;
-  for (Column& c : all_columns()) {
-    bool any = c.known == nullptr;
-    for (const trace::StatsRow& r : res.rows) any = any || c.known(r);
+  for (const trace::StatsColumn* c : trace::columns_for(trace::kStatsTable, report.columns)) {
+    if (c->is_name) continue;  // last, cut to the name width
+    bool any = false;
+    for (const trace::StatsRow& r : res.rows) any = any || c->value(r).known();
     if (any) {
-      cols.push_back(std::move(c));
-    } else if (c.kind == ColumnKind::kCounts) {
-      no_counts.emplace_back(c.header);
-    } else if (c.kind == ColumnKind::kPeak) {
+      cols.push_back(c);
+    } else if (c->empty_reason == trace::EmptyReason::kCounts) {
+      no_counts.emplace_back(c->table_title);
+    } else if (c->empty_reason == trace::EmptyReason::kPeak) {
       no_peak = true;
     }
   }
@@ -297,10 +263,10 @@ void write_stats_table(const StatsReport& report, std::ostream& out) {
   // Cells first, then widths: every column is as wide as its widest cell or header.
   std::vector<std::vector<std::string>> cells(res.rows.size());
   std::vector<std::size_t> width(cols.size());
-  for (std::size_t j = 0; j < cols.size(); ++j) width[j] = std::string_view(cols[j].header).size();
+  for (std::size_t j = 0; j < cols.size(); ++j) width[j] = cols[j]->table_title.size();
   for (std::size_t i = 0; i < res.rows.size(); ++i) {
     for (std::size_t j = 0; j < cols.size(); ++j) {
-      cells[i].push_back(cols[j].cell(res.rows[i]));
+      cells[i].push_back(table_cell(*cols[j], res.rows[i]));
       width[j] = std::max(width[j], cells[i][j].size());
     }
   }
@@ -309,11 +275,15 @@ void write_stats_table(const StatsReport& report, std::ostream& out) {
   };
   std::string line, rule;
   for (std::size_t j = 0; j < cols.size(); ++j) {
-    line += concat(" ", pad(cols[j].header, width[j]), " ");
-    rule +=
-        concat(" ", pad(std::string(std::string_view(cols[j].header).size(), '-'), width[j]), " ");
+    line += concat(" ", pad(std::string(cols[j]->table_title), width[j]), " ");
+    rule += concat(" ", pad(std::string(cols[j]->table_title.size(), '-'), width[j]), " ");
   }
-  out << line << " Name\n" << rule << " ----\n";
+  std::string_view name_title = "Name";
+  for (const trace::StatsColumn& c : report.columns) {
+    if (c.is_name) name_title = c.table_title;
+  }
+  out << line << " " << name_title << "\n"
+      << rule << " " << std::string(name_title.size(), '-') << "\n";
   for (std::size_t i = 0; i < res.rows.size(); ++i) {
     std::string l;
     for (std::size_t j = 0; j < cols.size(); ++j) l += concat(" ", pad(cells[i][j], width[j]), " ");

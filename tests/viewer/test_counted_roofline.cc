@@ -17,6 +17,8 @@
 namespace flopline::viewer {
 namespace {
 
+using testing::column;
+
 const char* const kTrainLoop = FLOPLINE_SAMPLE_TRACES_DIR "/train_loop_h200_counters.json.gz";
 
 trace::Trace read_train_loop() {
@@ -90,10 +92,10 @@ TEST(CountedRoofline, TableShowsWhereEachRowsFlopsCameFrom) {
   OpTableQuery q;
   q.by = trace::GroupBy::kName;
   OpTable table = build_op_table(list, q);
-  EXPECT_EQ(op_column_title(OpColumn::kFlopsSource), "FLOPs from");
+  EXPECT_EQ(column("flops_source").title, "FLOPs from");
   std::size_t with_flops = 0;
   for (const OpRow& row : table.rows()) {
-    const std::string cell = op_cell_text(row, OpColumn::kFlopsSource);
+    const std::string cell = op_cell_text(row, column("flops_source"));
     if (row.stats.flops) {
       ++with_flops;
       // Every kernel was counted: each row says where its FLOPs came from (the wording
@@ -106,7 +108,7 @@ TEST(CountedRoofline, TableShowsWhereEachRowsFlopsCameFrom) {
   }
   EXPECT_EQ(with_flops, table.rows().size());  // zero counted FLOPs are FLOPs too
   // Sorting by the source keeps unknowns last and the rest in order.
-  table.sort(OpColumn::kFlopsSource, false);
+  table.sort(column("flops_source"), false);
   for (std::size_t i = 1; i < table.rows().size(); ++i)
     EXPECT_LE(table.rows()[i - 1].stats.flops_source, table.rows()[i].stats.flops_source);
 }
@@ -120,17 +122,17 @@ TEST(TableCells, NumbersWithUnitsAndDashesForUnknowns) {
   row.stats.bytes = 2e6;
   row.stats.tflops = 91.33;
   row.stats.flops_source = "counters";
-  row.precision = "bf16";
-  EXPECT_EQ(op_cell_text(row, OpColumn::kName), "gemm");
-  EXPECT_EQ(op_cell_text(row, OpColumn::kCount), "3");
-  EXPECT_EQ(op_cell_text(row, OpColumn::kTotal), format_duration(1'500'000));
-  EXPECT_EQ(op_cell_text(row, OpColumn::kFlops), "137 G");
-  EXPECT_EQ(op_cell_text(row, OpColumn::kBytes), "2.00 MB");
-  EXPECT_EQ(op_cell_text(row, OpColumn::kTflops), "91.33");
-  EXPECT_EQ(op_cell_text(row, OpColumn::kGbps), "-");
-  EXPECT_EQ(op_cell_text(row, OpColumn::kPrecision), "bf16");
-  EXPECT_EQ(op_cell_text(row, OpColumn::kFlopsSource), "counters");
-  EXPECT_EQ(op_cell_text(row, OpColumn::kSelf), "-");
+  row.stats.precision = row.precision = "bf16";
+  EXPECT_EQ(op_cell_text(row, column("name")), "gemm");
+  EXPECT_EQ(op_cell_text(row, column("count")), "3");
+  EXPECT_EQ(op_cell_text(row, column("total_ns")), format_duration(1'500'000));
+  EXPECT_EQ(op_cell_text(row, column("flops")), "137 G");
+  EXPECT_EQ(op_cell_text(row, column("bytes")), "2.00 MB");
+  EXPECT_EQ(op_cell_text(row, column("tflops")), "91.33");
+  EXPECT_EQ(op_cell_text(row, column("gbps")), "-");
+  EXPECT_EQ(op_cell_text(row, column("precision")), "bf16");
+  EXPECT_EQ(op_cell_text(row, column("flops_source")), "counters");
+  EXPECT_EQ(op_cell_text(row, column("self_ns")), "-");
 }
 
 }  // namespace

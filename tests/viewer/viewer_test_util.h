@@ -4,14 +4,26 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/slice_handle.h"
 #include "flopline/trace/chrome_reader.h"
+#include "flopline/trace/stats_schema.h"
 
 namespace flopline::viewer::testing {
+
+// The schema's column with this id; the test fails (and aborts) when there is none.
+inline const trace::StatsColumn& column(std::string_view id) {
+  const trace::StatsColumn* c = trace::find_stats_column(id);
+  if (c == nullptr) {
+    ADD_FAILURE() << "no stats column " << id;
+    std::abort();
+  }
+  return *c;
+}
 
 inline trace::Trace read_json(std::string_view json,
                               trace::ArgsMode mode = trace::ArgsMode::kKeep) {

@@ -22,6 +22,7 @@
 
 #include "analysis_internal.h"
 #include "flopline/trace/analysis.h"
+#include "flopline/trace/stats_schema.h"
 
 namespace flopline::trace {
 namespace {
@@ -255,27 +256,28 @@ void StatsAccumulator::Impl::add(const Trace& trace, const StatsQuery& query,
     add_unique(categories, cats);
   }
 
+  const StatsGrouping& grouping = stats_grouping(by);
   std::optional<OperatorIndex> built;
-  if (operators == nullptr && by != GroupBy::kCategory) {
+  if (operators == nullptr && (grouping.operator_rows || grouping.inherit_counts)) {
     built = OperatorIndex::build(trace);
     operators = &*built;
   }
   const bool owned = operators != nullptr && operators->owns_gpu_work();
-  const bool op_rows = by == GroupBy::kOperator && owned;
-  const bool inherit = by == GroupBy::kName && owned;
+  const bool op_rows = grouping.operator_rows && owned;
+  const bool inherit = grouping.inherit_counts && owned;
   std::vector<char> op_taken(op_rows ? operators->operators().size() : 0, 0);
 
   const std::size_t nstrings = trace.strings.size();
-  // Per category id: 0 untested, 1 taken, 2 not taken. Tested once per distinct id.
-  std::vector<std::uint8_t> cat_state(take_all ? 0 : nstrings, 0);
   // Per key id (name or category): the group, resolved once per distinct id.
-  std::vector<std::uint32_t> group_of(nstrings, kNone);
+  const bool by_track = grouping.key == RowKey::kTrack;
+  std::vector<std::uint32_t> group_of(by_track ? 0 : nstrings, kNone);
+  // RowKey::kTrack: per track, its row (made once: 0 not yet, 1 taken, 2 not taken)
+  // and its group.
+  std::vector<std::uint8_t> track_state(by_track ? trace.tracks.size() : 0, 0);
+  std::vector<std::optional<std::string>> track_row(track_state.size());
+  std::vector<std::uint32_t> track_group(track_state.size(), kNone);
   const std::vector<const DeviceProperties*> device = detail::devices_by_track(trace);
-  const bool by_cat = by == GroupBy::kCategory;
   const bool clip = query.clip_to_range;
-  // An operator's time is that of its GPU work, which its CPU slice may not overlap:
-  // with clipping, every operator slice is looked at.
-  const bool scan_whole_rows = op_rows && clip;
   // At most every slice is taken; growing by doubling would copy the arrays ~log n
   // times. Untouched reserved pages cost no memory.
   const std::size_t most = trace.slice_count();
@@ -284,60 +286,59 @@ void StatsAccumulator::Impl::add(const Trace& trace, const StatsQuery& query,
   const TimeNs range_lo = query.range_begin.value_or(INT64_MIN);
   const TimeNs range_hi = query.range_end.value_or(INT64_MAX);
 
-  for (std::uint32_t t = 0; t < trace.tracks.size(); ++t) {
-    const DeviceProperties* dev = device[t];
-    const Track& track = trace.tracks[t];
-    for (std::uint32_t r = 0; r < track.rows.size(); ++r) {
-      const auto& row = track.rows[r];
-      // Rows are sorted by start: the range is a binary search plus an early stop.
-      auto it = row.begin();
-      if (scan_whole_rows) {
-      } else if (query.range_begin && clip) {
-        // Slices of a row never overlap, so their ends are sorted too.
-        it = std::partition_point(row.begin(), row.end(),
-                                  [&](const Slice& s) { return s.end() < *query.range_begin; });
-      } else if (query.range_begin) {
-        it = std::lower_bound(row.begin(), row.end(), *query.range_begin,
-                              [](const Slice& s, TimeNs v) { return s.start < v; });
-      }
-      for (; it != row.end(); ++it) {
-        const Slice& s = *it;
-        if (!scan_whole_rows && query.range_end && s.start >= *query.range_end) break;
-        if (!take_all) {
-          if (s.cat >= nstrings) continue;
-          std::uint8_t& st = cat_state[s.cat];
-          if (st == 0) {
-            st = 2;
-            for (const std::string& c : cats) {
-              if (category_matches(trace.str(s.cat), c)) {
-                st = 1;
-                break;
-              }
-            }
-          }
-          if (st != 1) continue;
-        }
-        const StringId key = by_cat ? s.cat : s.name;
-        if (key >= nstrings) continue;
-        const SliceRef ref{t, r, static_cast<std::uint32_t>(it - row.begin())};
+  SliceSelection sel;
+  if (!take_all) sel.categories = cats;
+  sel.range_begin = query.range_begin;
+  sel.range_end = query.range_end;
+  sel.overlap = clip;
+  // An operator's time is that of its GPU work, which its CPU slice may not overlap:
+  // with clipping, every operator slice is looked at.
+  sel.ignore_range = op_rows && clip;
+
+  // Whether the grouping gives the slice a row at all.
+  auto has_row = [&](std::uint32_t t, const Slice& s) {
+    if (!by_track) return (grouping.key == RowKey::kSliceCategory ? s.cat : s.name) < nstrings;
+    if (track_state[t] == 0) {
+      track_row[t] = grouping.track_row(trace, t);
+      track_state[t] = track_row[t] ? 1 : 2;
+    }
+    return track_state[t] == 1;
+  };
+  // The slice's group (has_row was true), made when first taken so that no empty row
+  // is ever made.
+  auto group_of_slice = [&](std::uint32_t t, const Slice& s) -> std::uint32_t {
+    std::uint32_t& gi = by_track
+                            ? track_group[t]
+                            : group_of[grouping.key == RowKey::kSliceCategory ? s.cat : s.name];
+    if (gi == kNone)
+      gi = group_for(by_track ? std::string_view(*track_row[t])
+                              : trace.str(grouping.key == RowKey::kSliceCategory ? s.cat : s.name));
+    return gi;
+  };
+
+  for_each_selected_slice(
+      trace, sel, [&](std::uint32_t t, std::uint32_t r, std::uint32_t i, const Slice& s) {
+        if (!has_row(t, s)) return;
+        const DeviceProperties* dev = device[t];
+        const Track& track = trace.tracks[t];
+        const SliceRef ref{t, r, i};
 
         if (op_rows) {
           const bool on_gpu = track.kind != TrackKind::kThread;
           const std::uint32_t o = on_gpu ? operators->twin_of(ref) : operators->operator_at(ref);
           if (o != kNone) {
             const OperatorTime& op = operators->operators()[o];
-            if (op_taken[o] || op.items == 0) continue;  // owns no GPU work: left out
+            if (op_taken[o] || op.items == 0) return;  // owns no GPU work: left out
             TimeNs busy = op.busy_ns;
             double share = 1.0;
             if (clip) {
               busy = operators->busy_within(o, range_lo, range_hi);
-              if (busy == 0) continue;
+              if (busy == 0) return;
               if (op.busy_ns > 0)
                 share = static_cast<double>(busy) / static_cast<double>(op.busy_ns);
             }
             op_taken[o] = 1;
-            std::uint32_t& gi = group_of[key];
-            if (gi == kNone) gi = group_for(trace.str(key));
+            const std::uint32_t gi = group_of_slice(t, s);
             slice_group.push_back(gi);
             slice_dur.push_back(busy);
             GroupExtra& x = extras[gi];
@@ -353,7 +354,7 @@ void StatsAccumulator::Impl::add(const Trace& trace, const StatsQuery& query,
                 op.gpu_track < device.size() ? device[op.gpu_track] : dev;
             add_counts(gi, trace, cpu, op.metrics, op_dev, busy, share, op.flops_in_total,
                        op.flops_source, [&] { return op.precision; });
-            continue;
+            return;
           }
         }
 
@@ -362,28 +363,25 @@ void StatsAccumulator::Impl::add(const Trace& trace, const StatsQuery& query,
         if (clip) {
           const TimeNs lo = std::max(s.start, range_lo);
           const TimeNs hi = std::min(s.end(), range_hi);
-          if (hi < lo || (hi == lo && s.dur > 0)) continue;  // touches the range only
+          if (hi < lo || (hi == lo && s.dur > 0)) return;  // touches the range only
           dur = hi - lo;
           if (s.dur > 0) share = static_cast<double>(dur) / static_cast<double>(s.dur);
         }
-        std::uint32_t& gi = group_of[key];
-        if (gi == kNone) gi = group_for(trace.str(key));
+        const std::uint32_t gi = group_of_slice(t, s);
         slice_group.push_back(gi);
         slice_dur.push_back(dur);
         const bool own = s.metrics != kNone && s.metrics < trace.metrics.size();
-        if (!own && !inherit) continue;
+        if (!own && !inherit) return;
         InheritedCounts inherited;
         if (inherit) inherited = operators->inherited(ref);
         const SliceMetrics m = own ? trace.metrics[s.metrics] : inherited.metrics;
-        if (!m.has_flops() && !m.has_bytes()) continue;
+        if (!m.has_flops() && !m.has_bytes()) return;
         const FlopsSource source = own ? own_flops_source(trace, s) : inherited.source;
         add_counts(gi, trace, s, m, dev, dur, share, true, source, [&] {
           std::string p = detail::slice_precision(trace, s);
           return p.empty() ? std::string(inherited.precision) : p;
         });
-      }
-    }
-  }
+      });
 }
 
 StatsAccumulator::StatsAccumulator(GroupBy by) : impl_(std::make_unique<Impl>()) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "flopline/trace/analysis.h"
+#include "flopline/trace/stats_schema.h"
 
 namespace flopline::trace {
 namespace {
@@ -61,45 +62,27 @@ bool category_matches(std::string_view cat, std::string_view wanted) {
   return false;
 }
 
-void DefaultCategories::note(const Trace& t) {
-  kernel_ = kernel_ || any_slice_in(t, "kernel");
-  user_annotation_ = user_annotation_ || any_slice_in(t, "user_annotation");
-  cpu_op_ = cpu_op_ || any_slice_in(t, "cpu_op");
-  operator_ = operator_ || any_slice_in(t, "operator");
-  gpu_user_annotation_ = gpu_user_annotation_ || any_slice_in(t, "gpu_user_annotation");
-}
+DefaultCategories::DefaultCategories(GroupBy by)
+    : choices_(default_category_choices(stats_grouping(by))), seen_(choices_.size(), false) {}
 
-std::vector<std::vector<std::string>> DefaultCategories::choices() const {
-  switch (by_) {
-    case GroupBy::kName:
-      return {{"kernel"}, {}};
-    case GroupBy::kOperator:
-      return {{"user_annotation", "cpu_op", "operator"}, {"gpu_user_annotation"}};
-    case GroupBy::kCategory:
-      break;
+void DefaultCategories::note(const Trace& t) {
+  for (std::size_t i = 0; i < choices_.size(); ++i) {
+    // Every category matches any input: the choice is taken when it is reached.
+    if (seen_[i] || choices_[i].empty()) continue;
+    for (const std::string& c : choices_[i]) {
+      if (any_slice_in(t, c)) {
+        seen_[i] = true;
+        break;
+      }
+    }
   }
-  return {{}};
 }
 
 std::vector<std::string> DefaultCategories::categories() const {
-  switch (by_) {
-    case GroupBy::kName:
-      // Kernel time is what "where does GPU time go" means; a CPU-only trace (clang
-      // -ftime-trace, Chrome) still gets a table of everything.
-      if (kernel_) return {"kernel"};
-      return {};
-    case GroupBy::kOperator:
-      // The operators on their CPU threads: their GPU time is that of the work they
-      // launched (operator_time.h), where a gpu_user_annotation extent would count the
-      // idle gaps between its kernels as time. A trace with GPU extents only (no CPU
-      // side) still gets those.
-      if (!user_annotation_ && !cpu_op_ && !operator_ && gpu_user_annotation_)
-        return {"gpu_user_annotation"};
-      return {"user_annotation", "cpu_op", "operator"};
-    case GroupBy::kCategory:
-      return {};
+  for (std::size_t i = 0; i < choices_.size(); ++i) {
+    if (seen_[i] || choices_[i].empty()) return choices_[i];
   }
-  return {};
+  return choices_.empty() ? std::vector<std::string>{} : choices_.front();
 }
 
 std::vector<std::string> default_categories(std::span<const Trace* const> traces, GroupBy by) {

@@ -3,9 +3,17 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <optional>
 
 namespace flopline::trace {
+
+std::string stats_csv_header(std::span<const StatsColumn> columns) {
+  std::string s;
+  for (const StatsColumn* c : columns_for(kStatsMachine, columns)) {
+    if (!s.empty()) s += ',';
+    s += c->id;
+  }
+  return s;
+}
 
 std::string csv_field(std::string_view s) {
   if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
@@ -27,33 +35,29 @@ void append_stats_number(std::string& out, double v) {
   out.append(buf, r.ptr);
 }
 
-void append_stats_csv_row(std::string& out, const StatsRow& r) {
-  out += csv_field(r.name);
-  for (std::int64_t v : {static_cast<std::int64_t>(r.count), r.total_ns, r.avg_ns, r.median_ns,
-                         r.min_ns, r.max_ns, r.std_ns}) {
-    out += ',';
-    out += std::to_string(v);
+void append_stats_csv_cell(std::string& out, const StatsValue& v) {
+  switch (v.kind) {
+    case StatsValue::Kind::kNone:
+      return;
+    case StatsValue::Kind::kInt:
+      out += std::to_string(v.i);
+      return;
+    case StatsValue::Kind::kNumber:
+      if (std::isfinite(v.d)) append_stats_number(out, v.d);
+      return;
+    case StatsValue::Kind::kText:
+      out += csv_field(v.text);
+      return;
   }
-  out += ',';
-  if (std::isfinite(r.pct)) append_stats_number(out, r.pct);
-  for (const std::optional<double>* v : {&r.flops, &r.bytes, &r.tflops, &r.gbps, &r.pct_peak}) {
-    out += ',';
-    if (*v && std::isfinite(**v)) append_stats_number(out, **v);
-  }
-  out += ',';
-  out += csv_field(r.precision);
-  out += ',';
-  out += csv_field(r.flops_source);
-  // Operator times: empty for rows that are not operators owning GPU work.
-  for (const std::optional<TimeNs>* v :
-       {&r.busy_ns, &r.self_ns, &r.device_total_ns, &r.extent_ns, &r.cpu_ns}) {
-    out += ',';
-    if (*v) out += std::to_string(**v);
-  }
-  for (const std::optional<double>* v :
-       {&r.intensity, &r.counted_flops, &r.declared_vs_counted_pct}) {
-    out += ',';
-    if (*v && std::isfinite(**v)) append_stats_number(out, **v);
+}
+
+void append_stats_csv_row(std::string& out, const StatsRow& r,
+                          std::span<const StatsColumn> columns) {
+  bool first = true;
+  for (const StatsColumn* c : columns_for(kStatsMachine, columns)) {
+    if (!first) out += ',';
+    first = false;
+    append_stats_csv_cell(out, c->value(r));
   }
 }
 

@@ -17,6 +17,7 @@
 #include "counted_info.h"
 #include "file_browser.h"
 #include "flopline/trace/chrome_reader.h"
+#include "flopline/trace/stats_schema.h"
 #include "frame_pacer.h"
 #include "frame_stats.h"
 #include "png_writer.h"
@@ -50,6 +51,21 @@ TEST(AppOptions, TracesAndScreenshotOptions) {
   EXPECT_EQ(parse({"a.json", "--by", "name"}).options.by, trace::GroupBy::kName);
   EXPECT_EQ(parse({"a.json", "--by", "op"}).options.by, trace::GroupBy::kOperator);
   EXPECT_EQ(parse({"a.json", "--by", "category"}).options.by, trace::GroupBy::kCategory);
+  // The words of `flopline stats --by` (stats_schema.h), aliases included.
+  for (const trace::StatsGrouping& g : trace::stats_groupings()) {
+    EXPECT_EQ(parse({"a.json", "--by", std::string(g.name)}).options.by, g.by) << g.name;
+    for (std::string_view a : g.aliases)
+      EXPECT_EQ(parse({"a.json", "--by", std::string(a)}).options.by, g.by) << a;
+  }
+  EXPECT_EQ(parse({"a.json", "--by", "stream"}).options.by, trace::GroupBy::kStream);
+  EXPECT_EQ(parse({"a.json", "--by", "device"}).options.by, trace::GroupBy::kDevice);
+  const std::string bad = parse({"a.json", "--by", "thread"}).error;
+  EXPECT_NE(bad.find("--by 'thread' is not a grouping; use " + trace::stats_grouping_names()),
+            std::string::npos)
+      << bad;
+  // The diff window compares kernels or operators only.
+  EXPECT_NE(parse({"a.json", "b.json", "--diff", "--by", "stream"}).error.find("not GPU streams"),
+            std::string::npos);
 }
 
 TEST(AppOptions, ErrorsNameTheProblem) {

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cstdint>
 
+#include "flopline/trace/stats_schema.h"
+
 namespace flopline::viewer {
 namespace {
 
@@ -105,16 +107,12 @@ ParsedOptions parse_app_options(std::span<const std::string> args) {
     } else if (name == "--csv") {
       o.csv = value;
     } else if (name == "--by") {
-      if (value == "name") {
-        o.by = trace::GroupBy::kName;
-      } else if (value == "op") {
-        o.by = trace::GroupBy::kOperator;
-      } else if (value == "category") {
-        o.by = trace::GroupBy::kCategory;
-      } else {
-        r.error = cli::concat("--by '", value, "' is not one of name, op, category");
+      const trace::GroupingMatch m = trace::find_stats_grouping(value);
+      if (m.grouping == nullptr) {
+        r.error = m.error;
         return r;
       }
+      o.by = m.grouping->by;
     } else if (name == "--dump-state") {
       o.dump_state = value;
     } else if (name == "--diff") {
@@ -145,8 +143,10 @@ ParsedOptions parse_app_options(std::span<const std::string> args) {
   } else if (o.diff && o.traces.size() != 2) {
     r.error = cli::concat("--diff compares two runs, A and B (files or run directories), got ",
                           std::to_string(o.traces.size()));
-  } else if (o.diff && o.by == trace::GroupBy::kCategory) {
-    r.error = "--diff compares kernels (--by name) or operators (--by op), not categories";
+  } else if (o.diff && o.by && *o.by != trace::GroupBy::kName &&
+             *o.by != trace::GroupBy::kOperator) {
+    r.error = cli::concat("--diff compares kernels (--by name) or operators (--by op), not ",
+                          trace::stats_grouping(*o.by).label);
   } else if (o.window == ShotWindow::kDiff && !o.diff) {
     r.error = "--window diff needs --diff A B";
   }
@@ -175,8 +175,9 @@ options:
                          directory): a window lists what changed, as 'flopline diff A B'
                          (kernels by name; operators with --by op)
   --csv OUT.csv          with --screenshot: also write the FLOP/s table as CSV
-  --by name|op|category  rows of the table and points of the roofline: kernels (and
-                         other slices) by name, operators, or categories (default:
+  --by GROUPING          rows of the table and points of the roofline, as for
+                         'flopline stats --by': )" +
+         trace::stats_grouping_names() + R"( (default:
                          operators, or names when the traces have none)
   --dump-state OUT.json  write the viewer state as JSON (headless: at exit;
                          interactive: whenever it changes)

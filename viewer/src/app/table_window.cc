@@ -6,47 +6,29 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "core/table_columns.h"
 #include "core/viewport.h"
 #include "slice_info.h"
 
 namespace flopline::viewer {
-namespace {
-
-constexpr OpColumn kColumns[] = {
-    OpColumn::kName,        OpColumn::kCount,   OpColumn::kTotal,       OpColumn::kSelf,
-    OpColumn::kExtent,      OpColumn::kAverage, OpColumn::kMedian,      OpColumn::kMin,
-    OpColumn::kMax,         OpColumn::kPercent, OpColumn::kFlops,       OpColumn::kBytes,
-    OpColumn::kTflops,      OpColumn::kGbps,    OpColumn::kPercentPeak, OpColumn::kPrecision,
-    OpColumn::kFlopsSource,
-};
-
-const char* group_label(trace::GroupBy by) {
-  switch (by) {
-    case trace::GroupBy::kOperator:
-      return "operators";
-    case trace::GroupBy::kName:
-      return "kernels (by name)";
-    case trace::GroupBy::kCategory:
-      return "categories";
-  }
-  return "";
-}
-
-}  // namespace
 
 bool grouping_combo(const char* id, trace::GroupBy* by) {
-  int i = static_cast<int>(*by);
+  const std::span<const trace::StatsGrouping> groupings = trace::stats_groupings();
+  int i = 0;
+  std::vector<std::string> labels;
+  for (const trace::StatsGrouping& g : groupings) {
+    if (g.by == *by) i = static_cast<int>(labels.size());
+    labels.emplace_back(g.label);
+  }
+  std::vector<const char*> items;
+  for (const std::string& l : labels) items.push_back(l.c_str());
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 11);
-  const char* labels[] = {group_label(trace::GroupBy::kName),
-                          group_label(trace::GroupBy::kOperator),
-                          group_label(trace::GroupBy::kCategory)};
-  static_assert(static_cast<int>(trace::GroupBy::kName) == 0 &&
-                static_cast<int>(trace::GroupBy::kOperator) == 1 &&
-                static_cast<int>(trace::GroupBy::kCategory) == 2);
-  if (!ImGui::Combo(id, &i, labels, 3)) return false;
-  *by = static_cast<trace::GroupBy>(i);
+  if (!ImGui::Combo(id, &i, items.data(), static_cast<int>(items.size()))) return false;
+  *by = groupings[static_cast<std::size_t>(i)].by;
   return true;
 }
 
@@ -153,45 +135,53 @@ void TableWindow::draw_table(AppState& s) {
                                 ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
                                 ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Hideable;
-  const int ncol = static_cast<int>(std::size(kColumns));
+  // ImGui knows a column by its index in the schema, so saved widths and order stay
+  // with their column when new ones are added.
+  const std::span<const trace::StatsColumn> all = trace::stats_columns();
+  const std::vector<const trace::StatsColumn*> columns = viewer_columns(all);
+  const int ncol = static_cast<int>(columns.size());
   const float available = ImGui::GetContentRegionAvail().x;
   if (!ImGui::BeginTable("##ops", ncol, flags)) return;
   ImGui::TableSetupScrollFreeze(1, 1);
-  bool op_times = false;
   float longest = 0;
   for (const OpRow& r : t.rows()) {
-    op_times = op_times || r.stats.self_ns.has_value();
     longest = std::max(longest, ImGui::CalcTextSize(r.stats.name.c_str()).x);
   }
   const float name_width = name_column_width(longest + ImGui::GetStyle().CellPadding.x * 2 + 8,
                                              available, ImGui::GetFontSize());
-  for (OpColumn c : kColumns) {
+  const trace::StatsColumn* total = trace::find_stats_column("total_ns", all);
+  for (const trace::StatsColumn* c : columns) {
     ImGuiTableColumnFlags cf = ImGuiTableColumnFlags_PreferSortDescending;
-    if (c == OpColumn::kName) cf = ImGuiTableColumnFlags_NoHide | ImGuiTableColumnFlags_WidthFixed;
-    if (c == OpColumn::kTotal) cf |= ImGuiTableColumnFlags_DefaultSort;
-    if (c == OpColumn::kPercentPeak && !t.has_peaks()) cf |= ImGuiTableColumnFlags_DefaultHide;
-    const float width = c == OpColumn::kName ? name_width : 0.0f;
-    ImGui::TableSetupColumn(std::string(op_column_title(c)).c_str(), cf, width,
-                            static_cast<ImGuiID>(c));
+    if (c->is_name) cf = ImGuiTableColumnFlags_NoHide | ImGuiTableColumnFlags_WidthFixed;
+    if (c == total) cf |= ImGuiTableColumnFlags_DefaultSort;
+    const float width = c->is_name ? name_width : 0.0f;
+    ImGui::TableSetupColumn(std::string(c->title).c_str(), cf, width,
+                            static_cast<ImGuiID>(c - all.data()));
   }
   // The Name column follows the names of each new table (the user may resize it after).
   // On the table's first frame its setup width applies; ImGui can only resize a table
-  // it has laid out once (MinColumnWidth is known from then on).
+  // it has laid out once (MinColumnWidth is known from then on). As in `flopline
+  // stats`' table, a column no row has a value for starts hidden (the header's menu
+  // shows it again).
   if (name_width_build_ != builds_ && ImGui::GetCurrentTable()->MinColumnWidth > 0) {
     name_width_build_ = builds_;
     ImGui::TableSetColumnWidth(0, name_width);
     for (int c = 0; c < ncol; ++c) {
-      if (kColumns[c] == OpColumn::kSelf || kColumns[c] == OpColumn::kExtent)
-        ImGui::TableSetColumnEnabled(c, op_times);
+      const trace::StatsColumn& col = *columns[static_cast<std::size_t>(c)];
+      if (col.is_name) continue;
+      bool any = false;
+      for (const OpRow& r : t.rows()) any = any || col.value(r.stats).known();
+      ImGui::TableSetColumnEnabled(c, any);
     }
   }
   ImGui::TableHeadersRow();
   if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs()) {
     if (specs->SpecsCount > 0) {
-      const auto col = static_cast<OpColumn>(specs->Specs[0].ColumnUserID);
+      const std::size_t id = specs->Specs[0].ColumnUserID;
+      const trace::StatsColumn* col = id < all.size() ? &all[id] : total;
       const bool desc = specs->Specs[0].SortDirection == ImGuiSortDirection_Descending;
       if (specs->SpecsDirty || col != t.sort_column() || desc != t.sort_descending()) {
-        table_->sort(col, desc);
+        table_->sort(*col, desc);
         refilter();
       }
     }
@@ -206,8 +196,9 @@ void TableWindow::draw_table(AppState& s) {
       ImGui::PushID(i);
       for (int c = 0; c < ncol; ++c) {
         if (!ImGui::TableSetColumnIndex(c)) continue;
-        const std::string text = op_cell_text(row, kColumns[c]);
-        if (kColumns[c] == OpColumn::kName) {
+        const trace::StatsColumn& col = *columns[static_cast<std::size_t>(c)];
+        const std::string text = op_cell_text(row, col);
+        if (col.is_name) {
           const bool lit = s.selection.highlighted_name == row.stats.name;
           if (ImGui::Selectable(text.c_str(), lit, ImGuiSelectableFlags_SpanAllColumns)) {
             highlight_and_jump(s, t.query(), row.stats.name);

@@ -1,4 +1,4 @@
-// The FLOP/s table window: per operator, kernel name or category, every column of
+// The FLOP/s table window: per operator, kernel name, category, stream or GPU, every column of
 // `flopline stats` (core/op_table.h), sortable by any column, a text filter, a click
 // on a row lights its instances on the timeline and jumps to the longest, and CSV
 // export. With a ruler range, the table aggregates that range. Tables are built on a
@@ -19,7 +19,7 @@
 namespace flopline::viewer {
 
 // The grouping picker shared by the table and the roofline (which plots the table's
-// rows): kernels by name, operators, categories. True when the user changed it.
+// rows): every grouping of stats_schema.h, by its label. True when the user changed it.
 bool grouping_combo(const char* id, trace::GroupBy* by);
 
 class TableWindow {

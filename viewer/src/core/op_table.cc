@@ -12,7 +12,6 @@
 namespace flopline::viewer {
 namespace {
 
-using trace::GroupBy;
 using trace::Slice;
 using trace::StatsRow;
 
@@ -35,116 +34,35 @@ trace::StatsQuery stats_query(const OpTableQuery& q, const std::vector<std::stri
   return s;
 }
 
-// Calls fn(track, row, index, slice) for every slice the query selects in one trace:
-// the category filter, and the range rule (the same as analysis.cc's).
-template <typename Fn>
-void for_each_selected(const trace::Trace& t, const OpTableQuery& q,
-                       const std::vector<std::string>& cats, Fn&& fn) {
-  std::vector<std::uint8_t> cat_ok;
-  if (!cats.empty()) {
-    cat_ok.assign(t.strings.size(), 0);
-    for (std::size_t id = 0; id < cat_ok.size(); ++id) {
-      const std::string_view c = t.strings.view(static_cast<trace::StringId>(id));
-      for (const std::string& want : cats) {
-        if (trace::category_matches(c, want)) {
-          cat_ok[id] = 1;
-          break;
-        }
-      }
-    }
+// The slices the query takes in one trace (stats_schema.h's selection).
+trace::SliceSelection selection(const OpTableQuery& q, const std::vector<std::string>& cats) {
+  trace::SliceSelection sel;
+  sel.categories = cats;
+  if (q.range) {
+    sel.range_begin = q.range->begin_ns;
+    sel.range_end = q.range->end_ns;
+    sel.overlap = q.range_rule == RangeRule::kOverlapClipped;
   }
-  const bool clip = q.range && q.range_rule == RangeRule::kOverlapClipped;
-  for (std::uint32_t k = 0; k < t.tracks.size(); ++k) {
-    const auto& rows = t.tracks[k].rows;
-    for (std::uint32_t r = 0; r < rows.size(); ++r) {
-      const auto& row = rows[r];
-      auto it = row.begin();
-      if (q.range) {
-        const std::int64_t b = q.range->begin_ns;
-        it = clip ? std::partition_point(row.begin(), row.end(),
-                                         [&](const Slice& s) { return s.end() < b; })
-                  : std::partition_point(row.begin(), row.end(),
-                                         [&](const Slice& s) { return s.start < b; });
-      }
-      for (; it != row.end(); ++it) {
-        const Slice& s = *it;
-        if (q.range && s.start >= q.range->end_ns) break;
-        if (clip) {
-          const std::int64_t lo = std::max(s.start, q.range->begin_ns);
-          const std::int64_t hi = std::min(s.end(), q.range->end_ns);
-          if (hi < lo || (hi == lo && s.dur > 0)) continue;
-        }
-        if (!cats.empty() && (s.cat >= cat_ok.size() || !cat_ok[s.cat])) continue;
-        fn(k, r, static_cast<std::uint32_t>(it - row.begin()), s);
-      }
-    }
-  }
+  return sel;
 }
 
-bool has_unknown(const OpRow& r, OpColumn c) {
-  switch (c) {
-    case OpColumn::kFlops:
-      return !r.stats.flops;
-    case OpColumn::kBytes:
-      return !r.stats.bytes;
-    case OpColumn::kTflops:
-      return !r.stats.tflops;
-    case OpColumn::kGbps:
-      return !r.stats.gbps;
-    case OpColumn::kPercentPeak:
-      return !r.stats.pct_peak;
-    case OpColumn::kPrecision:
-      return r.precision.empty();
-    case OpColumn::kSelf:
-      return !r.stats.self_ns;
-    case OpColumn::kExtent:
-      return !r.stats.extent_ns;
-    case OpColumn::kFlopsSource:
-      return r.stats.flops_source.empty();
-    default:
-      return false;
-  }
+// Unknown cells sort last whatever the direction: no value, or empty text.
+bool has_unknown(const trace::StatsValue& v) {
+  return v.kind == trace::StatsValue::Kind::kNone ||
+         (v.kind == trace::StatsValue::Kind::kText && v.text.empty());
 }
 
-// a < b for a column whose values are both known.
-bool less_by(const OpRow& a, const OpRow& b, OpColumn c) {
-  const StatsRow& x = a.stats;
-  const StatsRow& y = b.stats;
-  switch (c) {
-    case OpColumn::kName:
-      return x.name < y.name;
-    case OpColumn::kCount:
-      return x.count < y.count;
-    case OpColumn::kTotal:
-      return x.total_ns < y.total_ns;
-    case OpColumn::kAverage:
-      return x.avg_ns < y.avg_ns;
-    case OpColumn::kMedian:
-      return x.median_ns < y.median_ns;
-    case OpColumn::kMin:
-      return x.min_ns < y.min_ns;
-    case OpColumn::kMax:
-      return x.max_ns < y.max_ns;
-    case OpColumn::kPercent:
-      return x.pct < y.pct;
-    case OpColumn::kFlops:
-      return *x.flops < *y.flops;
-    case OpColumn::kBytes:
-      return *x.bytes < *y.bytes;
-    case OpColumn::kTflops:
-      return *x.tflops < *y.tflops;
-    case OpColumn::kGbps:
-      return *x.gbps < *y.gbps;
-    case OpColumn::kPercentPeak:
-      return *x.pct_peak < *y.pct_peak;
-    case OpColumn::kPrecision:
-      return a.precision < b.precision;
-    case OpColumn::kSelf:
-      return *x.self_ns < *y.self_ns;
-    case OpColumn::kExtent:
-      return *x.extent_ns < *y.extent_ns;
-    case OpColumn::kFlopsSource:
-      return x.flops_source < y.flops_source;
+// a < b for two known values of one column.
+bool less_value(const trace::StatsValue& a, const trace::StatsValue& b) {
+  switch (a.kind) {
+    case trace::StatsValue::Kind::kInt:
+      return a.i < b.i;
+    case trace::StatsValue::Kind::kNumber:
+      return a.d < b.d;
+    case trace::StatsValue::Kind::kText:
+      return a.text < b.text;
+    case trace::StatsValue::Kind::kNone:
+      break;
   }
   return false;
 }
@@ -160,13 +78,6 @@ bool trace_has_peaks(const trace::Trace& t) {
 }
 
 }  // namespace
-
-std::string_view op_column_title(OpColumn c) {
-  static constexpr std::array<std::string_view, kOpColumnCount> kTitles{
-      "Name",  "Count",   "Total", "Average", "Median",    "Min",  "Max",    "% time",    "FLOPs",
-      "Bytes", "TFLOP/s", "GB/s",  "% peak",  "Precision", "Self", "Extent", "FLOPs from"};
-  return kTitles[static_cast<std::size_t>(c)];
-}
 
 OpTable build_op_table(TraceList traces, const OpTableQuery& query, OperatorList operators) {
   OpTable table;
@@ -197,14 +108,16 @@ OpTable build_op_table(TraceList traces, const OpTableQuery& query, OperatorList
   return table;
 }
 
-void OpTable::sort(OpColumn column, bool descending) {
-  sort_column_ = column;
+void OpTable::sort(const trace::StatsColumn& column, bool descending) {
+  sort_column_ = &column;
   sort_descending_ = descending;
   std::stable_sort(rows_.begin(), rows_.end(), [&](const OpRow& a, const OpRow& b) {
-    const bool ua = has_unknown(a, column);
-    const bool ub = has_unknown(b, column);
+    const trace::StatsValue va = column.value(a.stats);
+    const trace::StatsValue vb = column.value(b.stats);
+    const bool ua = has_unknown(va);
+    const bool ub = has_unknown(vb);
     if (ua || ub) return !ua && ub;  // unknown last, whatever the direction
-    return descending ? less_by(b, a, column) : less_by(a, b, column);
+    return descending ? less_value(vb, va) : less_value(va, vb);
   });
 }
 
@@ -219,17 +132,31 @@ std::vector<std::size_t> OpTable::filtered(std::string_view filter) const {
 std::vector<SliceHandle> row_instances(TraceList traces, const OpTableQuery& query,
                                        std::string_view row_name) {
   const std::vector<std::string> cats = categories_for(traces, query);
+  const trace::SliceSelection sel = selection(query, cats);
+  const trace::StatsGrouping& g = trace::stats_grouping(query.by);
   std::vector<std::pair<std::int64_t, SliceHandle>> found;
   for (std::uint32_t ti = 0; ti < traces.size(); ++ti) {
     const trace::Trace& t = *traces[ti];
+    auto add = [&](std::uint32_t k, std::uint32_t r, std::uint32_t i, const Slice& s) {
+      found.emplace_back(s.start, SliceHandle{ti, trace::SliceRef{k, r, i}});
+    };
+    if (g.key == trace::RowKey::kTrack) {
+      // The row is made of tracks: those whose row name is this one.
+      std::vector<std::uint8_t> in_row(t.tracks.size(), 0);
+      for (std::uint32_t k = 0; k < t.tracks.size(); ++k) in_row[k] = g.track_row(t, k) == row_name;
+      for_each_selected_slice(
+          t, sel, [&](std::uint32_t k, std::uint32_t r, std::uint32_t i, const Slice& s) {
+            if (in_row[k]) add(k, r, i, s);
+          });
+      continue;
+    }
     const trace::StringId id = t.strings.find(row_name);
     if (id == trace::kNone) continue;
-    for_each_selected(t, query, cats,
-                      [&](std::uint32_t k, std::uint32_t r, std::uint32_t i, const Slice& s) {
-                        if ((query.by == GroupBy::kCategory ? s.cat : s.name) == id) {
-                          found.emplace_back(s.start, SliceHandle{ti, trace::SliceRef{k, r, i}});
-                        }
-                      });
+    const bool by_cat = g.key == trace::RowKey::kSliceCategory;
+    for_each_selected_slice(t, sel,
+                            [&](std::uint32_t k, std::uint32_t r, std::uint32_t i, const Slice& s) {
+                              if ((by_cat ? s.cat : s.name) == id) add(k, r, i, s);
+                            });
   }
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
     if (a.first != b.first) return a.first < b.first;
@@ -257,7 +184,7 @@ SliceHandle longest_instance(TraceList traces, const std::vector<SliceHandle>& i
 std::string op_table_csv(const OpTable& table, const std::vector<std::size_t>& rows) {
   // The columns and cells of `flopline stats --csv` (the same writer, so numbers,
   // columns and escaping are the same byte for byte).
-  std::string out(trace::kStatsCsvColumns);
+  std::string out = trace::stats_csv_header();
   out += '\n';
   auto add_row = [&](const OpRow& r) {
     trace::append_stats_csv_row(out, r.stats);

@@ -1,8 +1,7 @@
-// The FLOP/s table: one row per operator (NVTX range / gpu_user_annotation) or per
-// kernel name, with the columns of `flopline stats` (count, total, average, median,
-// min, max, % of time, FLOPs, bytes, TFLOP/s, GB/s, % of peak). The numbers come
-// from trace::StatsAccumulator (analysis.h; formulas in docs/STATS.md), so the viewer
-// and `flopline stats` always agree.
+// The FLOP/s table: one row per operator (NVTX range / gpu_user_annotation), kernel
+// name, category, GPU stream or GPU, with the columns of `flopline stats` (both from
+// stats_schema.h). The numbers come from trace::StatsAccumulator (analysis.h; formulas
+// in docs/STATS.md), so the viewer and `flopline stats` always agree.
 //
 // Time range (ruler drag): slices that OVERLAP [begin, end) count, with durations
 // CLIPPED to the range and their FLOPs and bytes scaled by the clipped share
@@ -23,36 +22,14 @@
 #include "flopline/trace/analysis.h"
 #include "flopline/trace/counted_basis.h"
 #include "flopline/trace/operator_time.h"
+#include "flopline/trace/stats_schema.h"
 
 namespace flopline::viewer {
-
-enum class OpColumn {
-  kName,
-  kCount,
-  kTotal,
-  kAverage,
-  kMedian,
-  kMin,
-  kMax,
-  kPercent,
-  kFlops,
-  kBytes,
-  kTflops,
-  kGbps,
-  kPercentPeak,
-  kPrecision,
-  kSelf,         // operator rows: GPU time launched directly (trace::StatsRow::self_ns)
-  kExtent,       // operator rows: first start to last end of their GPU work
-  kFlopsSource,  // where the FLOPs came from: trace::StatsRow::flops_source
-};
-inline constexpr int kOpColumnCount = 17;
-// Column titles as the table and the CSV header show them.
-std::string_view op_column_title(OpColumn c);
 
 enum class RangeRule { kOverlapClipped, kStartInside };
 
 struct OpTableQuery {
-  trace::GroupBy by = trace::GroupBy::kOperator;  // kOperator, kName (kernels), kCategory
+  trace::GroupBy by = trace::GroupBy::kOperator;  // any grouping of stats_schema.h
   std::vector<std::string> categories;            // empty: analysis.h's default for `by`
   std::optional<TimeRange> range;
   RangeRule range_rule = RangeRule::kOverlapClipped;
@@ -86,9 +63,10 @@ class OpTable {
   std::vector<std::string> categories_used;  // as analysis.h reports them
   bool all_categories = false;
 
-  // Stable sort by a column; unknown values (no FLOPs...) always go last.
-  void sort(OpColumn column, bool descending);
-  OpColumn sort_column() const { return sort_column_; }
+  // Stable sort by a column (stats_schema.h); unknown values (no FLOPs...) always go
+  // last.
+  void sort(const trace::StatsColumn& column, bool descending);
+  const trace::StatsColumn* sort_column() const { return sort_column_; }
   bool sort_descending() const { return sort_descending_; }
   // Indices of rows whose name contains `filter` (ASCII case-insensitive), in table
   // order; every row for an empty filter.
@@ -103,7 +81,7 @@ class OpTable {
   OpTableQuery query_;
   bool has_peaks_ = false;
   std::optional<trace::CountedCoverage> counted_;
-  OpColumn sort_column_ = OpColumn::kTotal;
+  const trace::StatsColumn* sort_column_ = trace::find_stats_column("total_ns");
   bool sort_descending_ = true;
 };
 
@@ -112,8 +90,9 @@ class OpTable {
 // take their GPU time from `operators` (one per trace, or empty: built here).
 OpTable build_op_table(TraceList traces, const OpTableQuery& query, OperatorList operators = {});
 
-// The instances of one table row (same grouping, categories and range as `query`),
-// sorted by start; for highlighting and "jump to the longest".
+// The instances of one table row (same grouping, categories and range as `query`: the
+// slices stats_schema.h's selection takes, in the row's key), sorted by start; for
+// highlighting and "jump to the longest".
 std::vector<SliceHandle> row_instances(TraceList traces, const OpTableQuery& query,
                                        std::string_view row_name);
 // The longest of `instances` (the first of equals), or an invalid handle when empty.

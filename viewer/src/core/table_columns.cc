@@ -14,51 +14,40 @@ float name_column_width(float longest_name_px, float available_px, float font_px
   return std::clamp(longest_name_px, least, most);
 }
 
-std::string op_cell_text(const OpRow& row, OpColumn c) {
-  const trace::StatsRow& r = row.stats;
-  char buf[64];
-  auto opt = [&](const std::optional<double>& v, const char* fmt) -> std::string {
-    if (!v) return "-";
-    std::snprintf(buf, sizeof buf, fmt, *v);
-    return buf;
-  };
-  switch (c) {
-    case OpColumn::kName:
-      return r.name;
-    case OpColumn::kCount:
-      return std::to_string(r.count);
-    case OpColumn::kTotal:
-      return format_duration(r.total_ns);
-    case OpColumn::kAverage:
-      return format_duration(r.avg_ns);
-    case OpColumn::kMedian:
-      return format_duration(r.median_ns);
-    case OpColumn::kMin:
-      return format_duration(r.min_ns);
-    case OpColumn::kMax:
-      return format_duration(r.max_ns);
-    case OpColumn::kPercent:
-      return opt(r.pct, "%.1f");
-    case OpColumn::kFlops:
-      return r.flops ? format_si(*r.flops) : "-";
-    case OpColumn::kBytes:
-      return r.bytes ? format_si(*r.bytes) + "B" : "-";
-    case OpColumn::kTflops:
-      return opt(r.tflops, "%.2f");
-    case OpColumn::kGbps:
-      return opt(r.gbps, "%.1f");
-    case OpColumn::kPercentPeak:
-      return opt(r.pct_peak, "%.1f");
-    case OpColumn::kPrecision:
-      return row.precision.empty() ? "-" : row.precision;
-    case OpColumn::kSelf:
-      return r.self_ns ? format_duration(*r.self_ns) : "-";
-    case OpColumn::kExtent:
-      return r.extent_ns ? format_duration(*r.extent_ns) : "-";
-    case OpColumn::kFlopsSource:
-      return r.flops_source.empty() ? "-" : r.flops_source;
+std::vector<const trace::StatsColumn*> viewer_columns(std::span<const trace::StatsColumn> all) {
+  std::vector<const trace::StatsColumn*> cols = trace::columns_for(trace::kStatsViewer, all);
+  std::stable_partition(cols.begin(), cols.end(),
+                        [](const trace::StatsColumn* c) { return c->is_name; });
+  return cols;
+}
+
+std::string op_cell_text(const OpRow& row, const trace::StatsColumn& c) {
+  const trace::StatsValue v = c.value(row.stats);
+  if (!v.known()) return c.is_name ? std::string() : std::string("-");
+  std::string s;
+  switch (v.kind) {
+    case trace::StatsValue::Kind::kInt:
+      s = c.unit == trace::StatsUnit::kNs ? format_duration(v.i) : std::to_string(v.i);
+      break;
+    case trace::StatsValue::Kind::kNumber:
+      if (c.unit == trace::StatsUnit::kFlop) {
+        s = format_si(v.d);
+      } else if (c.unit == trace::StatsUnit::kByte) {
+        s = format_si(v.d) + "B";
+      } else {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.*f", c.decimals, v.d);
+        s = buf;
+      }
+      break;
+    case trace::StatsValue::Kind::kText:
+      s = v.text;
+      break;
+    case trace::StatsValue::Kind::kNone:
+      break;
   }
-  return "";
+  if (c.warn != nullptr && c.warn(row.stats)) s += "!";
+  return s;
 }
 
 }  // namespace flopline::viewer

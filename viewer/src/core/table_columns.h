@@ -2,7 +2,9 @@
 // unit-tested).
 #pragma once
 
+#include <span>
 #include <string>
+#include <vector>
 
 #include "core/op_table.h"
 
@@ -14,8 +16,13 @@ namespace flopline::viewer {
 // that shows in full in its tooltip. `font_px` is the font's size.
 float name_column_width(float longest_name_px, float available_px, float font_px);
 
+// The columns the table shows (stats_schema.h's viewer columns), the name first.
+std::vector<const trace::StatsColumn*> viewer_columns(
+    std::span<const trace::StatsColumn> all = trace::stats_columns());
+
 // A cell as the table shows it: durations with units, FLOPs and bytes with SI prefixes,
-// rates with 3 significant digits, "-" where the value is unknown.
-std::string op_cell_text(const OpRow& row, OpColumn column);
+// other numbers with the column's decimals, "-" where the value is unknown, "!" after
+// a value the column warns about.
+std::string op_cell_text(const OpRow& row, const trace::StatsColumn& column);
 
 }  // namespace flopline::viewer

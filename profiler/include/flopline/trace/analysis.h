@@ -18,7 +18,9 @@
 
 namespace flopline::trace {
 
-enum class GroupBy { kName, kOperator, kCategory };
+// What a row is. The words, labels, default categories and row keys of each are in
+// stats_schema.h's table of groupings.
+enum class GroupBy { kName, kOperator, kCategory, kStream, kDevice };
 
 struct StatsQuery {
   GroupBy by = GroupBy::kName;
@@ -40,7 +42,7 @@ struct StatsQuery {
 };
 
 struct StatsRow {
-  std::string name;  // the slice name, or the category with GroupBy::kCategory
+  std::string name;  // the row's key: slice name, category, "GPU 0 stream 7" (stats_schema.h)
   std::uint64_t count = 0;
   TimeNs total_ns = 0;   // sum of durations (saturates at INT64_MAX)
   TimeNs avg_ns = 0;     // total / count, rounded to nearest (halves up)
@@ -99,7 +101,8 @@ struct StatsResult {
 };
 
 // The categories used when StatsQuery::categories is empty. An empty vector means
-// every category.
+// every category. Each grouping's rule is its entry's default_categories
+// (stats_schema.h):
 //   kName:     {"kernel"} when any slice matches "kernel", else every category.
 //   kOperator: {"user_annotation", "cpu_op", "operator"}: the operators on their CPU
 //              threads ("Operator" is the 2021 Kineto schema's cpu_op); their time is
@@ -107,6 +110,7 @@ struct StatsResult {
 //              in a trace where no operator owns GPU work. A trace with none of them
 //              but "gpu_user_annotation" slices (GPU extents only) gets those.
 //   kCategory: every category.
+//   kStream, kDevice: the GPU's work, {"kernel", "gpu_memcpy", "gpu_memset"}.
 // The several-trace form applies the rule to all of them together, so several files
 // are always filtered the same way.
 std::vector<std::string> default_categories(const Trace& trace, GroupBy by);
@@ -118,15 +122,14 @@ std::vector<std::string> default_categories(std::span<const Trace* const> traces
 // known.
 class DefaultCategories {
  public:
-  explicit DefaultCategories(GroupBy by) : by_(by) {}
+  explicit DefaultCategories(GroupBy by);
   void note(const Trace& trace);
   std::vector<std::string> categories() const;
-  std::vector<std::vector<std::string>> choices() const;
+  std::vector<std::vector<std::string>> choices() const { return choices_; }
 
  private:
-  GroupBy by_;
-  bool kernel_ = false, user_annotation_ = false, cpu_op_ = false, operator_ = false,
-       gpu_user_annotation_ = false;
+  std::vector<std::vector<std::string>> choices_;
+  std::vector<bool> seen_;  // per choice: some slice matched one of its categories
 };
 
 // category_matches and normalize_precision: flopline/trace/slice_terms.h.
