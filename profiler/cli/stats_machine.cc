@@ -32,7 +32,7 @@ nlohmann::ordered_json json_ns(const std::optional<trace::TimeNs>& v) {
 // A cell as JSON writes it: unknown values are null, text is a string ("" included).
 nlohmann::ordered_json json_value(const trace::StatsValue& v) {
   switch (v.kind) {
-    case trace::StatsValue::Kind::kNone:
+    case trace::StatsValue::Kind::kUnknown:
       return nullptr;
     case trace::StatsValue::Kind::kInt:
       return v.i;

@@ -47,7 +47,7 @@ std::string table_cell(const trace::StatsColumn& c, const trace::StatsRow& r) {
     case trace::StatsValue::Kind::kText:
       s = v.text;
       break;
-    case trace::StatsValue::Kind::kNone:
+    case trace::StatsValue::Kind::kUnknown:
       break;
   }
   if (c.warn != nullptr && c.warn(r)) s += "!";

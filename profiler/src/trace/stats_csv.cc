@@ -37,7 +37,7 @@ void append_stats_number(std::string& out, double v) {
 
 void append_stats_csv_cell(std::string& out, const StatsValue& v) {
   switch (v.kind) {
-    case StatsValue::Kind::kNone:
+    case StatsValue::Kind::kUnknown:
       return;
     case StatsValue::Kind::kInt:
       out += std::to_string(v.i);

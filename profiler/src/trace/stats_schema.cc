@@ -208,7 +208,7 @@ std::optional<std::string> stream_row(const Trace& trace, std::uint32_t track) {
 
 bool StatsValue::known() const {
   switch (kind) {
-    case Kind::kNone:
+    case Kind::kUnknown:
       return false;
     case Kind::kInt:
       return true;

@@ -114,11 +114,12 @@ std::string diff_cell_text(const trace::DiffRow& r, DiffColumn c) {
   switch (c) {
     case DiffColumn::kChange:
       return trace::to_string(r.kind);
-    case DiffColumn::kDelta:
-      return (r.delta_ns > 0   ? "+"
-              : r.delta_ns < 0 ? "-"
-                               : "") +
-             format_duration(r.delta_ns < 0 ? -r.delta_ns : r.delta_ns);
+    case DiffColumn::kDelta: {
+      // Sign then magnitude, appended: gcc 12 warns (-Wrestrict) on a literal + string.
+      std::string text = r.delta_ns > 0 ? "+" : r.delta_ns < 0 ? "-" : "";
+      text += format_duration(r.delta_ns < 0 ? -r.delta_ns : r.delta_ns);
+      return text;
+    }
     case DiffColumn::kDeltaPct:
       return percent_text(r.delta_pct);
     case DiffColumn::kCallsA:

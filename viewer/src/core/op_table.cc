@@ -48,7 +48,7 @@ trace::SliceSelection selection(const OpTableQuery& q, const std::vector<std::st
 
 // Unknown cells sort last whatever the direction: no value, or empty text.
 bool has_unknown(const trace::StatsValue& v) {
-  return v.kind == trace::StatsValue::Kind::kNone ||
+  return v.kind == trace::StatsValue::Kind::kUnknown ||
          (v.kind == trace::StatsValue::Kind::kText && v.text.empty());
 }
 
@@ -61,7 +61,7 @@ bool less_value(const trace::StatsValue& a, const trace::StatsValue& b) {
       return a.d < b.d;
     case trace::StatsValue::Kind::kText:
       return a.text < b.text;
-    case trace::StatsValue::Kind::kNone:
+    case trace::StatsValue::Kind::kUnknown:
       break;
   }
   return false;

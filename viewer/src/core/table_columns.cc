@@ -43,7 +43,7 @@ std::string op_cell_text(const OpRow& row, const trace::StatsColumn& c) {
     case trace::StatsValue::Kind::kText:
       s = v.text;
       break;
-    case trace::StatsValue::Kind::kNone:
+    case trace::StatsValue::Kind::kUnknown:
       break;
   }
   if (c.warn != nullptr && c.warn(row.stats)) s += "!";

@@ -149,7 +149,7 @@ enum class StatsUnit : std::uint8_t {
 // A cell's value: unknown, an integer, a number or text (text is "" when unknown, as
 // JSON writes it).
 struct StatsValue {
-  enum class Kind : std::uint8_t { kNone, kInt, kNumber, kText } kind = Kind::kNone;
+  enum class Kind : std::uint8_t { kUnknown, kInt, kNumber, kText } kind = Kind::kUnknown;
   std::int64_t i = 0;
   double d = 0;
   std::string_view text;
