@@ -45,43 +45,43 @@ std::optional<double> utilization(const trace::DeviceBreakdown& b,
   return 100.0 * *peak_time_ns / static_cast<double>(b.window_ns());
 }
 
+// The counted FLOPs' time at peak over the GPU's busy time (the window less idle): the
+// utilization of the time it worked (%).
+std::optional<double> busy_utilization(const trace::DeviceBreakdown& b) {
+  const std::int64_t busy = b.window_ns() - b.idle_ns;
+  if (!b.peak_time_ns || busy <= 0) return std::nullopt;
+  return 100.0 * *b.peak_time_ns / static_cast<double>(busy);
+}
+
 std::string tflops_text(const std::optional<double>& flops, std::int64_t window_ns);
 
 void write_table(const std::vector<BreakdownRow>& rows, bool per_step, std::ostream& out) {
   out << "Time breakdown per rank and GPU" << (per_step ? " and step" : "")
       << " (% of the window; communication and memory: the\n"
          "part not under computation; docs/STATS.md, \"Time breakdown\"):\n";
-  std::vector<std::string> headers = {"Rank",
-                                      "GPU",
-                                      "Window (ns)",
-                                      "Compute %",
-                                      "Comm %",
-                                      "Memory %",
-                                      "Idle %",
-                                      "Idle host %",
-                                      "Idle queued %",
-                                      "Comm hidden %",
-                                      "Counted TFLOP/s",
-                                      "% of peak",
-                                      "Model TFLOP/s",
-                                      "Model % of peak",
-                                      "File"};
+  std::vector<std::string> headers = {
+      "Rank",           "GPU",           "Window (ns)",     "Compute %",
+      "Comm %",         "Memory %",      "Idle %",          "Idle host %",
+      "Idle queued %",  "Comm hidden %", "Counted TFLOP/s", "% of peak",
+      "Busy % of peak", "Model TFLOP/s", "Model % of peak", "File"};
   std::vector<std::vector<std::string>> cells;
   for (const BreakdownRow& r : rows) {
     const trace::DeviceBreakdown& b = r.b;
     const std::int64_t w = b.window_ns();
     const auto u = utilization(b, b.peak_time_ns);
+    const auto busy_u = busy_utilization(b);
     const auto model_u = utilization(b, b.model_peak_time_ns);
-    cells.push_back(
-        {r.rank ? std::to_string(*r.rank) : std::string("-"), std::to_string(b.device),
-         with_thousands(w), fixed1(pct(b.compute_ns, w)), fixed1(pct(b.communication_ns, w)),
-         fixed1(pct(b.memory_ns, w)), fixed1(pct(b.idle_ns, w)), fixed1(pct(b.idle_host_ns, w)),
-         fixed1(pct(b.idle_queued_ns, w)),
-         b.communication_total_ns > 0
-             ? fixed1(pct(b.communication_hidden_ns, b.communication_total_ns))
-             : std::string("-"),
-         tflops_text(b.flops, w), u ? fixed1(*u) : std::string("-"), tflops_text(b.model_flops, w),
-         model_u ? fixed1(*model_u) : std::string("-"), trace::terminal_safe(r.file)});
+    cells.push_back({r.rank ? std::to_string(*r.rank) : std::string("-"), std::to_string(b.device),
+                     with_thousands(w), fixed1(pct(b.compute_ns, w)),
+                     fixed1(pct(b.communication_ns, w)), fixed1(pct(b.memory_ns, w)),
+                     fixed1(pct(b.idle_ns, w)), fixed1(pct(b.idle_host_ns, w)),
+                     fixed1(pct(b.idle_queued_ns, w)),
+                     b.communication_total_ns > 0
+                         ? fixed1(pct(b.communication_hidden_ns, b.communication_total_ns))
+                         : std::string("-"),
+                     tflops_text(b.flops, w), u ? fixed1(*u) : std::string("-"),
+                     busy_u ? fixed1(*busy_u) : std::string("-"), tflops_text(b.model_flops, w),
+                     model_u ? fixed1(*model_u) : std::string("-"), trace::terminal_safe(r.file)});
     if (per_step) {
       cells.back().insert(cells.back().begin() + 2,
                           trace::terminal_safe(shorten_name(r.step.value_or("-"), 40)));

@@ -521,6 +521,25 @@ TEST_F(StatsCommand, CollectiveWaitsAcrossRanks) {
   EXPECT_EQ(one.out.find("collective_waits"), std::string::npos) << one.out;
 }
 
+// --report breakdown's utilizations: a 20 us tf32 kernel of 1e9 FLOPs (10 us at the
+// 1e14 peak) and a 20 us kernel without FLOPs 60 us later: window 80 us, busy 40 us.
+// % of peak 10/80 = 12.5, Busy % of peak 10/40 = 25.0.
+TEST_F(StatsCommand, TimeBreakdownUtilizationOverWindowAndBusyTime) {
+  const std::string f = write("busy.json", R"json({
+"deviceProperties":[{"id":0,"name":"test GPU","peakFlops":{"tf32":1e14}}],
+"traceEvents":[
+{"ph":"M","name":"process_labels","pid":0,"args":{"labels":"GPU 0"}},
+{"ph":"X","cat":"kernel","name":"mm","pid":0,"tid":7,"ts":0,"dur":20,
+ "args":{"flops":1e9,"precision":"tf32"}},
+{"ph":"X","cat":"kernel","name":"add","pid":0,"tid":7,"ts":60,"dur":20}
+]})json");
+  const CliRun t = run_flopline({"stats", f, "--report", "breakdown"});
+  ASSERT_EQ(t.rc, kExitOk) << t.err;
+  EXPECT_NE(t.out.find("Busy % of peak"), std::string::npos) << t.out;
+  // Counted TFLOP/s over the window: 1e9 / 80 us = 12.5; then 12.5 % and 25.0 %.
+  EXPECT_NE(t.out.find("12.5       12.5            25.0"), std::string::npos) << t.out;
+}
+
 // --report breakdown: per rank and GPU, the four parts of the window (stream 7: a GEMM
 // 0-100 us; stream 13: an all-reduce 50-150 us, half under the GEMM; a copy 150-160 us;
 // idle 160-200 us before the last kernel) and the hidden share of communication.
