@@ -1,5 +1,7 @@
 #include "process_info.h"
 
+#include <unistd.h>
+
 #include <fstream>
 #include <iterator>
 
@@ -31,6 +33,12 @@ std::string process_command_line() {
     if (c == '\0') c = ' ';
   }
   return s;
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return {};
+  return buf;
 }
 
 std::string thread_name(std::uint32_t tid) {

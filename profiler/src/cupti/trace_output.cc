@@ -21,6 +21,8 @@ CaptureWriteResult write_capture(const capture::RecordBatch& batch, const std::s
   const std::string command = process_command_line();
   if (!command.empty()) head.emplace_back("command", command);
   head.emplace_back("pid", std::to_string(batch.process_id));
+  // Ranks of a multi-host job: which host each trace's clock belongs to.
+  if (const std::string host = host_name(); !host.empty()) head.emplace_back("host", host);
   head.insert(head.end(), info.begin(), info.end());
   t.info.insert(t.info.begin(), head.begin(), head.end());
   apply_calibrated_peaks(t.devices);

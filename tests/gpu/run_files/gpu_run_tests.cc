@@ -73,14 +73,19 @@ TEST(Runs, OnlyProcessesWithGpuWorkWriteTraces) {
   EXPECT_EQ(json_files_in(dir), want) << describe_run(r);
   EXPECT_EQ(traces_named_in(r.out).size(), want.size()) << describe_run(r);
   std::set<std::string> run_ids;
+  std::set<std::string> hosts;
   for (const std::string& f : want) {
     const TraceView t = must_load(dir + "/" + f);
     EXPECT_FALSE(t.by_cat("kernel").empty()) << f;
     for (const auto& [k, v] : t.trace.info) {
       if (k == "run id") run_ids.insert(v);
+      if (k == "host") hosts.insert(v);
     }
   }
   EXPECT_EQ(run_ids.size(), 1u) << "every trace of the run carries one run id";
+  // One machine: every rank names the same host, and it is not empty.
+  ASSERT_EQ(hosts.size(), 1u) << "every trace of the run names its host";
+  EXPECT_FALSE(hosts.begin()->empty());
 }
 
 }  // namespace
