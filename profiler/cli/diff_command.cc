@@ -14,6 +14,7 @@
 #include "flopline/trace/name_text.h"
 #include "flopline/trace/operator_paths.h"
 #include "flopline/trace/stats_csv.h"
+#include "flopline/trace/stats_schema.h"
 #include "flopline/trace/trace_diff.h"
 #include "flopline/trace/trace_paths.h"
 #include "output_check.h"
@@ -75,15 +76,19 @@ Parsed<DiffOptions> parse_diff_args(std::span<const std::string> args) {
   bool csv = false, json = false;
   for (const auto& [name, value] : split.value->options) {
     if (name == "--by") {
-      if (value == "name") {
-        o.by = trace::GroupBy::kName;
-      } else if (value == "op" || value == "operator") {
-        o.by = trace::GroupBy::kOperator;
-      } else if (value == "path") {
+      // The stats schema's words for kernels by name and operators (aliases included),
+      // and diff's own "path"; the stats groupings a diff does not match by are refused.
+      const trace::GroupingMatch g = trace::find_stats_grouping(value);
+      if (value == "path") {
         o.by = trace::GroupBy::kOperator;
         o.by_path = true;
+      } else if (g.grouping != nullptr && (g.grouping->by == trace::GroupBy::kName ||
+                                           g.grouping->by == trace::GroupBy::kOperator)) {
+        o.by = g.grouping->by;
       } else {
-        return P::fail(concat("--by '", value, "' is not a grouping; use name, op or path"));
+        return P::fail(concat("--by '", trace::terminal_safe(value),
+                              "' is not a grouping flopline diff matches by; use name, op or "
+                              "path"));
       }
     } else if (name == "--top") {
       auto n = parse_positive_count(value, "--top");

@@ -155,7 +155,16 @@ TEST_F(DiffCommand, BadCommandLinesAndInputs) {
   EXPECT_NE(run_flopline({"diff", a}).err.find("two runs to compare are needed"),
             std::string::npos);
   EXPECT_EQ(run_flopline({"diff", a, a, "--fail-if-slower", "fast"}).rc, kExitUsage);
-  EXPECT_EQ(run_flopline({"diff", a, a, "--by", "category"}).rc, kExitUsage);
+  // A stats grouping diff does not match by, and a word that is none: refused, naming
+  // the three it takes. The schema's alias for operators is taken.
+  for (const char* by : {"category", "stream", "kernels"}) {
+    const CliRun r = run_flopline({"diff", a, a, "--by", by});
+    EXPECT_EQ(r.rc, kExitUsage) << by;
+    EXPECT_NE(r.err.find("use name, op or path"), std::string::npos) << r.err;
+  }
+  const CliRun op = run_flopline({"diff", a, a, "--by", "operator"});
+  EXPECT_NE(op.rc, kExitUsage) << op.err;
+  EXPECT_EQ(op.err.find("is not a grouping"), std::string::npos) << op.err;
   const CliRun missing = run_flopline({"diff", a, (dir_ / "nope.json").string()});
   EXPECT_EQ(missing.rc, kExitFailure);
   EXPECT_NE(missing.err.find("nope.json"), std::string::npos) << missing.err;
