@@ -194,8 +194,8 @@ TEST_F(FunctionMetricsTest, InstructionsAndOperationsThatDoNotGoTogetherMeanEver
   EXPECT_EQ(f.learn(1, f.choose(1), values(f, FunctionMetrics::kLearning, {{kInst, 50}})), "");
   EXPECT_EQ(f.choose(1), FunctionMetrics::kFull);
   EXPECT_NE(f.describe(1).find("without tensor operations"), std::string::npos);
-  // HFMA2 alone (PyTorch's normal-distribution kernel on an H200: 25,344 of each): a
-  // function without tensor work, measured with the others.
+  // HFMA2 alone, as many as the tensor pipe's instructions (PyTorch's normal-distribution
+  // kernel): a function without tensor work, measured with the others.
   f.learn(4, f.choose(4),
           values(f, FunctionMetrics::kLearning, {{kInst, 25344}, {kHfma2, 25344}, {kFfma, 9}}));
   const std::uint32_t s4 = f.choose(4);

@@ -189,10 +189,10 @@ void add_dram_metrics(const std::set<std::string>& listed, CounterPlan& plan) {
 
 // After the counting metrics, outside their pass count: measured only beside a
 // function's learned metrics (function_metrics.h). The tensor pipe also executes HFMA2
-// on chips that list sm__inst_executed_pipe_tensor_op_hmma_type_hfma2 (on an H200
-// PyTorch's normal-distribution and reduction kernels issue them, and no tensor op):
-// those are subtracted, so that the count is of matrix instructions. GMMA instructions
-// are in the pipe's count (ncu on an H200: equal to ..._op_gmma on cuBLAS's nvjet kernels).
+// on chips that list sm__inst_executed_pipe_tensor_op_hmma_type_hfma2, in kernels with
+// no tensor op at all: those are subtracted, so that the count is of matrix
+// instructions. GMMA instructions are in the pipe's count (docs/COUNTERS.md, "Fewer
+// replay passes", has the measurements).
 void add_tensor_instruction_metrics(const std::set<std::string>& listed, CounterPlan& plan) {
   if (listed.count("sm__inst_executed_pipe_tensor") == 0) return;
   CounterMetric m;

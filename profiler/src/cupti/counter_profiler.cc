@@ -341,9 +341,9 @@ bool ContextProfiler::use_set(std::uint32_t id, std::string* why) {
     c.counter_data.assign(ds.counterDataSize, 0);
     c.host = std::move(made);
   }
-  // A fresh image at every switch, initialized before SetConfig reads its layout: on an
-  // H200, re-initializing the image of a set configured again after another one failed
-  // (CUPTI_ERROR_UNKNOWN) while a new set's image never did.
+  // A fresh image at every switch, initialized before SetConfig reads its layout: the
+  // image of a set configured again after another one could not be re-initialized,
+  // while a new set's always could (docs/COUNTERS.md).
   std::fill(c.counter_data.begin(), c.counter_data.end(), std::uint8_t{0});
   if (!init_counter_data(c.counter_data, &r)) {
     *why = why_unavailable("cuptiRangeProfilerCounterDataImageInitialize", r);
