@@ -9,6 +9,7 @@
 #include "flopline/capture/device_peaks.h"
 #include "flopline/trace/collective_waits.h"
 #include "flopline/trace/name_text.h"
+#include "flopline/trace/operator_time.h"
 #include "flopline/trace/stats_csv.h"
 #include "flopline/trace/step_window.h"
 #include "flopline/trace/time_breakdown.h"
@@ -37,20 +38,12 @@ std::string fixed1(double v) {
   return buf;
 }
 
-// Utilization: the FLOPs' time at peak over the window (%): counted (hardware) FLOPs'
-// with `peak_time_ns`, the model's with `model_peak_time_ns`.
-std::optional<double> utilization(const trace::DeviceBreakdown& b,
-                                  const std::optional<double>& peak_time_ns) {
-  if (!peak_time_ns || b.window_ns() <= 0) return std::nullopt;
-  return 100.0 * *peak_time_ns / static_cast<double>(b.window_ns());
-}
-
-// The counted FLOPs' time at peak over the GPU's busy time (the window less idle): the
-// utilization of the time it worked (%).
-std::optional<double> busy_utilization(const trace::DeviceBreakdown& b) {
-  const std::int64_t busy = b.window_ns() - b.idle_ns;
-  if (!b.peak_time_ns || busy <= 0) return std::nullopt;
-  return 100.0 * *b.peak_time_ns / static_cast<double>(busy);
+// Utilization: FLOPs' time at peak over a span (%): the counted (hardware) FLOPs'
+// `peak_time_ns` or the model's `model_peak_time_ns`, over the window or the GPU's busy
+// time (the window less idle).
+std::optional<double> utilization(const std::optional<double>& peak_time_ns, std::int64_t span_ns) {
+  if (!peak_time_ns || span_ns <= 0) return std::nullopt;
+  return 100.0 * *peak_time_ns / static_cast<double>(span_ns);
 }
 
 std::string tflops_text(const std::optional<double>& flops, std::int64_t window_ns);
@@ -68,9 +61,9 @@ void write_table(const std::vector<BreakdownRow>& rows, bool per_step, std::ostr
   for (const BreakdownRow& r : rows) {
     const trace::DeviceBreakdown& b = r.b;
     const std::int64_t w = b.window_ns();
-    const auto u = utilization(b, b.peak_time_ns);
-    const auto busy_u = busy_utilization(b);
-    const auto model_u = utilization(b, b.model_peak_time_ns);
+    const auto u = utilization(b.peak_time_ns, w);
+    const auto busy_u = utilization(b.peak_time_ns, w - b.idle_ns);
+    const auto model_u = utilization(b.model_peak_time_ns, w);
     cells.push_back({r.rank ? std::to_string(*r.rank) : std::string("-"), std::to_string(b.device),
                      with_thousands(w), fixed1(pct(b.compute_ns, w)),
                      fixed1(pct(b.communication_ns, w)), fixed1(pct(b.memory_ns, w)),
@@ -189,8 +182,11 @@ int run_breakdown_report(const StatsOptions& opt, const trace::TraceFiles& found
           const std::vector<trace::Step> steps =
               trace::steps_of(*lt.trace, opt.steps, opt.skip_first);
           if (steps.empty()) steps_missing.push_back(lt.path);
+          // One operator index for every step's model FLOPs.
+          const trace::OperatorIndex operators = trace::OperatorIndex::build(*lt.trace);
           for (const trace::Step& s : steps) {
-            for (const trace::DeviceBreakdown& b : trace::time_breakdown(*lt.trace, s.begin, s.end))
+            for (const trace::DeviceBreakdown& b :
+                 trace::time_breakdown(*lt.trace, s.begin, s.end, &operators))
               rows.push_back(BreakdownRow{lt.path, rank, b, s.name});
           }
           return;

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <cstdio>
 
 namespace flopline::capture {
 namespace {

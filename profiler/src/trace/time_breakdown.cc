@@ -78,10 +78,9 @@ const DeviceProperties* properties_of(const Trace& t, std::int32_t device) {
 }
 
 // The operators' model FLOPs per device, over each device's window (time_breakdown.h).
-void add_model_flops(const Trace& t, std::vector<DeviceBreakdown>& out) {
-  if (out.empty()) return;
-  const OperatorIndex index = OperatorIndex::build(t);
-  if (!index.owns_gpu_work()) return;
+void add_model_flops(const Trace& t, const OperatorIndex& index,
+                     std::vector<DeviceBreakdown>& out) {
+  if (out.empty() || !index.owns_gpu_work()) return;
   std::map<std::int32_t, std::pair<double, double>> model;  // device -> flops, peak time
   std::map<std::int32_t, bool> missing_peak;
   const auto& ops = index.operators();
@@ -122,7 +121,8 @@ void add_model_flops(const Trace& t, std::vector<DeviceBreakdown>& out) {
 }  // namespace
 
 std::vector<DeviceBreakdown> time_breakdown(const Trace& t, std::optional<TimeNs> begin,
-                                            std::optional<TimeNs> end) {
+                                            std::optional<TimeNs> end,
+                                            const OperatorIndex* operators) {
   const StringId kernel = t.strings.find("kernel");
   const StringId copy = t.strings.find("gpu_memcpy");
   const StringId set = t.strings.find("gpu_memset");
@@ -244,7 +244,11 @@ std::vector<DeviceBreakdown> time_breakdown(const Trace& t, std::optional<TimeNs
     }
     out.push_back(b);
   }
-  add_model_flops(t, out);
+  if (operators != nullptr) {
+    add_model_flops(t, *operators, out);
+  } else if (!out.empty()) {
+    add_model_flops(t, OperatorIndex::build(t), out);
+  }
   return out;
 }
 

@@ -58,9 +58,13 @@ struct DeviceBreakdown {
   std::int64_t window_ns() const { return sub_saturating(window_end, window_begin); }
 };
 
+class OperatorIndex;
+
 // Per GPU device of the trace, over [begin, end); without a window, the first to the
-// last GPU work of that device.
+// last GPU work of that device. `operators`: the trace's operator index, for the model
+// FLOPs (a caller with many windows of one trace builds it once); built here when null.
 std::vector<DeviceBreakdown> time_breakdown(const Trace& t, std::optional<TimeNs> begin = {},
-                                            std::optional<TimeNs> end = {});
+                                            std::optional<TimeNs> end = {},
+                                            const OperatorIndex* operators = nullptr);
 
 }  // namespace flopline::trace
