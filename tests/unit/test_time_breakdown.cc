@@ -108,32 +108,45 @@ TEST(TimeBreakdown, CountedFlopsAtPeakGiveTheMeasuredUtilization) {
   EXPECT_FALSE(rows[0].peak_time_ns);
 }
 
+// A GPU (device 0, stream 7) and a CPU thread whose launch calls reach it by flows.
+struct HostAndGpu {
+  Trace t;
+  TraceBuilder b{t};
+  std::uint32_t gpu = 0, cpu = 0;
+  StringId kernel = 0;
+  HostAndGpu() {
+    const std::uint32_t gpu_process = b.process(0);
+    t.processes[gpu_process].is_gpu = true;
+    t.processes[gpu_process].device = 0;
+    gpu = b.track(gpu_process, 7, TrackKind::kGpuStream);
+    cpu = b.track(b.process(100), 100);
+    kernel = t.strings.intern("kernel");
+  }
+  // A 5 ns cudaLaunchKernel at `call` whose flow reaches the GPU slice starting at `start`.
+  void launch(TimeNs call, TimeNs start, std::uint64_t id) {
+    b.add_slice(cpu, Slice{call, 5, t.strings.intern("cudaLaunchKernel"),
+                           t.strings.intern("cuda_runtime"), kNoArgs, kNone});
+    Flow f;
+    f.id = id;
+    f.from.track = cpu;
+    f.from.ts = call;
+    f.to.track = gpu;
+    f.to.ts = start;
+    b.add_flow(f);
+  }
+};
+
 // Three kernels with gaps; each launched by a CPU call (a flow from the call to the
 // kernel): the first gap's kernel was launched 30 ns into the gap (30 host, 20 queued),
 // the second's before the gap began (all 40 queued: a dependency), and the last kernel
 // has no launch flow (its 10 ns gap is other).
 TEST(TimeBreakdown, IdleSplitByWhenTheNextWorkWasLaunched) {
-  Trace t;
-  TraceBuilder b(t);
-  const std::uint32_t gpu_process = b.process(0);
-  t.processes[gpu_process].is_gpu = true;
-  t.processes[gpu_process].device = 0;
-  const std::uint32_t gpu = b.track(gpu_process, 7, TrackKind::kGpuStream);
-  const std::uint32_t cpu = b.track(b.process(100), 100);
-  const StringId kernel = t.strings.intern("kernel");
-  const StringId launch = t.strings.intern("cudaLaunchKernel");
-  const StringId runtime = t.strings.intern("cuda_runtime");
+  HostAndGpu h;
+  Trace& t = h.t;
+  TraceBuilder& b = h.b;
   auto add = [&](TimeNs start, TimeNs dur, std::optional<TimeNs> launched, std::uint64_t id) {
-    b.add_slice(gpu, Slice{start, dur, t.strings.intern("k"), kernel, kNoArgs, kNone});
-    if (!launched) return;
-    b.add_slice(cpu, Slice{*launched, 5, launch, runtime, kNoArgs, kNone});
-    Flow f;
-    f.id = id;
-    f.from.track = cpu;
-    f.from.ts = *launched;
-    f.to.track = gpu;
-    f.to.ts = start;
-    b.add_flow(f);
+    b.add_slice(h.gpu, Slice{start, dur, t.strings.intern("k"), h.kernel, kNoArgs, kNone});
+    if (launched) h.launch(*launched, start, id);
   };
   add(0, 100, TimeNs{0}, 1);      // busy 0-100
   add(150, 100, TimeNs{130}, 2);  // gap 100-150, launched at 130
@@ -157,37 +170,23 @@ TEST(TimeBreakdown, IdleSplitByWhenTheNextWorkWasLaunched) {
 // (hardware FLOPs: more than the model's). A second operator's FLOPs are the counters'
 // sum: not model FLOPs. bf16 peak 1e15: the model's 5e7 take 50 ns at peak.
 TEST(TimeBreakdown, ModelFlopsBesideCountedOnes) {
-  Trace t;
-  TraceBuilder b(t);
-  const std::uint32_t gpu_process = b.process(0);
-  t.processes[gpu_process].is_gpu = true;
-  t.processes[gpu_process].device = 0;
-  const std::uint32_t gpu = b.track(gpu_process, 7, TrackKind::kGpuStream);
-  const std::uint32_t cpu = b.track(b.process(100), 100);
-  const StringId kernel = t.strings.intern("kernel");
+  HostAndGpu h;
+  Trace& t = h.t;
+  TraceBuilder& b = h.b;
   const StringId op = t.strings.intern("cpu_op");
-  const StringId launch = t.strings.intern("cudaLaunchKernel");
-  const StringId runtime = t.strings.intern("cuda_runtime");
   auto add_op = [&](TimeNs start, TimeNs gpu_start, double flops, const char* args, double counted,
                     std::uint64_t id) {
     SliceMetrics m;
     m.flops = flops;
     Slice o{start, 50, t.strings.intern("aten::mm"), op, t.args.add_json(args), kNone};
     o.metrics = b.add_metrics(m);
-    b.add_slice(cpu, o);
-    b.add_slice(cpu, Slice{start + 10, 5, launch, runtime, kNoArgs, kNone});
+    b.add_slice(h.cpu, o);
+    h.launch(start + 10, gpu_start, id);
     SliceMetrics km;
     km.flops = counted;
-    Slice k{gpu_start, 100, t.strings.intern("gemm"), kernel, kNoArgs, kNone};
+    Slice k{gpu_start, 100, t.strings.intern("gemm"), h.kernel, kNoArgs, kNone};
     k.metrics = b.add_metrics(km);
-    b.add_slice(gpu, k);
-    Flow f;
-    f.id = id;
-    f.from.track = cpu;
-    f.from.ts = start + 10;
-    f.to.track = gpu;
-    f.to.ts = gpu_start;
-    b.add_flow(f);
+    b.add_slice(h.gpu, k);
   };
   add_op(0, 100, 5e7, R"({"precision":"bf16"})", 6e7, 1);
   add_op(60, 200, 6e7, R"({"precision":"bf16","flops source":"counters"})", 6e7, 2);
