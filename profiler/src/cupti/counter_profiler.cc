@@ -286,6 +286,7 @@ struct ContextProfiler {
   // configured with the set's metrics, its config image and its counter data.
   struct Config {
     std::unique_ptr<ProfilerHost> host;
+    std::vector<std::string> names;
     std::vector<std::uint8_t> image;
     std::vector<std::uint8_t> counter_data;
   };
@@ -321,30 +322,31 @@ bool ContextProfiler::use_set(std::uint32_t id, std::string* why) {
   Config& c = configs[id];
   CUptiResult r = CUPTI_SUCCESS;
   if (!c.host) {
-    std::vector<std::string> names;
-    for (std::uint32_t i : set_metrics(id)) names.push_back(plan.metrics[i].name);
+    for (std::uint32_t i : set_metrics(id)) c.names.push_back(plan.metrics[i].name);
     auto made = ProfilerHost::create(CUPTI_PROFILER_TYPE_RANGE_PROFILER, chip, availability, why);
-    if (!made || !made->configure(names, &c.image, why)) return false;
-    std::vector<const char*> n;
-    for (const std::string& name : names) n.push_back(name.c_str());
-    auto ds = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
-        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
-    ds.pRangeProfilerObject = object;
-    ds.pMetricNames = n.data();
-    ds.numMetrics = n.size();
-    ds.maxNumOfRanges = 1;  // one launch at a time
-    ds.maxNumRangeTreeNodes = 1;
-    if ((r = cuptiRangeProfilerGetCounterDataSize(&ds)) != CUPTI_SUCCESS) {
-      *why = why_unavailable("cuptiRangeProfilerGetCounterDataSize", r);
+    if (!made || !made->configure(c.names, &c.image, why)) {
+      c.names.clear();
       return false;
     }
-    c.counter_data.assign(ds.counterDataSize, 0);
     c.host = std::move(made);
   }
-  // A fresh image at every switch, initialized before SetConfig reads its layout: the
-  // image of a set configured again after another one could not be re-initialized,
-  // while a new set's always could (docs/COUNTERS.md).
-  std::fill(c.counter_data.begin(), c.counter_data.end(), std::uint8_t{0});
+  // The range profiler object keeps the metric list of its last GetCounterDataSize and
+  // initializes every counter data image for that list: a set configured again after
+  // another one must announce its metrics again, or its image cannot be initialized.
+  std::vector<const char*> n;
+  for (const std::string& name : c.names) n.push_back(name.c_str());
+  auto ds = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+  ds.pRangeProfilerObject = object;
+  ds.pMetricNames = n.data();
+  ds.numMetrics = n.size();
+  ds.maxNumOfRanges = 1;  // one launch at a time
+  ds.maxNumRangeTreeNodes = 1;
+  if ((r = cuptiRangeProfilerGetCounterDataSize(&ds)) != CUPTI_SUCCESS) {
+    *why = why_unavailable("cuptiRangeProfilerGetCounterDataSize", r);
+    return false;
+  }
+  c.counter_data.assign(ds.counterDataSize, 0);
   if (!init_counter_data(c.counter_data, &r)) {
     *why = why_unavailable("cuptiRangeProfilerCounterDataImageInitialize", r);
     return false;
