@@ -38,13 +38,15 @@ bool print_table(const std::vector<LoadedTrace>& traces, const std::vector<std::
 // on which basis (trace/counted_basis.h).
 void print_counter_note(const std::vector<LoadedTrace>& traces, std::ostream& out) {
   std::string what;
-  std::vector<std::string> shortfalls;  // launches not measured as planned, per trace
+  // Per trace: launches not measured as planned, and what measuring cost.
+  std::vector<std::string> shortfalls;
   trace::CountedCoverage coverage;
   for (const LoadedTrace& lt : traces) {
     const trace::Trace& t = *lt.trace;
     for (const auto& [k, v] : t.info) {
       if (k == "counters" && what.empty()) what = v;
-      if (k == "counters failed launches" || k == "counters without their kernel") {
+      if (k == "counters failed launches" || k == "counters without their kernel" ||
+          k == "counters time measuring") {
         shortfalls.push_back(k.substr(std::string_view("counters ").size()) + ": " + v);
       }
     }

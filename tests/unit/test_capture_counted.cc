@@ -273,6 +273,9 @@ TEST(CountedTrace, AnIncompleteMeasurementIsEstimatedAndNeverASource) {
   RecordBatch b = counted_batch();
   b.counters.measured_by_passes = {{2, 5}, {6, 1}};
   b.counters.incomplete = 1;
+  b.counters.configure_ns = 300'000'000;
+  b.counters.replay_ns = 12'500'000'000;
+  b.counters.decode_ns = 400'000'000;
   b.counter_records[0].incomplete = "tensor operations per instruction 320, learned 640";
   launch(b, 8000, 4, "gemm", 4);  // no source named: an estimate by signature
   const trace::Trace t = decode_to_trace(b);
@@ -298,6 +301,9 @@ TEST(CountedTrace, AnIncompleteMeasurementIsEstimatedAndNeverASource) {
   std::map<std::string, std::string> info(t.info.begin(), t.info.end());
   EXPECT_EQ(info["counters measured launches by passes"], "5 in 2 passes, 1 in 6 passes");
   EXPECT_EQ(info["counters incomplete measurements"], "1");
+  EXPECT_EQ(info["counters time measuring"],
+            "13.200 s: 0.300 s configuring metric sets, 12.500 s in measured launches and "
+            "their replays, 0.400 s decoding");
 }
 
 TEST(CountedTrace, KernelsInheritTheInnermostDeclaredPrecision) {

@@ -328,7 +328,8 @@ TEST(RunSummary, SaysWhichLaunchesWereNotMeasured) {
     f << R"j({"traceEvents":[{"ph":"X","cat":"kernel","name":"gemm","pid":1,"tid":7,"ts":1,)j"
          R"j("dur":5,"args":{"flops":1000,"dram bytes":64,"flops source":"counters"}}],)j"
          R"j("flopline":{"counters":"range profiler, chip GH100","counters failed launches":"2",)j"
-         R"j("counters without their kernel":"1 (device:correlation 0:9)"}})j";
+         R"j("counters without their kernel":"1 (device:correlation 0:9)",)j"
+         R"j("counters time measuring":"2.000 s: 0.100 s configuring metric sets"}})j";
   }
   std::ostringstream out, err;
   print_run_summary({path}, 10, out, err);
@@ -339,6 +340,9 @@ TEST(RunSummary, SaysWhichLaunchesWereNotMeasured) {
       << s;
   EXPECT_NE(s.find("counters: failed launches: 2\n"), std::string::npos) << s;
   EXPECT_NE(s.find("counters: without their kernel: 1 (device:correlation 0:9)\n"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("counters: time measuring: 2.000 s: 0.100 s configuring metric sets\n"),
             std::string::npos)
       << s;
   std::remove(path.c_str());

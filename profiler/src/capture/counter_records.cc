@@ -1,5 +1,6 @@
 // Hardware counters and GPU metrics samples in the decoded trace (docs/COUNTERS.md).
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "capture/decode_context.h"
@@ -14,6 +15,20 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
     out += s;
   }
   return out;
+}
+
+std::string seconds(TimeNs ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(ns) / 1e9);
+  return buf;
+}
+
+// "13.200 s: 0.300 s configuring metric sets, 12.500 s in measured launches and their
+// replays, 0.400 s decoding"
+std::string measuring_time(const CounterInfo& c) {
+  return seconds(c.configure_ns + c.replay_ns + c.decode_ns) + ": " + seconds(c.configure_ns) +
+         " configuring metric sets, " + seconds(c.replay_ns) +
+         " in measured launches and their replays, " + seconds(c.decode_ns) + " decoding";
 }
 
 }  // namespace
@@ -101,6 +116,9 @@ void add_counter_info(DecodeContext& ctx) {
       }
       if (c.incomplete > 0) {
         info.emplace_back("counters incomplete measurements", std::to_string(c.incomplete));
+      }
+      if (const TimeNs all = c.configure_ns + c.replay_ns + c.decode_ns; all > 0) {
+        info.emplace_back("counters time measuring", measuring_time(c));
       }
       if (c.per_signature != 0) {
         info.emplace_back("counters work keys", std::to_string(c.work_keys));

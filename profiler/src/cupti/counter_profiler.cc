@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -423,11 +424,11 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
     *why = "chip " + cp->chip + " lists none of the counters flopline reads";
     return nullptr;
   }
-  // Metric sets per function reconfigure the range profiler between launches, which
-  // is not yet verified on every program (docs/COUNTERS.md): asked for by
-  // FLOPLINE_COUNTERS_SETS=1 until it is. Without it every launch collects every metric.
+  // Metric sets per function (docs/COUNTERS.md). FLOPLINE_COUNTERS_SETS=0 makes every
+  // launch collect every metric without --counters=all's measuring of every launch: the
+  // way to tell a fault of the sets' reconfiguration from any other.
   const char* sets_env = std::getenv("FLOPLINE_COUNTERS_SETS");
-  const bool learn_sets = sets_env != nullptr && std::string_view(sets_env) == "1";
+  const bool learn_sets = sets_env == nullptr || std::string_view(sets_env) != "0";
   cp->sets =
       std::make_unique<capture::FunctionMetrics>(cp->plan, passes, every_launch || !learn_sets);
 
@@ -474,7 +475,16 @@ struct ThreadLaunch {
   std::uint32_t device = 0;
   std::uint32_t driver_correlation = 0;  // the driver call's id, for FLOPLINE_COUNTERS_DEBUG
   std::vector<double> values;
+  // When this launch's current part of measuring began (CounterInfo's time parts).
+  std::chrono::steady_clock::time_point since;
+  capture::TimeNs configure_ns = 0;
 };
+
+capture::TimeNs ns_since(std::chrono::steady_clock::time_point t) {
+  return static_cast<capture::TimeNs>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now() - t)
+                                 .count());
+}
 
 thread_local ThreadLaunch t_launch;
 
@@ -603,6 +613,8 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
     return;
   }
   launch_lock.lock();
+  t.since = std::chrono::steady_clock::now();
+  const bool switching = cp->current != t.set;
   if (std::string why; !cp->use_set(t.set, &why)) {
     // The sets of a function's first launch and of --counters=all collect every
     // metric: measuring with them stays complete. Any other set would not.
@@ -622,6 +634,8 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
       return;
     }
   }
+  t.configure_ns = switching ? ns_since(t.since) : 0;
+  t.since = std::chrono::steady_clock::now();
   auto p =
       cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
   p.pRangeProfilerObject = cp->object;
@@ -653,6 +667,8 @@ void CounterProfiler::Impl::exit_driver() {
       cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
   stop.pRangeProfilerObject = cp.object;
   CUptiResult r = cuptiRangeProfilerStop(&stop);
+  const capture::TimeNs replay_ns = ns_since(t.since);
+  t.since = std::chrono::steady_clock::now();
   if (r == CUPTI_SUCCESS && !stop.isAllPassSubmitted) error = "not every replay pass ran";
   if (r == CUPTI_SUCCESS && error.empty()) {
     auto d = cupti_params<CUpti_RangeProfiler_DecodeData_Params>(
@@ -685,9 +701,13 @@ void CounterProfiler::Impl::exit_driver() {
   }
   CUptiResult reset = CUPTI_SUCCESS;
   cp.reset_counter_data(&reset);
+  const capture::TimeNs decode_ns = ns_since(t.since);
   launch_lock.unlock();
   {
     std::lock_guard<std::mutex> lock(mu);
+    info.configure_ns += t.configure_ns;
+    info.replay_ns += replay_ns;
+    info.decode_ns += decode_ns;
     if (t.have_values) {
       t.incomplete = cp.learn(t.function, set, t.values);
       const std::size_t passes = cp.set_passes(set);

@@ -325,6 +325,13 @@ struct CounterInfo {
   // fewest passes first.
   std::vector<std::pair<std::size_t, std::uint64_t>> measured_by_passes;
   std::uint64_t incomplete = 0;  // measured launches whose values miss some of their work
+  // Host time the measurements took on the launching threads (steady clock), in three
+  // parts: configuring the range profiler for another metric set; the measured launch
+  // calls, which run the kernel once per replay pass and restore its memory between
+  // them; decoding and evaluating the counter data.
+  TimeNs configure_ns = 0;
+  TimeNs replay_ns = 0;
+  TimeNs decode_ns = 0;
   bool metric_sets = false;      // later launches of a function collect its learned set
   std::string unavailable;       // why nothing could be counted ("" when it could)
 };
