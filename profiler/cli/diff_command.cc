@@ -10,10 +10,10 @@
 
 #include "cli_parse.h"
 #include "flopline/capture/device_peaks.h"
+#include "flopline/trace/diff_schema.h"
 #include "flopline/trace/kernel_names.h"
 #include "flopline/trace/name_text.h"
 #include "flopline/trace/operator_paths.h"
-#include "flopline/trace/stats_csv.h"
 #include "flopline/trace/stats_schema.h"
 #include "flopline/trace/trace_diff.h"
 #include "flopline/trace/trace_paths.h"
@@ -178,6 +178,25 @@ std::string opt_text(const std::optional<double>& v, int decimals, bool sign = f
   return buf;
 }
 
+// A cell as the table writes it: plain numbers with thousands separators, changes with
+// their sign, "-" for what a row or side does not have; names shortened.
+std::string table_cell(const trace::DiffColumn& c, const trace::DiffRow& d) {
+  if (c.field->is_name) return shorten_name(d.name, 90);
+  const trace::StatsValue v = c.value(d);
+  if (!v.known()) return "-";
+  switch (v.kind) {
+    case trace::StatsValue::Kind::kText:
+      return std::string(v.text);
+    case trace::StatsValue::Kind::kInt:
+      return c.field->signed_change ? signed_thousands(v.i) : with_thousands(v.i);
+    case trace::StatsValue::Kind::kNumber:
+      return opt_text(v.d, c.field->decimals, c.field->signed_change);
+    case trace::StatsValue::Kind::kUnknown:
+      break;
+  }
+  return "-";
+}
+
 void write_table(const Side& a, const Side& b, const std::vector<trace::DiffRow>& rows,
                  std::size_t total_rows, std::string_view grouping, std::ostream& out) {
   out << "A: " << trace::terminal_safe(a.given) << " (" << a.files.size() << " file"
@@ -188,25 +207,15 @@ void write_table(const Side& a, const Side& b, const std::vector<trace::DiffRow>
           : grouping == "path" ? "Operators by name path"
                                : "Operators by name")
       << "; other work: FLOPs per call beyond 1%; another speed: time per call beyond 2%\n\n";
-  const std::vector<std::string> headers = {
-      "Change",     "Delta (ns)", "Delta %",   "A calls",   "B calls", "A time (ns)", "B time (ns)",
-      "Per call %", "Work %",     "A TFLOP/s", "B TFLOP/s", "A prec",  "B prec",      "Name"};
+  const std::vector<const trace::DiffColumn*> shown = trace::diff_people_columns();
+  std::vector<TextColumn> columns;
+  for (const trace::DiffColumn* c : shown)
+    columns.push_back({c->table_title, c->field->unit == trace::StatsUnit::kText});
   std::vector<std::vector<std::string>> cells;
   for (const trace::DiffRow& d : rows) {
-    const trace::StatsRow none;
-    const trace::StatsRow& x = d.a ? *d.a : none;
-    const trace::StatsRow& y = d.b ? *d.b : none;
-    cells.push_back(
-        {trace::to_string(d.kind), signed_thousands(d.delta_ns), opt_text(d.delta_pct, 1, true),
-         d.a ? with_thousands(static_cast<std::int64_t>(x.count)) : "-",
-         d.b ? with_thousands(static_cast<std::int64_t>(y.count)) : "-",
-         d.a ? with_thousands(x.total_ns) : "-", d.b ? with_thousands(y.total_ns) : "-",
-         opt_text(d.per_call_pct, 1, true), opt_text(d.work_pct, 1, true), opt_text(x.tflops, 2),
-         opt_text(y.tflops, 2), x.precision.empty() ? "-" : x.precision,
-         y.precision.empty() ? "-" : y.precision, shorten_name(d.name, 90)});
+    std::vector<std::string>& line = cells.emplace_back();
+    for (const trace::DiffColumn* c : shown) line.push_back(table_cell(*c, d));
   }
-  std::vector<TextColumn> columns;
-  for (const std::string& h : headers) columns.push_back({h, h == "Change" || h.ends_with("prec")});
   write_text_table(columns, cells, out);
   const double ta = static_cast<double>(a.result.total_ns);
   const double tb = static_cast<double>(b.result.total_ns);
@@ -218,65 +227,55 @@ void write_table(const Side& a, const Side& b, const std::vector<trace::DiffRow>
   out << "\n";
 }
 
-std::string cell(const std::optional<double>& v) {
-  if (!v || !std::isfinite(*v)) return {};
-  std::string s;
-  trace::append_stats_number(s, *v);
-  return s;
+void write_csv(const std::vector<trace::DiffRow>& rows, std::ostream& out) {
+  std::string s = trace::diff_csv_header();
+  s += '\n';
+  for (const trace::DiffRow& d : rows) {
+    s += trace::diff_csv_row(d);
+    s += '\n';
+  }
+  out << s;
 }
 
-void write_csv(const std::vector<trace::DiffRow>& rows, std::ostream& out) {
-  out << "name,change,a_count,b_count,a_total_ns,b_total_ns,delta_ns,delta_pct,a_avg_ns,"
-         "b_avg_ns,per_call_pct,a_flops,b_flops,work_pct,a_tflops,b_tflops,a_precision,"
-         "b_precision\n";
-  for (const trace::DiffRow& d : rows) {
-    auto count = [](const std::optional<trace::StatsRow>& r) {
-      return r ? std::to_string(r->count) : std::string();
-    };
-    auto ns = [](const std::optional<trace::StatsRow>& r, trace::TimeNs trace::StatsRow::*m) {
-      return r ? std::to_string((*r).*m) : std::string();
-    };
-    auto num = [](const std::optional<trace::StatsRow>& r,
-                  std::optional<double> trace::StatsRow::*m) {
-      return r ? cell((*r).*m) : std::string();
-    };
-    out << trace::csv_field(d.name) << "," << trace::to_string(d.kind) << "," << count(d.a) << ","
-        << count(d.b) << "," << ns(d.a, &trace::StatsRow::total_ns) << ","
-        << ns(d.b, &trace::StatsRow::total_ns) << "," << d.delta_ns << "," << cell(d.delta_pct)
-        << "," << ns(d.a, &trace::StatsRow::avg_ns) << "," << ns(d.b, &trace::StatsRow::avg_ns)
-        << "," << cell(d.per_call_pct) << "," << num(d.a, &trace::StatsRow::flops) << ","
-        << num(d.b, &trace::StatsRow::flops) << "," << cell(d.work_pct) << ","
-        << num(d.a, &trace::StatsRow::tflops) << "," << num(d.b, &trace::StatsRow::tflops) << ","
-        << trace::csv_field(d.a ? d.a->precision : "") << ","
-        << trace::csv_field(d.b ? d.b->precision : "") << "\n";
+// A cell as JSON writes it: numbers as they are computed, null when unknown.
+nlohmann::ordered_json json_value(const trace::StatsValue& v) {
+  switch (v.kind) {
+    case trace::StatsValue::Kind::kUnknown:
+      return nullptr;
+    case trace::StatsValue::Kind::kInt:
+      return v.i;
+    case trace::StatsValue::Kind::kNumber:
+      return std::isfinite(v.d) ? nlohmann::ordered_json(v.d) : nlohmann::ordered_json(nullptr);
+    case trace::StatsValue::Kind::kText:
+      return std::string(v.text);
   }
+  return nullptr;
 }
 
 void write_json(const Side& a, const Side& b, const std::vector<trace::DiffRow>& rows,
                 std::size_t total_rows, std::string_view grouping,
                 const std::vector<std::string>& exceeded, std::ostream& out) {
   using Json = nlohmann::ordered_json;
-  auto num = [](const std::optional<double>& v) {
-    return v && std::isfinite(*v) ? Json(*v) : Json(nullptr);
-  };
   auto side = [&](const Side& s) {
     return Json{{"given", s.given}, {"files", s.files}, {"total_ns", s.result.total_ns}};
   };
-  auto row_side = [&](const std::optional<trace::StatsRow>& r) {
-    if (!r) return Json(nullptr);
-    return Json{{"count", r->count},      {"total_ns", r->total_ns},  {"avg_ns", r->avg_ns},
-                {"flops", num(r->flops)}, {"tflops", num(r->tflops)}, {"precision", r->precision}};
-  };
+  // The row's fields, then each side's as an object ("a": {"count": ..}), null for a
+  // side without the row.
   Json list = Json::array();
   for (const trace::DiffRow& d : rows) {
-    list.push_back({{"name", d.name},
-                    {"change", trace::to_string(d.kind)},
-                    {"delta_ns", d.delta_ns},
-                    {"delta_pct", num(d.delta_pct)},
-                    {"per_call_pct", num(d.per_call_pct)},
-                    {"work_pct", num(d.work_pct)},
-                    {"a", row_side(d.a)},
-                    {"b", row_side(d.b)}});
+    Json row = Json::object();
+    Json sides[2] = {d.a ? Json::object() : Json(nullptr), d.b ? Json::object() : Json(nullptr)};
+    for (const trace::DiffColumn& c : trace::diff_columns()) {
+      const std::string key(c.field->id);
+      if (c.side == trace::DiffSide::kRow) {
+        row[key] = json_value(c.value(d));
+      } else if (Json& s = sides[c.side == trace::DiffSide::kA ? 0 : 1]; !s.is_null()) {
+        s[key] = json_value(c.value(d));
+      }
+    }
+    row["a"] = std::move(sides[0]);
+    row["b"] = std::move(sides[1]);
+    list.push_back(std::move(row));
   }
   Json doc{{"a", side(a)},
            {"b", side(b)},

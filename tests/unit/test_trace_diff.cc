@@ -6,12 +6,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "cli_parse.h"
 #include "cli_test_util.h"
 #include "diff_command.h"
+#include "flopline/trace/diff_schema.h"
 #include "flopline/trace/trace_diff.h"
 
 namespace flopline::trace {
@@ -69,6 +71,44 @@ TEST(TraceDiff, TolerancesDecideWhatIsTheSame) {
   EXPECT_EQ(diff_rows(a, b, strict)[0].kind, DiffKind::kMoreWork);
   strict.work_pct = 1.0;
   EXPECT_EQ(diff_rows(a, b, strict)[0].kind, DiffKind::kSlower);
+}
+
+// The diff schema's table is consistent: ids are unique, each field has the value its
+// kind needs, a side's field becomes A's and B's columns next to each other, and one
+// column is the name and one the time impact (the window's default order).
+TEST(DiffSchema, FieldsExpandToUniqueColumns) {
+  std::set<std::string> ids, titles;
+  std::set<int> orders;
+  int names = 0, impact = 0;
+  for (const DiffField& f : diff_fields()) {
+    EXPECT_EQ(f.per_side, f.side_value != nullptr) << f.id;
+    EXPECT_EQ(!f.per_side, f.row_value != nullptr) << f.id;
+    names += f.is_name;
+    impact += f.by_magnitude;
+    if (f.people) EXPECT_TRUE(orders.insert(f.people_order).second) << f.id;
+  }
+  EXPECT_EQ(names, 1);
+  EXPECT_EQ(impact, 1);
+  for (const DiffColumn& c : diff_columns()) {
+    EXPECT_TRUE(ids.insert(c.id).second) << c.id;
+    if (c.field->people) EXPECT_TRUE(titles.insert(c.title).second) << c.title;
+  }
+  const DiffColumn* a = find_diff_column("a_count");
+  const DiffColumn* b = find_diff_column("b_count");
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(b, a + 1);
+  EXPECT_EQ(a->title, "A calls");
+  EXPECT_EQ(b->table_title, "B calls");
+  // A side without the row has no value; the row's own fields always have theirs.
+  DiffRow removed;
+  removed.name = "gone";
+  removed.kind = DiffKind::kRemoved;
+  removed.a = StatsRow{};
+  removed.a->count = 5;
+  EXPECT_EQ(a->value(removed).i, 5);
+  EXPECT_FALSE(b->value(removed).known());
+  EXPECT_EQ(find_diff_column("change")->value(removed).text, "removed");
+  EXPECT_EQ(diff_csv_row(removed), "gone,removed,5,,0,,0,,0,,,,,,,,,");
 }
 
 }  // namespace

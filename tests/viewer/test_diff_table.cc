@@ -148,6 +148,13 @@ TEST_F(DiffTableTest, OperatorsByName) {
   }
 }
 
+// A column of the diff schema by its id.
+const trace::DiffColumn* col(std::string_view id) {
+  const trace::DiffColumn* c = trace::find_diff_column(id);
+  EXPECT_NE(c, nullptr) << id;
+  return c;
+}
+
 TEST_F(DiffTableTest, TheWindowFiltersAndOrders) {
   const LoadResult r = load(trace::GroupBy::kName);
   const DiffTable& d = *r.diff;
@@ -164,14 +171,14 @@ TEST_F(DiffTableTest, TheWindowFiltersAndOrders) {
   EXPECT_EQ(d.rows[prec[0]].name, "gemm");
   EXPECT_TRUE(diff_view(d, "no such row").empty());
   // By name, ascending.
-  const std::vector<std::size_t> by_name = diff_view(d, "", DiffColumn::kName, false);
+  const std::vector<std::size_t> by_name = diff_view(d, "", col("name"), false);
   for (std::size_t i = 1; i < by_name.size(); ++i)
     EXPECT_LE(d.rows[by_name[i - 1]].name, d.rows[by_name[i]].name);
   // By A's time, descending: the rows A lacks go last.
-  const std::vector<std::size_t> by_a = diff_view(d, "", DiffColumn::kTimeA, true);
+  const std::vector<std::size_t> by_a = diff_view(d, "", col("a_total_ns"), true);
   EXPECT_EQ(d.rows[by_a.front()].name, "gemm");
   EXPECT_EQ(d.rows[by_a.back()].kind, trace::DiffKind::kNew);
-  const std::vector<std::size_t> by_a_up = diff_view(d, "", DiffColumn::kTimeA, false);
+  const std::vector<std::size_t> by_a_up = diff_view(d, "", col("a_total_ns"), false);
   EXPECT_EQ(d.rows[by_a_up.back()].kind, trace::DiffKind::kNew);  // unknown last either way
   EXPECT_EQ(d.rows[by_a_up.front()].name, "Memcpy DtoD");
 }
@@ -180,18 +187,23 @@ TEST_F(DiffTableTest, CellsSayWhatASideLacks) {
   const LoadResult r = load(trace::GroupBy::kName);
   const DiffTable& d = *r.diff;
   const trace::DiffRow& gemm = d.rows[0];
-  EXPECT_EQ(diff_cell_text(gemm, DiffColumn::kChange), "precision changed");
-  EXPECT_EQ(diff_cell_text(gemm, DiffColumn::kDelta), "+" + format_duration(80'000));
-  EXPECT_EQ(diff_cell_text(gemm, DiffColumn::kPerCallPct), "+200.0%");
-  EXPECT_EQ(diff_cell_text(gemm, DiffColumn::kPrecisionA), "tf32");
-  EXPECT_EQ(diff_cell_text(gemm, DiffColumn::kPrecisionB), "fp32");
-  EXPECT_EQ(diff_cell_text(gemm, DiffColumn::kCallsB), "4");
+  EXPECT_EQ(diff_cell_text(gemm, *col("change")), "precision changed");
+  EXPECT_EQ(diff_cell_text(gemm, *col("delta_ns")), "+" + format_duration(80'000));
+  EXPECT_EQ(diff_cell_text(gemm, *col("per_call_pct")), "+200.0%");
+  EXPECT_EQ(diff_cell_text(gemm, *col("a_precision")), "tf32");
+  EXPECT_EQ(diff_cell_text(gemm, *col("b_precision")), "fp32");
+  EXPECT_EQ(diff_cell_text(gemm, *col("b_count")), "4");
   const trace::DiffRow& removed = d.rows[1];
-  EXPECT_EQ(diff_cell_text(removed, DiffColumn::kDelta), "-" + format_duration(7'000));
-  EXPECT_EQ(diff_cell_text(removed, DiffColumn::kCallsB), "-");
-  EXPECT_EQ(diff_cell_text(removed, DiffColumn::kTimeB), "-");
-  for (int c = 0; c < kDiffColumnCount; ++c)
-    EXPECT_STRNE(diff_column_title(static_cast<DiffColumn>(c)), "");
+  EXPECT_EQ(diff_cell_text(removed, *col("delta_ns")), "-" + format_duration(7'000));
+  EXPECT_EQ(diff_cell_text(removed, *col("b_count")), "-");
+  EXPECT_EQ(diff_cell_text(removed, *col("b_total_ns")), "-");
+  // The window's columns are the diff schema's people columns, each with a title, in
+  // the command's order.
+  const std::vector<const trace::DiffColumn*> shown = trace::diff_people_columns();
+  ASSERT_EQ(shown.size(), 14u);
+  EXPECT_EQ(shown.front()->id, "change");
+  EXPECT_EQ(shown.back()->id, "name");
+  for (const trace::DiffColumn* c : shown) EXPECT_FALSE(c->title.empty()) << c->id;
 }
 
 TEST(DiffTable, RowQueryFindsKernelsByName) {

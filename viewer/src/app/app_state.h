@@ -106,7 +106,7 @@ struct AppState {
   bool diff_to_front = false;
   // The diff window's filter and order (the state dump lists its rows in that order).
   std::string diff_filter;
-  DiffColumn diff_sort = DiffColumn::kDelta;
+  const trace::DiffColumn* diff_sort = trace::find_diff_column("delta_ns");
   bool diff_descending = true;
   // A grouping for the table, asked for by the roofline (its points are the table's
   // rows) or by --by.

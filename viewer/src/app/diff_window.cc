@@ -8,13 +8,6 @@
 namespace flopline::viewer {
 namespace {
 
-constexpr DiffColumn kColumns[] = {
-    DiffColumn::kChange,     DiffColumn::kDelta,   DiffColumn::kDeltaPct, DiffColumn::kCallsA,
-    DiffColumn::kCallsB,     DiffColumn::kTimeA,   DiffColumn::kTimeB,    DiffColumn::kPerCallPct,
-    DiffColumn::kWorkPct,    DiffColumn::kTflopsA, DiffColumn::kTflopsB,  DiffColumn::kPrecisionA,
-    DiffColumn::kPrecisionB, DiffColumn::kName,
-};
-
 ImVec4 change_color(trace::DiffKind k) {
   switch (k) {
     case trace::DiffKind::kSame:
@@ -42,19 +35,23 @@ void draw_table(AppState& s, const std::vector<std::size_t>& shown) {
                                 ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
                                 ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Hideable;
-  const int ncol = static_cast<int>(std::size(kColumns));
+  // Each column's user id is its index here, which the sort specs give back.
+  const std::vector<const trace::DiffColumn*> columns = trace::diff_people_columns();
+  const int ncol = static_cast<int>(columns.size());
   if (!ImGui::BeginTable("##diff", ncol, flags)) return;
   ImGui::TableSetupScrollFreeze(1, 1);
-  for (DiffColumn c : kColumns) {
+  for (int c = 0; c < ncol; ++c) {
+    const trace::DiffColumn& col = *columns[static_cast<std::size_t>(c)];
     ImGuiTableColumnFlags cf = ImGuiTableColumnFlags_PreferSortDescending;
-    if (c == DiffColumn::kDelta) cf |= ImGuiTableColumnFlags_DefaultSort;
-    if (c == DiffColumn::kName) cf |= ImGuiTableColumnFlags_PreferSortAscending;
-    ImGui::TableSetupColumn(diff_column_title(c), cf, 0.0f, static_cast<ImGuiID>(c));
+    if (col.field->by_magnitude) cf |= ImGuiTableColumnFlags_DefaultSort;
+    if (col.field->is_name) cf |= ImGuiTableColumnFlags_PreferSortAscending;
+    ImGui::TableSetupColumn(col.title.c_str(), cf, 0.0f, static_cast<ImGuiID>(c));
   }
   ImGui::TableHeadersRow();
   if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs()) {
     if (specs->SpecsDirty && specs->SpecsCount > 0) {
-      s.diff_sort = static_cast<DiffColumn>(specs->Specs[0].ColumnUserID);
+      const auto id = static_cast<std::size_t>(specs->Specs[0].ColumnUserID);
+      if (id < columns.size()) s.diff_sort = columns[id];
       s.diff_descending = specs->Specs[0].SortDirection == ImGuiSortDirection_Descending;
     }
     specs->SpecsDirty = false;
@@ -69,8 +66,9 @@ void draw_table(AppState& s, const std::vector<std::size_t>& shown) {
       ImGui::PushID(i);
       for (int c = 0; c < ncol; ++c) {
         if (!ImGui::TableSetColumnIndex(c)) continue;
-        const std::string text = diff_cell_text(row, kColumns[c]);
-        if (kColumns[c] == DiffColumn::kChange) {
+        const trace::DiffColumn& col = *columns[static_cast<std::size_t>(c)];
+        const std::string text = diff_cell_text(row, col);
+        if (col.id == "change") {
           // The row's click target: lights the name's instances in both runs.
           const bool lit = s.selection.highlighted_name == row.name;
           ImGui::PushStyleColor(ImGuiCol_Text, change_color(row.kind));
@@ -79,7 +77,7 @@ void draw_table(AppState& s, const std::vector<std::size_t>& shown) {
           ImGui::PopStyleColor();
         } else {
           ImGui::TextUnformatted(text.c_str());
-          if (kColumns[c] == DiffColumn::kName && ImGui::IsItemHovered() && text.size() > 40)
+          if (col.field->is_name && ImGui::IsItemHovered() && text.size() > 40)
             ImGui::SetTooltip("%s", text.c_str());
         }
       }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/op_table.h"
+#include "flopline/trace/diff_schema.h"
 #include "flopline/trace/trace_diff.h"
 
 namespace flopline::viewer {
@@ -41,34 +42,16 @@ trace::StatsQuery diff_stats_query(trace::GroupBy by);
 
 DiffTable build_diff_table(const DiffSideTraces& a, const DiffSideTraces& b, trace::GroupBy by);
 
-// The window's columns, in `flopline diff`'s order.
-enum class DiffColumn {
-  kChange,
-  kDelta,  // the time impact: B's total - A's
-  kDeltaPct,
-  kCallsA,
-  kCallsB,
-  kTimeA,
-  kTimeB,
-  kPerCallPct,
-  kWorkPct,
-  kTflopsA,
-  kTflopsB,
-  kPrecisionA,
-  kPrecisionB,
-  kName,
-};
-inline constexpr int kDiffColumnCount = 14;
-const char* diff_column_title(DiffColumn c);
-// A cell as the window shows it: times in the viewer's units, "-" where a side has no
-// value.
-std::string diff_cell_text(const trace::DiffRow& row, DiffColumn c);
+// A cell as the window shows it (a column of trace::diff_people_columns()): times in the
+// viewer's units, "-" where a side has no value.
+std::string diff_cell_text(const trace::DiffRow& row, const trace::DiffColumn& c);
 
 // The rows to show, as indices into table.rows: those whose name or change contains
-// `filter` (ASCII case-insensitive), ordered by `column` (kDelta: by |delta|, the time
-// impact; unknown values last either way), ties in diff_rows' order.
+// `filter` (ASCII case-insensitive), ordered by `column` (nullptr: by the time impact,
+// |delta|; unknown values last either way), ties in diff_rows' order.
 std::vector<std::size_t> diff_view(const DiffTable& table, std::string_view filter,
-                                   DiffColumn column = DiffColumn::kDelta, bool descending = true);
+                                   const trace::DiffColumn* column = nullptr,
+                                   bool descending = true);
 
 // A row's instances are the table's rows of that name: the query that finds them in the
 // timeline (kernels by name, or operators).

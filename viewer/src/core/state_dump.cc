@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 #include "core/counter_format.h"
 #include "core/counter_lod.h"
 
@@ -126,21 +128,18 @@ Json diff_json(const ViewerStateView& st) {
   auto side = [](const DiffSideSummary& s) {
     return Json{{"given", s.given}, {"files", s.files}, {"total_ns", s.total_ns}};
   };
-  auto count = [](const std::optional<trace::StatsRow>& r) {
-    return r ? Json(r->count) : Json(nullptr);
-  };
-  auto total = [](const std::optional<trace::StatsRow>& r) {
-    return r ? Json(r->total_ns) : Json(nullptr);
-  };
+  // Each row's cells by the CSV's ids (flopline/trace/diff_schema.h), null when unknown.
   Json rows = Json::array();
   for (const trace::DiffRow& r : d.rows) {
-    rows.push_back({{"name", r.name},
-                    {"change", trace::to_string(r.kind)},
-                    {"delta_ns", r.delta_ns},
-                    {"a_count", count(r.a)},
-                    {"b_count", count(r.b)},
-                    {"a_total_ns", total(r.a)},
-                    {"b_total_ns", total(r.b)}});
+    Json row = Json::object();
+    for (const trace::DiffColumn& c : trace::diff_columns()) {
+      const trace::StatsValue v = c.value(r);
+      Json& cell = row[c.id];
+      if (v.kind == trace::StatsValue::Kind::kInt) cell = v.i;
+      if (v.kind == trace::StatsValue::Kind::kNumber && std::isfinite(v.d)) cell = v.d;
+      if (v.kind == trace::StatsValue::Kind::kText) cell = std::string(v.text);
+    }
+    rows.push_back(std::move(row));
   }
   return {{"by", d.by == trace::GroupBy::kName ? "name" : "op"},
           {"a", side(d.a)},

@@ -23,8 +23,8 @@
 //                         "end_ns":..}],
 //             "shown":bool} | null,
 //    "diff":{"by":"name"|"op","a":{"given":"..","files":N,"total_ns":..},"b":{...},
-//            "rows":[{"name":"..","change":"..","delta_ns":..,"a_count":N|null,
-//                     "b_count":N|null,"a_total_ns":..|null,"b_total_ns":..|null}],
+//            "rows":[{the `flopline diff --csv` columns by id: "name":"..","change":"..",
+//                     "a_count":N|null,...; null when unknown}],
 //            "shown":[row index, ...]} | null}
 // "ranks" is the rank summary (core/rank_summary.h; null without one), "shown" whether
 // its window is open. "diff" is the diff window's table (core/diff_table.h) with its
