@@ -59,11 +59,12 @@ void write_stats_table(const StatsReport& report, std::ostream& out);
 // The header, then one line per row (flopline/trace/stats_csv.h): the machine columns
 // of report.columns, in their order (docs/STATS.md, "CSV schema").
 void write_stats_csv(const StatsReport& report, std::ostream& out);
-// {"files":[...],"group_by":..,"categories":[...],"all_categories":..,"range":..,
-//  "total_ns":..,"slices":..,"rows_total":..,"events_total":..,"events_skipped":..,
-//  "text_bytes":..,"text_bytes_unread":..,"rows":[{the CSV's columns, by id}]};
-// unknown values are null.
+// One object: the fields stats_json_fields() names, in that order ("rows": the CSV's
+// columns, by id); unknown values are null (docs/STATS.md, "JSON schema").
 void write_stats_json(const StatsReport& report, std::ostream& out);
+// The JSON document's top-level keys, in order; some are only written when the report
+// has them (files_left_out, counted_kernel_time, collectives, collective_waits).
+std::vector<std::string_view> stats_json_fields();
 
 // Table helpers, exposed for tests.
 std::string with_thousands(std::int64_t v);  // 1234567 -> "1,234,567"
