@@ -17,8 +17,11 @@ void emit_capture_windows(DecodeContext& ctx) {
   const trace::StringId end_name = t.strings.intern("capture window end");
   // On the thread whose call opened or closed the window; a window the clock opened or
   // closed (delay, duration, the program's end) goes on the process's main thread.
+  const StreamDecodeContext* stream = ctx.options.stream;
   auto instant = [&](TimeNs at, trace::StringId name, std::uint32_t index, const std::string& why,
                      std::uint32_t thread) {
+    // A streaming append writes the instants that fell since the last one.
+    if (stream != nullptr && (at <= stream->instants_after || at > stream->instants_upto)) return;
     trace::ArgsBuilder a;
     a.add_uint("capture window", index);
     a.add("reason", why);

@@ -131,7 +131,13 @@ void add_counter_info(DecodeContext& ctx) {
         info.emplace_back("counters functions without parameter layout",
                           std::to_string(c.unread_layouts));
       }
-      if (const auto lost = unmatched_counter_records(b); !lost.empty()) {
+      std::vector<std::uint32_t> lost = unmatched_counter_records(b);
+      if (ctx.options.stream != nullptr) {
+        // Sources kept from earlier appends matched their kernels there.
+        const std::size_t kept = ctx.options.stream->context_counter_records;
+        std::erase_if(lost, [kept](std::uint32_t r) { return r < kept; });
+      }
+      if (!lost.empty()) {
         std::string ids;
         for (std::size_t i = 0; i < lost.size() && i < 8; ++i) {
           const CounterRecord& r = b.counter_records[lost[i]];

@@ -60,6 +60,12 @@ class PriorWork {
 }  // namespace
 
 void place_replayed_kernels(RecordBatch& batch) {
+  place_replayed_kernels(batch, {}, false);
+}
+
+void place_replayed_kernels(RecordBatch& batch,
+                            const std::unordered_map<std::uint32_t, TimeNs>& earlier_end,
+                            bool keep_unplaced) {
   const bool any_untimed =
       std::any_of(batch.kernels.begin(), batch.kernels.end(),
                   [](const KernelRecord& k) { return k.start == 0 && k.end == 0; });
@@ -89,11 +95,17 @@ void place_replayed_kernels(RecordBatch& batch) {
     }
     const auto r = record_of_id.find(id_key(k.device, k.correlation_id));
     const auto c = call_of.find(k.correlation_id);
-    if (r == record_of_id.end() || c == call_of.end()) continue;
+    if (r == record_of_id.end() || c == call_of.end()) {
+      if (keep_unplaced) kept.push_back(std::move(k));
+      continue;
+    }
     const CountedWork w =
         evaluate_counters(batch.counters.plan, batch.counter_records[r->second].values);
     const auto [call_start, call_end] = c->second;
-    k.start = std::max(call_start, prior.end_before(k.device, call_end));
+    TimeNs before = prior.end_before(k.device, call_end);
+    if (const auto e = earlier_end.find(k.device); e != earlier_end.end() && e->second < call_end)
+      before = std::max(before, e->second);
+    k.start = std::max(call_start, before);
     k.end = k.start + static_cast<TimeNs>(w.duration_ns.value_or(0) + 0.5);
     k.replayed = true;
     kept.push_back(std::move(k));

@@ -72,13 +72,16 @@ trace::ArgsId range_args(trace::Trace& t, ArgsBuilder& a, const NvtxRange& r,
 
 std::vector<std::uint32_t> emit_operators(const PairedMarkers& markers,
                                           const Attribution& attribution, const TracePids& pids,
-                                          trace::TraceBuilder& builder) {
+                                          trace::TraceBuilder& builder, const std::vector<bool>* held) {
   trace::Trace& t = builder.trace();
   const std::uint32_t cpu = builder.process(pids.cpu);
   const StringId cat_cpu = t.strings.intern("user_annotation");
   const StringId cat_gpu = t.strings.intern("gpu_user_annotation");
   ArgsBuilder a;
 
+  auto is_held = [&](std::size_t range) {
+    return held != nullptr && range < held->size() && (*held)[range];
+  };
   std::vector<std::uint32_t> metrics(markers.ranges.size(), trace::kNone);
   for (std::size_t i = 0; i < markers.ranges.size(); ++i) {
     const NvtxRange& r = markers.ranges[i];
@@ -89,6 +92,7 @@ std::vector<std::uint32_t> emit_operators(const PairedMarkers& markers,
     } else if (op != nullptr && op->counted_flops) {
       metrics[i] = builder.add_metrics({*op->counted_flops, op->counted_bytes.value_or(-1)});
     }
+    if (is_held(i)) continue;
     const std::uint32_t track = builder.track(cpu, static_cast<std::int64_t>(r.thread_id));
     builder.add_slice(track, Slice{r.start, r.end - r.start, t.strings.intern(r.name), cat_cpu,
                                    range_args(t, a, r, op), metrics[i]});
@@ -104,6 +108,7 @@ std::vector<std::uint32_t> emit_operators(const PairedMarkers& markers,
   // the slice added first with the lower name and args ids sorts as the outer one, and
   // launch flows then bind to the kernel inside it.
   for (const OperatorSummary& op : attribution.operators) {
+    if (is_held(op.range)) continue;
     const StringId name = t.strings.intern(op.name);
     for (const StreamExtent& e : op.streams) {
       a.clear();

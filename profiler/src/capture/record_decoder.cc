@@ -43,6 +43,27 @@ TracePids choose_pids(const RecordBatch& b) {
   return p;
 }
 
+// A streaming append: the work earlier appends gave each range joins its summary, and
+// the ranges that wait for a later append are marked (per range).
+std::vector<bool> merge_stream_carry(const StreamDecodeContext& stream, const PairedMarkers& markers,
+                                     Attribution& attribution) {
+  std::vector<bool> held(markers.ranges.size(), false);
+  std::vector<bool> carried(markers.ranges.size(), false);
+  for (std::size_t i = 0; i < markers.ranges.size(); ++i) {
+    const RangeKey key{markers.ranges[i].id, markers.ranges[i].start};
+    held[i] = stream.held_ranges.count(key) > 0;
+    const auto it = stream.carry.find(key);
+    if (it == stream.carry.end() || i >= attribution.operators.size()) continue;
+    merge_earlier_work(attribution.operators[i], it->second);
+    carried[i] = it->second.kernels + it->second.memcpys + it->second.memsets > 0;
+  }
+  // A record carries its operator's counts only when that operator owns it alone.
+  for (std::uint32_t& r : attribution.counts_from) {
+    if (r != kNoId && carried[r]) r = kNoId;
+  }
+  return held;
+}
+
 void emit_api_calls(DecodeContext& ctx, DecodeResult& result) {
   const auto cat_runtime = ctx.trace.strings.intern("cuda_runtime");
   const auto cat_driver = ctx.trace.strings.intern("cuda_driver");
@@ -133,7 +154,8 @@ void emit_metadata(DecodeContext& ctx) {
   // does, which HTA needs).
   if (ctx.batch.rank) {
     std::string info = "{";
-    const bool nccl = !ctx.batch.nccl_calls.empty() ||
+    const bool nccl = (ctx.options.stream != nullptr && ctx.options.stream->nccl_seen) ||
+                      !ctx.batch.nccl_calls.empty() ||
                       std::any_of(ctx.batch.kernels.begin(), ctx.batch.kernels.end(),
                                   [](const KernelRecord& k) { return is_nccl_kernel(k.name); });
     if (nccl) info += R"("backend":"nccl",)";
@@ -198,27 +220,37 @@ void emit_metadata(DecodeContext& ctx) {
 DecodeResult decode(const RecordBatch& batch, trace::TraceBuilder& builder,
                     const DecodeOptions& options) {
   DecodeResult result;
+  const StreamDecodeContext* stream = options.stream;
   const LaunchIndex launches(batch);
   DecodeContext ctx(batch, builder, options, launches);
-  ctx.pids = choose_pids(batch);
+  ctx.pids = stream != nullptr && stream->pids ? *stream->pids : choose_pids(batch);
   result.pids = ctx.pids;
   ctx.cpu_process = builder.process(ctx.pids.cpu);
   for (const DeviceInfo& d : batch.devices) ctx.devices[d.ordinal] = &d;
   for (const auto& k : batch.kernels) ctx.device_of_context.emplace(k.context, k.device);
   for (const auto& m : batch.memcpys) ctx.device_of_context.emplace(m.context, m.device);
   for (const auto& m : batch.memsets) ctx.device_of_context.emplace(m.context, m.device);
+  if (stream != nullptr) {
+    for (const auto& [context, device] : stream->context_devices)
+      ctx.device_of_context.emplace(context, device);
+  }
 
   // NVTX first: operator names and args are added before kernel names and args, which
   // decides the nesting of a GPU extent and a kernel with the same interval (see
   // operator_slices.cc).
   const std::vector<std::optional<WorkCount>> counted = detail::count_kernels(ctx);
   if (options.nvtx) {
-    result.markers = pair_markers(batch, capture_end(batch), options.counts);
+    const TimeNs end =
+        stream != nullptr ? std::max(stream->capture_end, capture_end(batch)) : capture_end(batch);
+    result.markers = pair_markers(batch, end, options.counts);
     result.attribution = attribute_operators(batch, launches, result.markers, counted);
+    std::vector<bool> held;
+    if (stream != nullptr) held = merge_stream_carry(*stream, result.markers, result.attribution);
     ctx.attribution = &result.attribution;
     for (const NvtxRange& r : result.markers.ranges)
       ctx.attribution_precisions.push_back(r.precision);
-    ctx.range_metrics = emit_operators(result.markers, result.attribution, ctx.pids, builder);
+    ctx.range_metrics =
+        emit_operators(result.markers, result.attribution, ctx.pids, builder, &held);
     // The GPU processes the extents created are recorded like the ones kernels create.
     for (const OperatorSummary& op : result.attribution.operators) {
       for (const StreamExtent& e : op.streams) ctx.gpu_track(e.device, e.stream);

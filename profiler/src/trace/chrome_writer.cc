@@ -170,10 +170,11 @@ void render_chrome_trace(const Trace& trace, std::string& out, const WriteOption
 
 std::uint64_t render_chrome_event_lines(const Trace& trace, TimeNs after, TimeNs upto,
                                         const std::function<bool(const Slice&)>& keep,
-                                        std::string& out, const WriteOptions& opt) {
+                                        std::string& out, const WriteOptions& opt,
+                                        TimeNs base) {
   using namespace chrome_writer_detail;
   RenderContext ctx(trace, opt);
-  ctx.base = 0;  // absolute times: an array has no baseTimeNanoseconds
+  ctx.base = base;  // an array has no baseTimeNanoseconds: the caller keeps it
   const EventWindow window{after, upto, keep ? &keep : nullptr};
   ctx.window = &window;
   OutBuffer buf(out);
@@ -184,6 +185,30 @@ std::uint64_t render_chrome_event_lines(const Trace& trace, TimeNs after, TimeNs
   write_flow_events(ctx, buf);
   buf.finish();
   return ctx.events - metadata;
+}
+
+void render_chrome_trace_tail(const Trace& trace, TimeNs base, std::string& out,
+                              const WriteOptions& opt) {
+  using namespace chrome_writer_detail;
+  RenderContext ctx(trace, opt);
+  ctx.base = base;
+  std::string head;
+  {
+    OutBuffer buf(head);
+    write_header(ctx, buf);  // {...,"traceEvents":[\n
+    buf.finish();
+  }
+  std::string foot;
+  {
+    OutBuffer buf(foot);
+    write_footer(ctx, buf);  // ],...}\n
+    buf.finish();
+  }
+  constexpr std::string_view kEvents = ",\"traceEvents\":[\n";
+  out += "],";
+  out.append(head, 1, head.size() - 1 - kEvents.size());
+  out += ',';
+  out.append(foot, 2, std::string::npos);
 }
 
 WriteResult write_chrome_trace(const Trace& trace, const std::string& path,

@@ -15,10 +15,17 @@
 namespace flopline::trace {
 namespace {
 
-// `text` as one gzip member.
-bool gzip_member(std::string_view text, std::string& out) {
+// The first line, while the file is an array and once it is an object: the same length,
+// so finish() can overwrite one with the other in place.
+constexpr std::string_view kArrayHead = "[               \n";
+constexpr std::string_view kObjectHead = "{\"traceEvents\":[\n";
+static_assert(kArrayHead.size() == kObjectHead.size());
+
+// `text` as one gzip member; level 0 stores it, so its length depends on the text's
+// length only.
+bool gzip_member(std::string_view text, int level, std::string& out) {
   z_stream zs{};
-  if (deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return false;
+  if (deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return false;
   out.resize(deflateBound(&zs, static_cast<uLong>(text.size())) + 32);
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
   zs.avail_in = static_cast<uInt>(text.size());
@@ -43,34 +50,34 @@ bool write_all(int fd, std::string_view data, std::string* error) {
   return true;
 }
 
+bool pwrite_all(int fd, std::string_view data, off_t at, std::string* error) {
+  while (!data.empty()) {
+    const ssize_t n = ::pwrite(fd, data.data(), data.size(), at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (error) *error = std::strerror(n < 0 ? errno : ENOSPC);
+      return false;
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+    at += n;
+  }
+  return true;
+}
+
 }  // namespace
 
-IncrementalTraceFile::IncrementalTraceFile(std::string path)
-    : path_(std::move(path)), gzip_(path_.size() > 3 && path_.ends_with(".gz")) {}
+IncrementalTraceFile::IncrementalTraceFile(std::string path, TimeNs time_base)
+    : path_(std::move(path)),
+      time_base_(time_base),
+      gzip_(path_.size() > 3 && path_.ends_with(".gz")) {}
 
 IncrementalTraceFile::~IncrementalTraceFile() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-bool IncrementalTraceFile::append(const Trace& trace, TimeNs upto,
-                                  const std::function<bool(const Slice&)>& keep,
-                                  std::string* error) {
-  std::string text;
-  if (fd_ < 0) text = "[\n";
-  const std::uint64_t n = render_chrome_event_lines(trace, upto_, upto, keep, text);
-  if (n == 0) {  // nothing new: no file yet, or no append
-    upto_ = std::max(upto_, upto);
-    return true;
-  }
-  if (fd_ < 0) {
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) {
-      if (error) *error = "cannot write " + path_ + ": " + std::strerror(errno);
-      return false;
-    }
-  }
+bool IncrementalTraceFile::write_text(const std::string& text, std::string* error) {
   std::string member;
-  if (gzip_ && !gzip_member(text, member)) {
+  if (gzip_ && !gzip_member(text, 1, member)) {
     if (error) *error = "cannot compress events for " + path_;
     return false;
   }
@@ -79,8 +86,90 @@ bool IncrementalTraceFile::append(const Trace& trace, TimeNs upto,
     if (error) *error = "cannot write " + path_ + ": " + why;
     return false;
   }
-  upto_ = std::max(upto_, upto);
+  bytes_ += text.size();
+  return true;
+}
+
+bool IncrementalTraceFile::start(std::string* error) {
+  if (fd_ >= 0) return true;
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    if (error) *error = "cannot write " + path_ + ": " + std::strerror(errno);
+    return false;
+  }
+  std::string head(kArrayHead);
+  std::string member;
+  if (gzip_ && !gzip_member(head, 0, member)) {
+    if (error) *error = "cannot compress events for " + path_;
+    return false;
+  }
+  std::string why;
+  if (!write_all(fd_, gzip_ ? std::string_view(member) : std::string_view(head), &why)) {
+    if (error) *error = "cannot write " + path_ + ": " + why;
+    return false;
+  }
+  bytes_ += head.size();
+  return true;
+}
+
+bool IncrementalTraceFile::write_events(std::string& lines, std::uint64_t n, std::string* error) {
+  if (finished_) {
+    if (error) *error = "cannot append to " + path_ + ": the trace is finished";
+    return false;
+  }
+  if (n == 0) return true;  // metadata events alone: nothing new
+  if (!start(error)) return false;
+  // Lines end in ",\n": the last comma goes, and a comma opens the next append instead,
+  // so the list is valid JSON wherever the file ends.
+  if (lines.size() >= 2) lines.resize(lines.size() - 2);
+  lines += '\n';
+  if (events_ > 0) lines.insert(lines.begin(), ',');
+  if (!write_text(lines, error)) return false;
   events_ += n;
+  return true;
+}
+
+bool IncrementalTraceFile::append(const Trace& trace, TimeNs upto,
+                                  const std::function<bool(const Slice&)>& keep,
+                                  std::string* error) {
+  std::string text;
+  const std::uint64_t n = render_chrome_event_lines(trace, upto_, upto, keep, text, {}, time_base_);
+  if (!write_events(text, n, error)) return false;
+  upto_ = std::max(upto_, upto);
+  return true;
+}
+
+bool IncrementalTraceFile::append_all(const Trace& trace, std::string* error) {
+  std::string text;
+  const std::uint64_t n =
+      render_chrome_event_lines(trace, INT64_MIN, INT64_MAX, {}, text, {}, time_base_);
+  return write_events(text, n, error);
+}
+
+bool IncrementalTraceFile::finish(const Trace& meta, std::string* error) {
+  if (finished_) return true;
+  if (!start(error)) return false;
+  std::string head(kObjectHead);
+  std::string member;
+  if (gzip_) {
+    std::string array_member;
+    if (!gzip_member(head, 0, member) || !gzip_member(kArrayHead, 0, array_member) ||
+        member.size() != array_member.size()) {
+      if (error) *error = "cannot finish " + path_ + ": its first gzip member cannot be rewritten";
+      return false;
+    }
+  }
+  // The head first: until the tail is written the file is an object whose event list is
+  // not closed, which flopline reads as it reads an unclosed array.
+  std::string why;
+  if (!pwrite_all(fd_, gzip_ ? std::string_view(member) : std::string_view(head), 0, &why)) {
+    if (error) *error = "cannot finish " + path_ + ": " + why;
+    return false;
+  }
+  std::string tail;
+  render_chrome_trace_tail(meta, time_base_, tail);
+  if (!write_text(tail, error)) return false;
+  finished_ = true;
   return true;
 }
 

@@ -97,6 +97,13 @@ Attribution attribute_operators(const RecordBatch& batch, const LaunchIndex& lau
                                 const PairedMarkers& markers,
                                 std::span<const std::optional<WorkCount>> counted = {});
 
+// Adds to `now` (a range's summary of the work of one append of a streaming capture) the
+// summary of its work written by earlier appends: counts and sums add up, each stream's
+// extent spans both, the weaker counted basis wins. Busy and GPU times add up too, which
+// counts twice an overlap of work on one stream across an append boundary (work of one
+// stream rarely overlaps; neither time is written into the trace).
+void merge_earlier_work(OperatorSummary& now, const OperatorSummary& earlier);
+
 // The trace pids of one captured process: its OS pid for CPU work, and one pid per GPU.
 // GPU pids are the device ordinals (Kineto's convention) unless the OS pid is itself a
 // small number that would collide with one (a container's pid 1), in which case the GPU
@@ -110,10 +117,13 @@ struct TracePids {
 // Adds the ranges ("user_annotation" slices on their thread, with domain, category,
 // color, payload and PyTorch fields in args), the instants, and the operators' GPU
 // extents ("gpu_user_annotation" slices on each stream) with the ranges' metrics on
-// both. Returns the metrics index of each range (kNone without counts).
+// both. Returns the metrics index of each range (kNone without counts). Ranges `held`
+// marks (per range; null: none) are left out with their extents: a streaming capture
+// writes them in a later append.
 std::vector<std::uint32_t> emit_operators(const PairedMarkers& markers,
                                           const Attribution& attribution, const TracePids& pids,
-                                          trace::TraceBuilder& builder);
+                                          trace::TraceBuilder& builder,
+                                          const std::vector<bool>* held = nullptr);
 
 // Per-name totals for a summary table ("top operators by GPU time").
 struct OperatorTotals {

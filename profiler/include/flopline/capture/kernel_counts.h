@@ -58,6 +58,14 @@ struct KernelCounts {
 // flush) are dropped, as the converter drops them without counters.
 void place_replayed_kernels(RecordBatch& batch);
 
+// The same for one append of a streaming capture: `earlier_end` gives per device the
+// latest end of the GPU work written by earlier appends (it ran before these launches),
+// and a kernel whose counter record or launch call has not arrived yet stays unplaced
+// (start = end = 0) for a later append instead of being dropped.
+void place_replayed_kernels(RecordBatch& batch,
+                            const std::unordered_map<std::uint32_t, TimeNs>& earlier_end,
+                            bool keep_unplaced);
+
 // One entry per RecordBatch::kernels element.
 std::vector<KernelCounts> assign_kernel_counts(const RecordBatch& batch);
 

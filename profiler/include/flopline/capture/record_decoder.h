@@ -38,6 +38,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "flopline/capture/attribution.h"
@@ -46,11 +51,44 @@
 
 namespace flopline::capture {
 
+// An NVTX range as a streaming capture names it across appends: its id and its start
+// (ns). An id may be used again once its range has ended.
+using RangeKey = std::pair<std::uint32_t, TimeNs>;
+
+// What one append of a streaming capture (streaming_decoder.h) tells decode() besides
+// its batch. The batch holds the records whose events are final now, plus context whose
+// events another append writes: the markers of ranges not final yet (they own the
+// launches released now), and counter records whose kernels were written before (the
+// sources of inferred counts).
+struct StreamDecodeContext {
+  // Where a range that never ended ends: the run's last timestamp so far (ns).
+  TimeNs capture_end = 0;
+  // Ranges whose slices and GPU extents wait for a later append.
+  std::set<RangeKey> held_ranges;
+  // Per range: what the work of earlier appends added to it (attribute_operators' summary
+  // of that work), merged into this append's summary (merge_earlier_work()).
+  std::map<RangeKey, OperatorSummary> carry;
+  // Context -> device of GPU work written before (a sync names its device by context).
+  std::unordered_map<std::uint32_t, std::uint32_t> context_devices;
+  // The first N counter records are sources kept from earlier appends: their kernels are
+  // written already, so they are not reported as counters without their kernel.
+  std::size_t context_counter_records = 0;
+  // Capture window instants in (instants_after, instants_upto] only: the window list is
+  // the whole run's, each instant goes out in one append.
+  TimeNs instants_after = INT64_MIN;
+  TimeNs instants_upto = INT64_MAX;
+  // The pids of the first append, kept for the run.
+  std::optional<TracePids> pids;
+  // NCCL ran in an earlier append (distributedInfo names the backend).
+  bool nccl_seen = false;
+};
+
 struct DecodeOptions {
   bool demangle = true;  // kernel names through the C++ ABI demangler
   bool nvtx = true;      // NVTX ranges, instants and operator attribution
   CountOptions counts;   // where range FLOPs may come from
   bool overhead = true;  // CUPTI overhead slices
+  const StreamDecodeContext* stream = nullptr;  // one append of a streaming capture
 };
 
 struct DecodeResult {

@@ -41,13 +41,22 @@ struct WriteResult {
 void render_chrome_trace(const Trace& trace, std::string& out, const WriteOptions& opt = {});
 // The events of `trace` that end in (after, upto] (a flow: its later end), slices that
 // `keep` refuses left out, appended to `out` as lines of a Chrome-trace array
-// ("{...},\n" each, absolute times in microseconds with three decimals), after the
-// metadata events of every process and track. Returns the events written, metadata
-// events aside. What the
-// incremental trace file (incremental_trace.h) appends at each flush.
+// ("{...},\n" each, times in microseconds with three decimals after `base`, absolute
+// with the default 0), after the metadata events of every process and track. Returns the
+// events written, metadata events aside. What the incremental trace file
+// (incremental_trace.h) appends at each flush.
 std::uint64_t render_chrome_event_lines(const Trace& trace, TimeNs after, TimeNs upto,
                                         const std::function<bool(const Slice&)>& keep,
-                                        std::string& out, const WriteOptions& opt = {});
+                                        std::string& out, const WriteOptions& opt = {},
+                                        TimeNs base = 0);
+// The end of a Chrome trace whose events were written as lines by
+// render_chrome_event_lines() with `base`: "]" closing traceEvents, the members
+// write_chrome_trace() writes around it (schemaVersion, deviceProperties,
+// displayTimeUnit, baseTimeNanoseconds = base, the "flopline" metadata, the trace's
+// other top-level members) and the object's closing "}", appended to `out`. A streamed
+// trace file ends with it once its first line has become {"traceEvents":[.
+void render_chrome_trace_tail(const Trace& trace, TimeNs base, std::string& out,
+                              const WriteOptions& opt = {});
 // Writes PATH.tmp then renames to PATH. Never leaves a half-written PATH. Refuses (ok
 // false, nothing written) a trace whose args were left in its source file
 // (ArgsMode::kOnDemand): it would write them as {} and lose them.
