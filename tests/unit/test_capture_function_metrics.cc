@@ -235,5 +235,66 @@ TEST_F(FunctionMetricsTest, SetsAreSharedAndKeptOnlyWhenTheySaveAPass) {
   EXPECT_NE(g.describe(1).find("as many as every metric"), std::string::npos) << g.describe(1);
 }
 
+TEST_F(FunctionMetricsTest, OnePassGroupsFitFirstInOrderOrNotAtAll) {
+  const std::vector<std::uint32_t> metrics = {index(kFfma), index(kRead), index(kBf16),
+                                              index(kInst), index(kHmmaTf32)};
+  const auto groups = one_pass_groups(plan, metrics, hopper_like_passes);
+  // SASS metrics apart; DRAM, instructions and one tensor path together; another path
+  // apart.
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[0], (std::vector<std::uint32_t>{index(kFfma)}));
+  EXPECT_EQ(groups[1], (std::vector<std::uint32_t>{index(kRead), index(kBf16), index(kInst)}));
+  EXPECT_EQ(groups[2], (std::vector<std::uint32_t>{index(kHmmaTf32)}));
+  // A metric that needs two passes alone, or passes that cannot be counted: no groups.
+  const PassCounter two = [](const std::vector<std::string>&) -> std::optional<std::size_t> {
+    return 2;
+  };
+  EXPECT_TRUE(one_pass_groups(plan, metrics, two).empty());
+  EXPECT_TRUE(one_pass_groups(plan, metrics, PassCounter{}).empty());
+}
+
+TEST_F(FunctionMetricsTest, ALearnedSetIsMeasuredInOnePassParts) {
+  FunctionMetrics f(plan, hopper_like_passes, false);
+  f.learn(42, f.choose(42),
+          values(f, FunctionMetrics::kLearning, {{kBf16, 64000}, {kInst, 100}, {kFfma, 7}}));
+  const std::uint32_t later = f.choose(42);
+  const MetricSet& set = f.set(later);
+  ASSERT_EQ(set.passes, 2u);
+  ASSERT_EQ(set.parts.size(), 2u);
+  // The parts are one pass each and hold the set's metrics exactly once.
+  std::vector<std::uint32_t> all;
+  for (std::uint32_t p : set.parts) {
+    EXPECT_EQ(f.set(p).passes, 1u);
+    EXPECT_TRUE(f.set(p).parts.empty());
+    all.insert(all.end(), f.set(p).metrics.begin(), f.set(p).metrics.end());
+  }
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(all, set.metrics);
+  // The instructions that check the tensor work share a part with it.
+  const std::uint32_t hw = in_set(f, set.parts[0], kBf16) ? set.parts[0] : set.parts[1];
+  EXPECT_TRUE(in_set(f, hw, kInst));
+  EXPECT_NE(f.describe(42).find("in 2 one-pass parts"), std::string::npos) << f.describe(42);
+  // Learning and every metric stay one replayed launch.
+  EXPECT_TRUE(f.set(FunctionMetrics::kLearning).parts.empty());
+  EXPECT_TRUE(f.set(FunctionMetrics::kFull).parts.empty());
+  // What an unfinished measurement lacks, in words.
+  const std::uint32_t first_part = set.parts[0];
+  const std::string why = f.unfinished(later, 1);
+  EXPECT_NE(why.find("ran 1 of the 2 times"), std::string::npos) << why;
+  const bool simt_first = in_set(f, first_part, kFfma);
+  EXPECT_NE(why.find(simt_first ? "tensor operations" : "SIMT operations"), std::string::npos)
+      << why;
+}
+
+TEST(MeasureInParts, UnlessTheFunctionsKeysDoNotComeBack) {
+  EXPECT_TRUE(measure_in_parts({}));
+  const std::int64_t young = kStalePartsNs / 10;
+  const std::int64_t stale = kStalePartsNs;
+  EXPECT_TRUE(measure_in_parts(std::vector<std::int64_t>{young, young, stale}));
+  EXPECT_FALSE(measure_in_parts(std::vector<std::int64_t>{stale, young, stale}));
+  EXPECT_FALSE(measure_in_parts(std::vector<std::int64_t>(kOpenPartsLimit, young)));
+  EXPECT_TRUE(measure_in_parts(std::vector<std::int64_t>(kOpenPartsLimit - 1, young)));
+}
+
 }  // namespace
 }  // namespace flopline::capture

@@ -126,6 +126,42 @@ TEST(WorkSampler, TwoShapesOnOnePersistentGridAreMeasuredApart) {
   EXPECT_EQ(s.keys(), 3u);
 }
 
+TEST(WorkSampler, AMeasurementInPartsContinuesAtItsKeysNextLaunches) {
+  WorkSampler s(1);
+  const LaunchShape shape = persistent_gemm_shape();
+  const auto qkv = gemm_words(4096, 3072, 1024, 0x7f0000000000ull);
+  const auto up = gemm_words(4096, 4096, 1024, 0x7f0000000000ull);
+  const SampleDecision a = s.decide(shape, qkv, true);
+  ASSERT_TRUE(a.measure);
+  EXPECT_FALSE(a.continuing);
+  s.continues(a.measurement);
+  // Another key is not the one continued.
+  const SampleDecision b = s.decide(shape, up, true);
+  EXPECT_TRUE(b.measure);
+  EXPECT_FALSE(b.continuing);
+  EXPECT_NE(b.measurement, a.measurement);
+  // The key's next launch measures the next part under the same id; one launch only.
+  const SampleDecision a2 = s.decide(shape, qkv, true);
+  EXPECT_TRUE(a2.measure);
+  EXPECT_TRUE(a2.continuing);
+  EXPECT_EQ(a2.measurement, a.measurement);
+  const SampleDecision between = s.decide(shape, qkv, true);
+  EXPECT_FALSE(between.measure);
+  EXPECT_EQ(between.measurement, a.measurement);
+  s.measured(a.measurement, work(2.0 * 4096 * 3072 * 1024, 4096.0 * 3072 * 2));
+  const SampleDecision after = s.decide(shape, qkv, true);
+  EXPECT_FALSE(after.measure);
+  EXPECT_EQ(after.measurement, a.measurement);
+  // A measurement whose part failed starts again as a new one.
+  s.continues(b.measurement);
+  s.failed(b.measurement);
+  const SampleDecision b2 = s.decide(shape, up, true);
+  EXPECT_TRUE(b2.measure);
+  EXPECT_FALSE(b2.continuing);
+  EXPECT_NE(b2.measurement, b.measurement);
+  EXPECT_EQ(s.keys(), 2u);
+}
+
 TEST(WorkSampler, BuffersThatMoveDoNotMakeNewWork) {
   WorkSampler s(1);
   LaunchShape shape;

@@ -20,6 +20,40 @@ std::string fmt(double v) {
 
 }  // namespace
 
+std::vector<std::vector<std::uint32_t>> one_pass_groups(const CounterPlan& plan,
+                                                        const std::vector<std::uint32_t>& metrics,
+                                                        const PassCounter& passes) {
+  std::vector<std::vector<std::uint32_t>> groups;
+  if (!passes) return groups;
+  auto fits = [&](const std::vector<std::uint32_t>& g) {
+    std::vector<std::string> names;
+    for (std::uint32_t i : g) names.push_back(plan.metrics[i].name);
+    return passes(names) == std::optional<std::size_t>(1);
+  };
+  for (std::uint32_t m : metrics) {
+    bool placed = false;
+    for (auto& g : groups) {
+      g.push_back(m);
+      if (fits(g)) {
+        placed = true;
+        break;
+      }
+      g.pop_back();
+    }
+    if (placed) continue;
+    if (!fits({m})) return {};
+    groups.push_back({m});
+  }
+  return groups;
+}
+
+bool measure_in_parts(std::span<const std::int64_t> open_ages_ns) {
+  if (open_ages_ns.size() >= kOpenPartsLimit) return false;
+  const auto stale = std::count_if(open_ages_ns.begin(), open_ages_ns.end(),
+                                   [](std::int64_t age) { return age >= kStalePartsNs; });
+  return static_cast<std::size_t>(stale) < kStalePartsLimit;
+}
+
 FunctionMetrics::FunctionMetrics(const CounterPlan& plan, const PassCounter& passes,
                                  bool every_launch)
     : plan_(plan), passes_(passes) {
@@ -85,8 +119,20 @@ std::uint32_t FunctionMetrics::learned_set(const std::vector<std::uint32_t>& ten
     s.what += " " + m.path + " " + m.precision;
   }
   if (tensor_metrics.empty()) s.what += " no tensor ops";
+  const auto groups = s.passes > 1 ? one_pass_groups(plan_, s.metrics, passes_)
+                                   : std::vector<std::vector<std::uint32_t>>{};
+  const auto id = static_cast<std::uint32_t>(sets_.size());
   sets_.push_back(std::move(s));
-  return static_cast<std::uint32_t>(sets_.size() - 1);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    MetricSet part;
+    part.metrics = groups[g];
+    part.passes = 1;
+    part.what = sets_[id].what + ", part " + std::to_string(g + 1) + " of " +
+                std::to_string(groups.size());
+    sets_.push_back(std::move(part));
+    sets_[id].parts.push_back(static_cast<std::uint32_t>(sets_.size() - 1));
+  }
+  return id;
 }
 
 std::string FunctionMetrics::learn(std::uint64_t function, std::uint32_t id,
@@ -161,8 +207,41 @@ std::string FunctionMetrics::describe(std::uint64_t function) const {
   if (it == functions_.end() || it->second.stage == Stage::kNew) return "learning";
   const Function& f = it->second;
   if (f.stage == Stage::kFull) return "every metric: " + f.why_full;
-  return sets_[f.set].what + " (" + std::to_string(sets_[f.set].passes) + " passes, " +
-         fmt(f.ratio) + " ops per tensor instruction)";
+  const MetricSet& set = sets_[f.set];
+  std::string how = set.what + " (" + std::to_string(set.passes) + " passes";
+  if (!set.parts.empty()) how += ", in " + std::to_string(set.parts.size()) + " one-pass parts";
+  return how + ", " + fmt(f.ratio) + " ops per tensor instruction)";
+}
+
+std::string FunctionMetrics::unfinished(std::uint32_t id, std::size_t parts_done) const {
+  if (id >= sets_.size()) return {};
+  const MetricSet& set = sets_[id];
+  std::vector<std::string> missing;
+  for (std::size_t p = parts_done; p < set.parts.size(); ++p) {
+    for (std::uint32_t i : sets_[set.parts[p]].metrics) {
+      const CounterMetric& m = plan_.metrics[i];
+      std::string what;
+      switch (m.use) {
+        case CounterUse::kSimtOps: what = "SIMT operations"; break;
+        case CounterUse::kTensorOps:
+        case CounterUse::kTensorSparseOps:
+        case CounterUse::kTensorInstructions: what = "tensor operations"; break;
+        case CounterUse::kDramRead: what = "DRAM bytes read"; break;
+        case CounterUse::kDramWrite: what = "bytes stored"; break;
+        case CounterUse::kDuration: what = "replayed duration"; break;
+      }
+      if (std::find(missing.begin(), missing.end(), what) == missing.end())
+        missing.push_back(what);
+    }
+  }
+  std::string words;
+  for (const std::string& w : missing) {
+    if (!words.empty()) words += ", ";
+    words += w;
+  }
+  return "its work ran " + std::to_string(parts_done) + " of the " +
+         std::to_string(set.parts.size()) +
+         " times its one-pass parts need: not counted: " + words;
 }
 
 }  // namespace flopline::capture

@@ -111,6 +111,13 @@ SampleDecision WorkSampler::decide(const LaunchShape& shape, std::span<const std
   auto k = s.keys.find(scratch_);
   if (k == s.keys.end()) k = s.keys.emplace(scratch_, KeyState{}).first;
   KeyState& key = k->second;
+  if (key.source != kNoId && measurements_[key.source].awaits_part) {
+    measurements_[key.source].awaits_part = false;
+    d.measure = true;
+    d.continuing = true;
+    d.measurement = key.source;
+    return d;
+  }
   if (key.taken < per_key_ && key.failures < kMaxFailures) {
     d.measure = true;
     d.measurement = static_cast<std::uint32_t>(measurements_.size());
@@ -153,6 +160,7 @@ void WorkSampler::cancel(std::uint32_t id) {
   if (per_key_ == 0 || id >= measurements_.size()) return;
   Measurement& m = measurements_[id];
   m.state = State::kCancelled;
+  m.awaits_part = false;
   rebuild_keys(shapes_[m.shape]);
 }
 
@@ -160,7 +168,14 @@ void WorkSampler::failed(std::uint32_t id) {
   if (per_key_ == 0 || id >= measurements_.size()) return;
   Measurement& m = measurements_[id];
   m.state = State::kFailed;
+  m.awaits_part = false;
   rebuild_keys(shapes_[m.shape]);
+}
+
+void WorkSampler::continues(std::uint32_t id) {
+  if (per_key_ == 0 || id >= measurements_.size()) return;
+  Measurement& m = measurements_[id];
+  if (m.state == State::kPending) m.awaits_part = true;
 }
 
 void WorkSampler::measured(std::uint32_t id, const CountedWork& work) {

@@ -275,6 +275,14 @@ struct ContextProfiler {
     std::lock_guard<std::mutex> lock(sets_mu);
     return sets->set(id).passes;
   }
+  std::vector<std::uint32_t> set_parts(std::uint32_t id) {
+    std::lock_guard<std::mutex> lock(sets_mu);
+    return sets->set(id).parts;
+  }
+  std::string unfinished(std::uint32_t id, std::size_t parts_done) {
+    std::lock_guard<std::mutex> lock(sets_mu);
+    return sets->unfinished(id, parts_done);
+  }
   std::string learn(std::uint64_t function, std::uint32_t id, std::span<const double> values) {
     std::lock_guard<std::mutex> lock(sets_mu);
     return sets->learn(function, id, values);
@@ -468,6 +476,12 @@ struct ThreadLaunch {
   std::uint32_t measurement = capture::kNoId;  // the sampler's id of this measurement
   std::uint64_t function = 0;                  // the measured launch's function
   std::uint32_t set = 0;                       // the metric set it collects
+  // The set whose values the measurement gives: `set`, or the set `set` is a part of.
+  std::uint32_t whole_set = 0;
+  bool in_parts = false;  // `set` is one of whole_set's one-pass parts
+  // A measurement's first part ran in this launch: its correlation id names the launch
+  // an unfinished measurement's values are shown on.
+  std::uint32_t first_part_of = capture::kNoId;
   std::string incomplete;                      // why its values miss some of its work
   // An unmeasured launch awaiting the outermost exit's id: the measurement it takes.
   bool have_source = false;
@@ -510,6 +524,29 @@ struct CounterProfiler::Impl {
   capture::CounterInfo info;
   std::vector<capture::CounterRecord> records;
   std::vector<capture::InferredLaunch> inferred;
+  // Measurements in one-pass parts (function_metrics.h) whose key has not yet run
+  // every part, by measurement id.
+  struct OpenParts {
+    ContextProfiler* profiler = nullptr;
+    std::uint32_t set = 0;  // the whole set
+    std::size_t done = 0;   // parts collected
+    std::vector<double> values;
+    std::uint64_t function = 0;
+    std::uint32_t device = 0;
+    std::uint32_t first_correlation = 0;  // 0 until its first launch's outermost call ends
+    std::chrono::steady_clock::time_point last;  // when its key last ran a part
+  };
+  std::unordered_map<std::uint32_t, OpenParts> open_parts;
+  // Whether a new measurement of `function` starts in parts (measure_in_parts).
+  bool parts_for(std::uint64_t function) const {
+    std::vector<std::int64_t> ages;
+    const auto now = std::chrono::steady_clock::now();
+    for (const auto& [id, op] : open_parts) {
+      if (op.function != function) continue;
+      ages.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(now - op.last).count());
+    }
+    return capture::measure_in_parts(ages);
+  }
   // A measured launch holds it alone, every other launch shares it: a launch of another
   // thread can never run inside a measured range.
   std::shared_mutex launch_lock;
@@ -562,9 +599,18 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
                                                   : launch_words(fn->second.layout, l, &words);
         d = sampler.decide(shape, words, known);
         if (d.measure && stream_capturing(l.stream)) {
-          // Recorded into a graph, not run: nothing to measure now.
-          sampler.cancel(d.measurement);
+          // Recorded into a graph, not run: nothing to measure now. A measurement in
+          // parts waits for the key's next launch.
+          if (d.continuing) {
+            sampler.continues(d.measurement);
+          } else {
+            sampler.cancel(d.measurement);
+          }
           ++info.capturing;
+          d = capture::SampleDecision{};
+        }
+        if (d.continuing && open_parts.count(d.measurement) == 0) {
+          sampler.failed(d.measurement);  // its parts were given up: measure the key anew
           d = capture::SampleDecision{};
         }
       }
@@ -594,7 +640,30 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
           cp = it->second.get();
           t.measurement = d.measurement;
           t.function = l.shape.function;
-          t.set = cp->fixed ? cp->current.load() : cp->choose(l.shape.function);
+          t.in_parts = false;
+          t.first_part_of = capture::kNoId;
+          if (d.continuing) {
+            OpenParts& op = open_parts[d.measurement];
+            t.whole_set = op.set;
+            t.set = cp->set_parts(op.set)[op.done];
+            t.in_parts = true;
+          } else {
+            t.whole_set = cp->fixed ? cp->current.load() : cp->choose(l.shape.function);
+            t.set = t.whole_set;
+            const std::vector<std::uint32_t> parts = cp->set_parts(t.whole_set);
+            if (!parts.empty() && !cp->fixed && parts_for(l.shape.function)) {
+              OpenParts& op = open_parts[d.measurement];
+              op.profiler = cp;
+              op.set = t.whole_set;
+              op.function = l.shape.function;
+              op.device = cp->device;
+              op.values.assign(cp->plan.metrics.size(), -1);
+              op.last = std::chrono::steady_clock::now();
+              t.set = parts.front();
+              t.in_parts = true;
+              t.first_part_of = d.measurement;
+            }
+          }
           if (debug_enabled()) {
             std::fprintf(
                 stderr, "flopline: counters: measuring %s (measurement %u): %s; metrics: %s\n",
@@ -625,11 +694,20 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
                    why.c_str());
       cp->fixed = true;
       t.set = cp->current;
+      if (t.in_parts) {
+        // Every metric at once: this launch finishes the measurement by itself.
+        t.in_parts = false;
+        t.first_part_of = capture::kNoId;
+        std::lock_guard<std::mutex> lock(mu);
+        open_parts.erase(t.measurement);
+      }
+      t.whole_set = t.set;
     } else {
       launch_lock.unlock();
       std::lock_guard<std::mutex> lock(mu);
       ++info.failed;
       sampler.failed(t.measurement);
+      open_parts.erase(t.measurement);
       turn_off(why);
       return;
     }
@@ -645,6 +723,7 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
     std::lock_guard<std::mutex> lock(mu);
     ++info.failed;
     sampler.failed(t.measurement);
+    open_parts.erase(t.measurement);
     turn_off(why_unavailable("cuptiRangeProfilerStart", r));
     return;
   }
@@ -709,13 +788,43 @@ void CounterProfiler::Impl::exit_driver() {
     info.replay_ns += replay_ns;
     info.decode_ns += decode_ns;
     if (t.have_values) {
-      t.incomplete = cp.learn(t.function, set, t.values);
       const std::size_t passes = cp.set_passes(set);
       auto& by = info.measured_by_passes;
       auto at =
           std::find_if(by.begin(), by.end(), [&](const auto& e) { return e.first >= passes; });
       if (at == by.end() || at->first != passes) at = by.insert(at, {passes, 0});
       ++at->second;
+    }
+    bool part_pending = false;
+    if (t.have_values && t.in_parts) {
+      auto op = open_parts.find(t.measurement);
+      if (op == open_parts.end()) {
+        t.have_values = false;  // given up meanwhile
+      } else {
+        for (std::size_t i = 0; i < t.values.size() && i < op->second.values.size(); ++i) {
+          if (t.values[i] >= 0) op->second.values[i] = t.values[i];
+        }
+        ++op->second.done;
+        op->second.last = std::chrono::steady_clock::now();
+        if (op->second.done < cp.set_parts(op->second.set).size()) {
+          // Not yet the whole measurement: this launch takes it as its source, like the
+          // key's other launches, and the key's next launch collects the next part.
+          part_pending = true;
+          sampler.continues(t.measurement);
+          ++info.measured;
+          t.have_values = false;
+          t.have_source = true;
+          t.inferred.device = cp.device;
+          t.inferred.source = t.measurement;
+          t.inferred.exact = true;
+        } else {
+          t.values = std::move(op->second.values);
+          open_parts.erase(op);
+        }
+      }
+    }
+    if (t.have_values) {
+      t.incomplete = cp.learn(t.function, t.whole_set, t.values);
       if (!t.incomplete.empty()) {
         // Its key is measured again, with every metric.
         ++info.incomplete;
@@ -727,8 +836,9 @@ void CounterProfiler::Impl::exit_driver() {
       } else {
         sampler.measured(t.measurement, capture::evaluate_counters(cp.plan, t.values));
       }
-    } else {
+    } else if (!part_pending) {
       sampler.failed(t.measurement);
+      open_parts.erase(t.measurement);
     }
   }
   if (r != CUPTI_SUCCESS || !error.empty()) {
@@ -795,6 +905,12 @@ void CounterProfiler::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId 
     impl_->exit_driver();
   }
   if (--t.depth > 0) return;
+  if (t.first_part_of != capture::kNoId) {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    const auto op = impl_->open_parts.find(t.first_part_of);
+    if (op != impl_->open_parts.end()) op->second.first_correlation = data->correlationId;
+    t.first_part_of = capture::kNoId;
+  }
   if (t.have_source) {
     // The outermost call's correlation id is the one its kernel record carries.
     t.have_source = false;
@@ -850,6 +966,18 @@ void CounterProfiler::snapshot(capture::CounterInfo* info,
   info->learned_words = impl_->sampler.learned_words();
   *records = impl_->records;
   *inferred = impl_->inferred;
+  // A measurement whose key has not yet run every part shows what it has on its first
+  // launch, as incomplete (never a source): the decoder marks it estimated and why.
+  for (const auto& [id, op] : impl_->open_parts) {
+    if (op.first_correlation == 0) continue;
+    capture::CounterRecord rec;
+    rec.correlation_id = op.first_correlation;
+    rec.device = op.device;
+    rec.values = op.values;
+    rec.measurement = id;
+    rec.incomplete = op.profiler->unfinished(op.set, op.done);
+    records->push_back(std::move(rec));
+  }
 }
 
 void CounterProfiler::reset_after_fork() {

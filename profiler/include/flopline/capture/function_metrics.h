@@ -28,6 +28,18 @@
 //             and functions that failed a check.
 //
 // Metric sets are shared by every function that learned the same T.
+//
+// One-pass parts. A measurement that needs more than one pass replays the kernel, and
+// kernel replay saves and restores the device memory the process holds: a fixed cost
+// per measured launch that grows with the memory held (about 26 ms plus 3.3 ms per GiB
+// on an H200), while a one-pass measurement costs well under a millisecond at any
+// memory held (bench/counters_pass_cost.cu). So a learned set is also cut into groups
+// that each fit one pass (its parts): a key whose function has learned its set is
+// measured one part per launch over its next launches, which do the same work by the
+// key's definition (launch_work.h), and the parts' values together are the
+// measurement. Learning and `full` measurements stay one replayed launch: they must be
+// complete at once. A function whose keys do not come back (measure_in_parts) has its
+// new keys measured in one replayed launch too.
 #pragma once
 
 #include <cstdint>
@@ -44,11 +56,32 @@ struct MetricSet {
   std::vector<std::uint32_t> metrics;  // indices into CounterPlan::metrics, ascending
   std::size_t passes = 0;              // 0 when not known
   std::string what;                    // "every metric", "learned: hgmma bf16->fp32", ...
+  // Sets of one pass each whose metrics together are `metrics`, in the order they are
+  // measured; empty: measured in one launch (replayed when passes > 1).
+  std::vector<std::uint32_t> parts;
 };
 
 // Operations per tensor instruction of two launches of one function agree within this
 // fraction of the learned ratio.
 inline constexpr double kRatioTolerance = 0.01;
+
+// Cuts `metrics` (plan indices) into groups of one pass each, first fit in their order:
+// `one_pass(names)` says whether the names fit one pass. Empty when a metric needs more
+// than one pass alone or the passes cannot be counted.
+std::vector<std::vector<std::uint32_t>> one_pass_groups(
+    const CounterPlan& plan, const std::vector<std::uint32_t>& metrics, const PassCounter& passes);
+
+// An unfinished measurement in parts is stale when its key has not come back for this
+// long: its function's keys may not repeat.
+inline constexpr std::int64_t kStalePartsNs = 1'000'000'000;
+inline constexpr std::size_t kStalePartsLimit = 2;
+inline constexpr std::size_t kOpenPartsLimit = 64;
+// Whether a new key of a function is measured in parts (true) or in one replayed launch,
+// given the ages (ns) of the function's unfinished measurements in parts: parts unless
+// kStalePartsLimit of them are stale (an inference loop whose sequence length changes
+// at every call: its keys never come back and their parts would never finish) or
+// kOpenPartsLimit are open at all.
+bool measure_in_parts(std::span<const std::int64_t> open_ages_ns);
 
 // Not thread-safe: the caller serializes every call.
 class FunctionMetrics {
@@ -69,6 +102,9 @@ class FunctionMetrics {
 
   // How `function` is measured now, in words, for FLOPLINE_COUNTERS_DEBUG.
   std::string describe(std::uint64_t function) const;
+  // The words for an unfinished measurement in parts of set `id` that collected
+  // `parts_done` of its parts: what it did not count.
+  std::string unfinished(std::uint32_t id, std::size_t parts_done) const;
 
   static constexpr std::uint32_t kFull = 0;      // every counting metric
   static constexpr std::uint32_t kLearning = 1;  // every metric, instructions too

@@ -86,6 +86,8 @@ struct SampleDecision {
   // launch takes (kNoId: none yet).
   std::uint32_t measurement = kNoId;
   bool exact = true;  // false when the arguments could not be read (the key is the shape)
+  // measure: the launch continues an earlier launch's measurement in parts (continues()).
+  bool continuing = false;
 };
 
 // Not thread-safe: the caller serializes every call.
@@ -104,6 +106,10 @@ class WorkSampler {
   void failed(std::uint32_t measurement);
   // A measurement's result: learns words that are not part of the work.
   void measured(std::uint32_t measurement, const CountedWork& work);
+  // A measurement in parts (function_metrics.h) needs another launch of its key: the
+  // key's next launch is measured under the same id (decide() says `continuing`).
+  // Launches of the key until then take the measurement as their source.
+  void continues(std::uint32_t measurement);
 
   bool every_launch() const { return per_key_ == 0; }  // decide() then reads no words
   // Why measurement `id` was a new key, for FLOPLINE_COUNTERS_DEBUG: "first of its
@@ -124,6 +130,7 @@ class WorkSampler {
     std::vector<std::uint64_t> words;
     bool args_known = true;
     State state = State::kPending;
+    bool awaits_part = false;  // continues(): the key's next launch measures a part
     CountedWork work;
   };
   struct WordsHash {
