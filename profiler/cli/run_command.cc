@@ -409,6 +409,19 @@ std::string absolute_output(const std::string& output, const std::string& cwd) {
   return output.empty() ? dir : dir + output;
 }
 
+RunEnvironment capture_environment(const RunOptions& opt) {
+  RunEnvironment run;
+  run.output = opt.output;
+  run.kinds = opt.kinds;
+  run.max_memory_mb = opt.max_memory_mb;
+  run.counters = opt.counters;
+  run.counters_exclude = opt.counters_exclude;
+  run.gpu_metrics = opt.gpu_metrics;
+  run.flush_interval = opt.flush_interval;
+  run.windows = opt.windows;
+  return run;
+}
+
 std::vector<std::string> build_run_environment(const std::vector<std::string>& base,
                                                const RunEnvironment& run) {
   std::vector<std::string> env = base;
@@ -522,16 +535,9 @@ int run_recorded(const RunOptions& opt, std::string_view name, std::ostream& out
            "../lib (set FLOPLINE_INJECT_LIBRARY to its path); was flopline built with CUDA?\n";
     return kExitFailure;
   }
-  RunEnvironment run;
+  RunEnvironment run = capture_environment(opt);
   run.inject_library = *inject;
   run.output = output;
-  run.kinds = opt.kinds;
-  run.max_memory_mb = opt.max_memory_mb;
-  run.counters = opt.counters;
-  run.counters_exclude = opt.counters_exclude;
-  run.gpu_metrics = opt.gpu_metrics;
-  run.flush_interval = opt.flush_interval;
-  run.windows = opt.windows;
   run.manifest = make_manifest(err);
   run.run_id = make_run_id();
   run.run_pid = getpid();

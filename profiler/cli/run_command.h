@@ -63,6 +63,9 @@ struct RunEnvironment {
   std::int64_t time_base_ns = 0;       // FLOPLINE_TIME_BASE_NS: when the run began, unset when 0
   std::string control_dir;  // FLOPLINE_CONTROL_DIR: RUNS/ID/ (run_control.h), unset when empty
 };
+// The child's capture options as the command line gave them (-o as given: run_recorded
+// makes it absolute and adds the library and the run's own variables).
+RunEnvironment capture_environment(const RunOptions& opt);
 // `base` is "NAME=VALUE" entries (environ); returns it with flopline's variables set
 // (replacing earlier values) and the library appended to LD_PRELOAD (once).
 std::vector<std::string> build_run_environment(const std::vector<std::string>& base,

@@ -420,6 +420,63 @@ std::int64_t next_append_wait_ns(std::int64_t interval_ns, std::int64_t last_app
                   (kMaxShareInverse - 1) * std::max<std::int64_t>(last_append_ns, 0));
 }
 
+namespace {
+
+// clang-format off
+constexpr CaptureOption kCaptureOptions[] = {
+    {.id = CaptureOptionId::kOutput, .env = "FLOPLINE_OUTPUT", .cli = "--output",
+     .session = "output_path", .example = "t-%p.json", .cli_short = "-o"},
+    {.id = CaptureOptionId::kKinds, .env = "FLOPLINE_KINDS", .cli = "--kinds", .session = "kinds",
+     .example = "kernel,nvtx"},
+    {.id = CaptureOptionId::kMaxMemoryMb, .env = "FLOPLINE_MAX_MEMORY_MB",
+     .cli = "--max-memory-mb", .session = "max_memory_mb", .example = "256"},
+    {.id = CaptureOptionId::kCounters, .env = "FLOPLINE_COUNTERS", .cli = "--counters",
+     .session = "counters", .example = "3", .bare = "on"},
+    {.id = CaptureOptionId::kCountersExclude, .env = "FLOPLINE_COUNTERS_EXCLUDE",
+     .cli = "--counters-exclude", .session = "counters_exclude", .example = "^my_allreduce"},
+    {.id = CaptureOptionId::kGpuMetrics, .env = "FLOPLINE_GPU_METRICS", .cli = "--gpu-metrics",
+     .session = "gpu_metrics", .example = "20us", .bare = "on"},
+    {.id = CaptureOptionId::kFlushInterval, .env = "FLOPLINE_FLUSH_INTERVAL",
+     .cli = "--flush-interval", .session = "", .example = "2s"},
+    {.id = CaptureOptionId::kCaptureRange, .env = "FLOPLINE_CAPTURE_RANGE",
+     .cli = "--capture-range", .session = "capture_range", .example = "cudaProfilerApi"},
+    {.id = CaptureOptionId::kNvtxCapture, .env = "FLOPLINE_NVTX_CAPTURE", .cli = "--nvtx-capture",
+     .session = "nvtx_capture", .example = "step 1*"},
+    {.id = CaptureOptionId::kCaptureRangeEnd, .env = "FLOPLINE_CAPTURE_RANGE_END",
+     .cli = "--capture-range-end", .session = "capture_range_end", .example = "repeat:3"},
+    {.id = CaptureOptionId::kDelay, .env = "FLOPLINE_DELAY", .cli = "--delay", .session = "delay",
+     .example = "2.5"},
+    {.id = CaptureOptionId::kDuration, .env = "FLOPLINE_DURATION", .cli = "--duration",
+     .session = "duration", .example = "500ms"},
+    {.id = CaptureOptionId::kSelfTiming, .env = "FLOPLINE_SELF_TIMING", .cli = "", .session = "",
+     .example = "1"},
+    {.id = CaptureOptionId::kQuiet, .env = "FLOPLINE_QUIET", .cli = "", .session = "",
+     .example = "1"},
+    {.id = CaptureOptionId::kManifest, .env = "FLOPLINE_MANIFEST", .cli = "", .session = "",
+     .example = "/tmp/flopline-run-abc", .by_run = true},
+    {.id = CaptureOptionId::kRunId, .env = "FLOPLINE_RUN_ID", .cli = "", .session = "",
+     .example = "19a2b-4711", .by_run = true},
+    {.id = CaptureOptionId::kRunPid, .env = "FLOPLINE_RUN_PID", .cli = "", .session = "",
+     .example = "4711", .by_run = true},
+    {.id = CaptureOptionId::kTimeBase, .env = "FLOPLINE_TIME_BASE_NS", .cli = "", .session = "",
+     .example = "1764000000000000000", .by_run = true},
+    {.id = CaptureOptionId::kControlDir, .env = "FLOPLINE_CONTROL_DIR", .cli = "", .session = "",
+     .example = "/tmp/flopline-runs-1000/19a2b-4711", .by_run = true},
+};
+// clang-format on
+static_assert(std::size(kCaptureOptions) == kCaptureOptionCount);
+
+}  // namespace
+
+std::span<const CaptureOption> capture_options() {
+  return kCaptureOptions;
+}
+
+const CaptureOption& capture_option(CaptureOptionId id) {
+  // Entries are in the enum's order (the test of the table checks it).
+  return kCaptureOptions[static_cast<std::size_t>(id)];
+}
+
 CaptureEnv read_capture_env(const GetEnv& getenv) {
   CaptureEnv env;
   if (const char* v = getenv("FLOPLINE_OUTPUT")) env.output = v;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -149,6 +150,54 @@ std::int64_t next_append_wait_ns(std::int64_t interval_ns, std::int64_t last_app
 
 // The largest memory cap the capture takes, in MB (2^40 MB; MB << 20 still fits 64 bits).
 inline constexpr std::uint64_t kMaxMemoryMb = 1ull << 40;
+
+// ---- the capture options: how each front end spells them --------------------------
+
+// Every setting a capture takes: `flopline run`'s options, the variables the injection
+// library reads, flopline::SessionOptions' members. The last ones are set by `flopline
+// run` for each process it starts (or by hand), with no option of their own.
+enum class CaptureOptionId : std::uint8_t {
+  kOutput,
+  kKinds,
+  kMaxMemoryMb,
+  kCounters,
+  kCountersExclude,
+  kGpuMetrics,
+  kFlushInterval,
+  kCaptureRange,
+  kNvtxCapture,
+  kCaptureRangeEnd,
+  kDelay,
+  kDuration,
+  kSelfTiming,
+  kQuiet,
+  kManifest,
+  kRunId,
+  kRunPid,
+  kTimeBase,
+  kControlDir,
+};
+inline constexpr std::size_t kCaptureOptionCount = 19;
+
+struct CaptureOption {
+  CaptureOptionId id;
+  std::string_view env;             // the variable: "FLOPLINE_KINDS" (a literal, so NUL-terminated)
+  std::string_view cli;             // `flopline run`'s option: "--kinds"; "" = none
+  std::string_view session;         // flopline::SessionOptions' member: "kinds"; "" = none
+  std::string_view example;         // a value every front end takes, alone (tests use it)
+  std::string_view cli_short = {};  // "-o"
+  // The value of the option given without one ("--counters" = "--counters=on"); "" = the
+  // option needs a value.
+  std::string_view bare = {};
+  // Set by `flopline run` for every process it starts, whatever its options.
+  bool by_run = false;
+};
+
+// Every option, in the order `flopline run --help` and docs/CAPTURE.md list them.
+// docs/CAPTURE.md documents each; tests/unit/test_capture_options.cc checks the docs,
+// the command line and SessionOptions against this table.
+std::span<const CaptureOption> capture_options();
+const CaptureOption& capture_option(CaptureOptionId id);
 
 // The capture configuration read from the environment.
 struct CaptureEnv {
