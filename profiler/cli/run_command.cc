@@ -125,18 +125,19 @@ std::string make_run_id() {
 
 // RUNS/ID/ for `flopline start` and `stop` (run_control.h); old leftovers of ended runs
 // go first. Nothing, with `problem` set, when it cannot be made.
-std::optional<std::string> make_control_dir(const RunEnvironment& run, const RunOptions& opt,
-                                            std::string_view name, std::int64_t unix_ns,
-                                            std::string* problem) {
+std::optional<std::string> make_control_dir(const std::string& run_id, std::int64_t run_pid,
+                                            const RunOptions& opt, std::string_view name,
+                                            std::int64_t unix_ns, std::string* problem) {
   const std::string runs = capture::runs_directory(
       [](const char* n) -> const char* { return std::getenv(n); }, getuid());
   capture::prune_runs(runs, capture::process_alive, 7 * 24 * 3600);
   capture::RunInfo info;
-  info.id = run.run_id;
-  info.pid = run.run_pid;
-  info.start_ticks = capture::process_start_ticks(run.run_pid).value_or(0);
+  info.id = run_id;
+  info.pid = run_pid;
+  info.start_ticks = capture::process_start_ticks(run_pid).value_or(0);
   info.how = std::string(name);
-  info.capture_range = opt.windows.range.empty() ? "none" : opt.windows.range;
+  const std::string& range = opt.capture[capture::CaptureOptionId::kCaptureRange];
+  info.capture_range = range.empty() ? "none" : range;
   info.started_unix_ns = unix_ns;
   for (const std::string& a : opt.command) info.command += (info.command.empty() ? "" : " ") + a;
   return capture::create_run_dir(runs, info, problem);
@@ -177,6 +178,14 @@ void give_plain_path(const std::string& output, std::vector<capture::ManifestEnt
     return;
   }
   pick->path = output;
+}
+
+// The capture option `name` (its long or short form) spells, or nullptr.
+const capture::CaptureOption* capture_option_named(std::string_view name) {
+  for (const capture::CaptureOption& o : capture::capture_options()) {
+    if (!o.cli.empty() && (name == o.cli || name == o.cli_short)) return &o;
+  }
+  return nullptr;
 }
 
 std::string self_executable() {
@@ -285,58 +294,16 @@ Parsed<RunOptions> parse_run_args(std::span<const std::string> args) {
     } else if (name == "--no-summary") {
       if (name != a) return P::fail("--no-summary takes no value");
       o.summary = false;
-    } else if (name == "-o" || name == "--output") {
-      if (auto e = value(a, v)) return P::fail(*e);
-      if (v.empty()) return P::fail("-o needs a path");
-      o.output = v;
-    } else if (name == "--kinds") {
-      if (auto e = value(a, v)) return P::fail(*e);
-      std::string error;
-      if (!capture::parse_activity_kinds(v, &error)) return P::fail(concat("--kinds: ", error));
-      o.kinds = v;
-    } else if (name == "--max-memory-mb") {
-      if (auto e = value(a, v)) return P::fail(*e);
-      auto n = parse_positive_count(v, "--max-memory-mb");
-      if (!n.ok()) return P::fail(n.error);
-      if (*n.value > capture::kMaxMemoryMb)
-        return P::fail(
-            concat("--max-memory-mb: ", v, " is more than 2^40 MB, the most the capture takes"));
-      o.max_memory_mb = n.value;
-    } else if (name == "--counters") {
-      const std::string v2 = name == a ? std::string("on") : a.substr(a.find('=') + 1);
-      std::string error;
-      if (!capture::parse_counters(v2, &error)) return P::fail(concat("--counters: ", error));
-      o.counters = v2;
-    } else if (name == "--counters-exclude") {
-      if (auto e = value(a, v)) return P::fail(*e);
-      std::string error;
-      if (v.empty()) return P::fail("--counters-exclude needs a regular expression");
-      if (!capture::valid_exclude_pattern(v, &error))
-        return P::fail(
-            concat("--counters-exclude: '", v, "' is not a regular expression: ", error));
-      o.counters_exclude = v;
-    } else if (name == "--gpu-metrics") {
-      const std::string v2 = name == a ? std::string("on") : a.substr(a.find('=') + 1);
-      std::string error;
-      if (!capture::parse_gpu_metrics(v2, &error)) return P::fail(concat("--gpu-metrics: ", error));
-      o.gpu_metrics = v2;
-    } else if (name == "--flush-interval") {
-      if (auto e = value(a, v)) return P::fail(*e);
-      std::string error;
-      if (!capture::parse_flush_interval(v, &error))
-        return P::fail(concat("--flush-interval: ", error));
-      o.flush_interval = v;
-    } else if (name == "--capture-range" || name == "--nvtx-capture" ||
-               name == "--capture-range-end" || name == "--delay" || name == "--duration") {
-      if (auto e = value(a, v)) return P::fail(*e);
+    } else if (const capture::CaptureOption* c = capture_option_named(name)) {
+      // A capture option (capture_config.h's table): its value as given, checked below
+      // with the others, as the injection library will read it.
+      if (!c->bare.empty() && name == a) {
+        v = c->bare;  // "--counters" alone
+      } else if (auto e = value(a, v)) {
+        return P::fail(*e);
+      }
       if (v.empty()) return P::fail(concat(name, " needs a value"));
-      capture::CaptureWindowText& w = o.windows;
-      std::string& slot = name == "--capture-range"       ? w.range
-                          : name == "--nvtx-capture"      ? w.nvtx_capture
-                          : name == "--capture-range-end" ? w.range_end
-                          : name == "--delay"             ? w.delay
-                                                          : w.duration;
-      slot = v;
+      o.capture[c->id] = v;
     } else if (name == "--top") {
       if (auto e = value(a, v)) return P::fail(*e);
       auto n = parse_positive_count(v, "--top");
@@ -348,16 +315,9 @@ Parsed<RunOptions> parse_run_args(std::span<const std::string> args) {
   }
   o.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
   if (o.command.empty()) return P::fail("no command given (flopline run [options] -- CMD ARGS...)");
-  std::string error;
-  if (!capture::parse_capture_window_setting(o.windows, {}, &error)) return P::fail(error);
-  const bool counters_on = !o.counters.empty() && capture::parse_counters(o.counters, &error)->on;
-  const bool metrics_on =
-      !o.gpu_metrics.empty() && capture::parse_gpu_metrics(o.gpu_metrics, &error)->on;
-  if (counters_on && metrics_on) {
-    return P::fail(
-        "--counters and --gpu-metrics cannot be used together (both read the GPU's "
-        "performance monitors)");
-  }
+  std::vector<capture::CaptureProblem> problems;
+  capture::parse_capture_options(o.capture, capture::CaptureFrontEnd::kCommandLine, &problems);
+  if (!problems.empty()) return P::fail(problems.front().message);
   return P{std::move(o), {}};
 }
 
@@ -392,10 +352,10 @@ Parsed<RunOptions> parse_launch_args(std::span<const std::string> args) {
   if (!p.ok() || p.value->help) return p;
   RunOptions& o = *p.value;
   std::string error;
-  if (capture::parse_capture_range(o.windows.range, &error) !=
-      capture::CaptureRangeKind::kOnDemand) {
+  const std::string& range = o.capture[capture::CaptureOptionId::kCaptureRange];
+  if (capture::parse_capture_range(range, &error) != capture::CaptureRangeKind::kOnDemand) {
     return Parsed<RunOptions>::fail(
-        concat("--capture-range=", o.windows.range,
+        concat("--capture-range=", range,
                ": flopline launch records between flopline start and flopline stop; "
                "flopline run takes the other capture ranges"));
   }
@@ -411,14 +371,7 @@ std::string absolute_output(const std::string& output, const std::string& cwd) {
 
 RunEnvironment capture_environment(const RunOptions& opt) {
   RunEnvironment run;
-  run.output = opt.output;
-  run.kinds = opt.kinds;
-  run.max_memory_mb = opt.max_memory_mb;
-  run.counters = opt.counters;
-  run.counters_exclude = opt.counters_exclude;
-  run.gpu_metrics = opt.gpu_metrics;
-  run.flush_interval = opt.flush_interval;
-  run.windows = opt.windows;
+  run.values = opt.capture;
   return run;
 }
 
@@ -436,28 +389,8 @@ std::vector<std::string> build_run_environment(const std::vector<std::string>& b
     preload = preload.empty() ? run.inject_library : concat(preload, ":", run.inject_library);
   }
   set_var(env, "LD_PRELOAD", preload);
-  if (!run.output.empty()) set_var(env, "FLOPLINE_OUTPUT", run.output);
-  if (!run.kinds.empty()) set_var(env, "FLOPLINE_KINDS", run.kinds);
-  if (run.max_memory_mb) {
-    set_var(env, "FLOPLINE_MAX_MEMORY_MB", std::to_string(*run.max_memory_mb));
-  }
-  if (!run.manifest.empty()) set_var(env, "FLOPLINE_MANIFEST", run.manifest);
-  if (!run.flush_interval.empty()) set_var(env, "FLOPLINE_FLUSH_INTERVAL", run.flush_interval);
-  if (!run.run_id.empty()) set_var(env, "FLOPLINE_RUN_ID", run.run_id);
-  if (run.run_pid > 0) set_var(env, "FLOPLINE_RUN_PID", std::to_string(run.run_pid));
-  if (run.time_base_ns > 0) set_var(env, "FLOPLINE_TIME_BASE_NS", std::to_string(run.time_base_ns));
-  if (!run.control_dir.empty()) set_var(env, "FLOPLINE_CONTROL_DIR", run.control_dir);
-  if (!run.counters.empty()) set_var(env, "FLOPLINE_COUNTERS", run.counters);
-  if (!run.counters_exclude.empty())
-    set_var(env, "FLOPLINE_COUNTERS_EXCLUDE", run.counters_exclude);
-  if (!run.gpu_metrics.empty()) set_var(env, "FLOPLINE_GPU_METRICS", run.gpu_metrics);
-  const capture::CaptureWindowOptionNames& names = capture::kCaptureWindowEnvNames;
-  for (const auto& [var, value] : {std::pair{names.range, &run.windows.range},
-                                   std::pair{names.nvtx_capture, &run.windows.nvtx_capture},
-                                   std::pair{names.range_end, &run.windows.range_end},
-                                   std::pair{names.delay, &run.windows.delay},
-                                   std::pair{names.duration, &run.windows.duration}}) {
-    if (!value->empty()) set_var(env, var, *value);
+  for (const capture::CaptureOption& o : capture::capture_options()) {
+    if (const std::string& v = run.values[o.id]; !v.empty()) set_var(env, o.env, v);
   }
   return env;
 }
@@ -500,9 +433,10 @@ int run_recorded(const RunOptions& opt, std::string_view name, std::ostream& out
   }
   std::error_code cwd_error;
   const std::string cwd = std::filesystem::current_path(cwd_error).string();
-  const std::string output = cwd_error ? opt.output : absolute_output(opt.output, cwd);
+  const std::string& given_output = opt.capture[capture::CaptureOptionId::kOutput];
+  const std::string output = cwd_error ? given_output : absolute_output(given_output, cwd);
   if (const std::string problem = output_problem(output); !problem.empty()) {
-    err << who << ": cannot write traces to " << (opt.output.empty() ? cwd : opt.output) << " ("
+    err << who << ": cannot write traces to " << (given_output.empty() ? cwd : given_output) << " ("
         << problem << "); nothing was run\n";
     return kExitFailure;
   }
@@ -535,59 +469,64 @@ int run_recorded(const RunOptions& opt, std::string_view name, std::ostream& out
            "../lib (set FLOPLINE_INJECT_LIBRARY to its path); was flopline built with CUDA?\n";
     return kExitFailure;
   }
-  RunEnvironment run = capture_environment(opt);
-  run.inject_library = *inject;
-  run.output = output;
-  run.manifest = make_manifest(err);
-  run.run_id = make_run_id();
-  run.run_pid = getpid();
+  using capture::CaptureOptionId;
+  const std::string manifest = make_manifest(err);
+  const std::string run_id = make_run_id();
+  const std::int64_t run_pid = getpid();
   // The capture clock (CUPTI's timestamps) is the system's real-time clock.
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
-  run.time_base_ns = static_cast<std::int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+  const std::int64_t time_base_ns =
+      static_cast<std::int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
   // The run's control directory, where `flopline start` and `stop` find it.
   std::string control_problem;
-  const std::optional<std::string> control = make_control_dir(
-      run, opt, name, now.tv_sec * 1'000'000'000LL + now.tv_nsec, &control_problem);
+  const std::optional<std::string> control =
+      make_control_dir(run_id, run_pid, opt, name, time_base_ns, &control_problem);
   std::string range_error;
-  const bool on_demand =
-      !opt.windows.range.empty() && capture::parse_capture_range(opt.windows.range, &range_error) ==
-                                        capture::CaptureRangeKind::kOnDemand;
-  if (control) {
-    run.control_dir = *control;
-  } else if (on_demand) {
+  const std::string& range = opt.capture[CaptureOptionId::kCaptureRange];
+  const bool on_demand = !range.empty() && capture::parse_capture_range(range, &range_error) ==
+                                               capture::CaptureRangeKind::kOnDemand;
+  if (!control && on_demand) {
     err << who << ": cannot make the run's control directory (" << control_problem
         << "), so flopline start could never reach it; nothing was run\n";
-    if (!run.manifest.empty()) unlink(run.manifest.c_str());
+    if (!manifest.empty()) unlink(manifest.c_str());
     return kExitFailure;
-  } else {
+  } else if (!control) {
     err << who << ": flopline start and stop cannot reach this run (" << control_problem << ")\n";
   }
   if (on_demand) {
-    err << who << ": run " << run.run_id << " (pid " << run.run_pid
-        << ") records nothing until 'flopline start' (or 'flopline start " << run.run_pid
+    err << who << ": run " << run_id << " (pid " << run_pid
+        << ") records nothing until 'flopline start' (or 'flopline start " << run_pid
         << "') from another shell\n";
   }
+  RunEnvironment run = capture_environment(opt);
+  run.inject_library = *inject;
+  run.values[CaptureOptionId::kOutput] = output;
+  run.values[CaptureOptionId::kManifest] = manifest;
+  run.values[CaptureOptionId::kRunId] = run_id;
+  run.values[CaptureOptionId::kRunPid] = std::to_string(run_pid);
+  run.values[CaptureOptionId::kTimeBase] = std::to_string(time_base_ns);
+  if (control) run.values[CaptureOptionId::kControlDir] = *control;
   std::vector<std::string> base;
   for (char** e = environ; *e != nullptr; ++e) base.emplace_back(*e);
   const std::vector<std::string> env = build_run_environment(base, run);
 
   out.flush();
   const ChildResult child = run_child(*program, opt.command, env);
-  if (!run.control_dir.empty()) capture::mark_run_ended(run.control_dir);
+  if (control) capture::mark_run_ended(*control);
   if (!child.started) {
     err << who << ": cannot run " << opt.command[0] << ": " << child.error << "\n";
-    if (!run.manifest.empty()) unlink(run.manifest.c_str());
+    if (!manifest.empty()) unlink(manifest.c_str());
     return child.exit_code;
   }
   if (child.signal != 0) {
     err << who << ": " << opt.command[0] << " was ended by signal " << child.signal << " ("
         << signal_name(child.signal) << ")\n";
   }
-  std::vector<capture::ManifestEntry> notes = capture::read_manifest(run.manifest);
-  if (!run.manifest.empty()) unlink(run.manifest.c_str());
+  std::vector<capture::ManifestEntry> notes = capture::read_manifest(manifest);
+  if (!manifest.empty()) unlink(manifest.c_str());
   std::vector<capture::ManifestEntry> left = capture::run_files(notes);
-  give_plain_path(run.output, left, err);
+  give_plain_path(output, left, err);
   std::vector<std::string> files;
   for (const capture::ManifestEntry& e : left) {
     if (e.state == capture::ManifestState::kFailed) {
@@ -603,8 +542,8 @@ int run_recorded(const RunOptions& opt, std::string_view name, std::ostream& out
   }
   if (opt.summary && !files.empty()) print_run_summary(files, opt.top, out, err);
   if (files.empty()) {
-    const bool windows =
-        !opt.windows.range.empty() || !opt.windows.delay.empty() || !opt.windows.duration.empty();
+    const bool windows = !range.empty() || !opt.capture[CaptureOptionId::kDelay].empty() ||
+                         !opt.capture[CaptureOptionId::kDuration].empty();
     err << who << ": no trace was written (no process of the command did GPU work"
         << (windows ? " inside a capture window" : "")
         << ", or it ended before flopline could write)\n";

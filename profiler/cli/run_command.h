@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "cli_parse.h"
-#include "flopline/capture/capture_window.h"
+#include "flopline/capture/capture_config.h"
 
 namespace flopline::cli {
 
@@ -22,18 +22,12 @@ inline constexpr int kExitCommandNotFound = 127;
 inline constexpr int kExitCommandNotExecutable = 126;
 
 struct RunOptions {
-  std::string output;  // -o: file template or directory; "" = flopline-%p.json here
-  std::string kinds;   // --kinds, validated; "" = the default kinds
-  std::optional<std::uint64_t> max_memory_mb;
+  // -o, --kinds, --max-memory-mb, --counters, --capture-range...: the capture options as
+  // given, by option (capture_config.h's table; "" = not given), checked together as the
+  // injection library reads them.
+  capture::CaptureOptionValues capture;
   std::uint64_t top = 10;
   bool summary = true;
-  std::string counters;          // --counters[=N|all]: FLOPLINE_COUNTERS, "" = off
-  std::string counters_exclude;  // --counters-exclude REGEX: FLOPLINE_COUNTERS_EXCLUDE
-  std::string gpu_metrics;       // --gpu-metrics[=INTERVAL]: FLOPLINE_GPU_METRICS, "" = off
-  std::string flush_interval;    // --flush-interval T: FLOPLINE_FLUSH_INTERVAL, "" = default
-  // --capture-range, --nvtx-capture, --capture-range-end, --delay, --duration as given
-  // (validated together; "" = not given): FLOPLINE_CAPTURE_RANGE and the others.
-  capture::CaptureWindowText windows;
   bool help = false;
   std::vector<std::string> command;  // CMD ARGS...
 };
@@ -49,19 +43,9 @@ std::string launch_usage();
 // What the child's environment gets (see docs/CAPTURE.md).
 struct RunEnvironment {
   std::string inject_library;  // absolute path of libflopline_inject.so
-  std::string output;          // FLOPLINE_OUTPUT, unset when empty
-  std::string kinds;           // FLOPLINE_KINDS, unset when empty
-  std::optional<std::uint64_t> max_memory_mb;
-  std::string manifest;                // FLOPLINE_MANIFEST
-  std::string counters;                // FLOPLINE_COUNTERS, unset when empty
-  std::string counters_exclude;        // FLOPLINE_COUNTERS_EXCLUDE, unset when empty
-  std::string gpu_metrics;             // FLOPLINE_GPU_METRICS, unset when empty
-  std::string flush_interval;          // FLOPLINE_FLUSH_INTERVAL, unset when empty
-  capture::CaptureWindowText windows;  // FLOPLINE_CAPTURE_RANGE, ...; each unset when empty
-  std::string run_id;                  // FLOPLINE_RUN_ID, unset when empty
-  std::int64_t run_pid = 0;            // FLOPLINE_RUN_PID (this flopline run), unset when 0
-  std::int64_t time_base_ns = 0;       // FLOPLINE_TIME_BASE_NS: when the run began, unset when 0
-  std::string control_dir;  // FLOPLINE_CONTROL_DIR: RUNS/ID/ (run_control.h), unset when empty
+  // Every capture variable, by option, unset when "": the options as given (-o made
+  // absolute) and the run's own (FLOPLINE_MANIFEST, FLOPLINE_RUN_ID, ...).
+  capture::CaptureOptionValues values;
 };
 // The child's capture options as the command line gave them (-o as given: run_recorded
 // makes it absolute and adds the library and the run's own variables).

@@ -164,11 +164,9 @@ TEST(CaptureOptions, EachOptionReachesTheLibraryUnderItsVariable) {
 TEST(CaptureOptions, TheRunsOwnVariablesAreTheTables) {
   cli::RunEnvironment run;
   run.inject_library = "/lib/libflopline_inject.so";
-  run.manifest = std::string(capture_option(CaptureOptionId::kManifest).example);
-  run.run_id = std::string(capture_option(CaptureOptionId::kRunId).example);
-  run.run_pid = std::stoll(std::string(capture_option(CaptureOptionId::kRunPid).example));
-  run.time_base_ns = std::stoll(std::string(capture_option(CaptureOptionId::kTimeBase).example));
-  run.control_dir = std::string(capture_option(CaptureOptionId::kControlDir).example);
+  for (const CaptureOption& o : capture_options()) {
+    if (o.by_run) run.values[o.id] = std::string(o.example);
+  }
   std::map<std::string, std::string> env;
   for (const std::string& e : cli::build_run_environment({}, run)) {
     const auto eq = e.find('=');
@@ -183,13 +181,56 @@ TEST(CaptureOptions, TheRunsOwnVariablesAreTheTables) {
   env["FLOPLINE_SELF_TIMING"] = capture_option(CaptureOptionId::kSelfTiming).example;
   const CaptureEnv read = read_capture_env(env_of(env));
   EXPECT_TRUE(read.warnings.empty()) << read.warnings.front();
-  EXPECT_EQ(read.manifest, run.manifest);
-  EXPECT_EQ(read.run_id, run.run_id);
-  EXPECT_EQ(read.run_pid, run.run_pid);
-  EXPECT_EQ(read.control_dir, run.control_dir);
-  EXPECT_EQ(run_time_base(env_of(env)), run.time_base_ns);
+  EXPECT_EQ(read.manifest, capture_option(CaptureOptionId::kManifest).example);
+  EXPECT_EQ(read.run_id, capture_option(CaptureOptionId::kRunId).example);
+  EXPECT_EQ(std::to_string(read.run_pid), capture_option(CaptureOptionId::kRunPid).example);
+  EXPECT_EQ(read.control_dir, capture_option(CaptureOptionId::kControlDir).example);
+  EXPECT_EQ(std::to_string(run_time_base(env_of(env)).value_or(0)),
+            capture_option(CaptureOptionId::kTimeBase).example);
   EXPECT_TRUE(read.quiet);
   EXPECT_TRUE(read.self_timing);
+}
+
+// One parser and one set of rules: each front end gets the same problems, named its way,
+// and the command line refuses, the library warns with the fallback, what the parser says.
+TEST(CaptureOptions, OneParserAndOneRuleForEveryFrontEnd) {
+  CaptureOptionValues both;
+  both[CaptureOptionId::kCounters] = "on";
+  both[CaptureOptionId::kGpuMetrics] = "on";
+  CaptureOptionValues bad_kinds;
+  bad_kinds[CaptureOptionId::kKinds] = "kernel,bogus";
+  for (CaptureFrontEnd front :
+       {CaptureFrontEnd::kCommandLine, CaptureFrontEnd::kEnvironment, CaptureFrontEnd::kSession}) {
+    std::vector<CaptureProblem> problems;
+    const CaptureEnv c = parse_capture_options(both, front, &problems);
+    EXPECT_TRUE(c.counters.on);
+    EXPECT_FALSE(c.gpu_metrics.on);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_EQ(problems[0].message,
+              std::string(capture_option_name(CaptureOptionId::kCounters, front)) + " and " +
+                  std::string(capture_option_name(CaptureOptionId::kGpuMetrics, front)) +
+                  " cannot be used together (both read the GPU's performance monitors)");
+    problems.clear();
+    EXPECT_EQ(parse_capture_options(bad_kinds, front, &problems).kinds, kDefaultKinds);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_EQ(
+        problems[0].message.rfind(std::string(capture_option_name(CaptureOptionId::kKinds, front)) +
+                                      ": unknown activity kind 'bogus'",
+                                  0),
+        0u)
+        << problems[0].message;
+  }
+  std::vector<CaptureProblem> cli;
+  parse_capture_options(both, CaptureFrontEnd::kCommandLine, &cli);
+  const auto run = cli::parse_run_args(Args{"--counters", "--gpu-metrics", "--", "prog"});
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.error, cli[0].message);
+  std::vector<CaptureProblem> env;
+  parse_capture_options(both, CaptureFrontEnd::kEnvironment, &env);
+  const CaptureEnv read =
+      read_capture_env(env_of({{"FLOPLINE_COUNTERS", "on"}, {"FLOPLINE_GPU_METRICS", "on"}}));
+  ASSERT_EQ(read.warnings.size(), 1u);
+  EXPECT_EQ(read.warnings[0], env[0].message + "; GPU metrics are off");
 }
 
 // SessionOptions' members are the table's session names, no more, no fewer.

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "flopline/capture/capture_config.h"
 #include "flopline/capture/capture_window.h"
 
 namespace flopline::capture {
@@ -92,7 +93,7 @@ TEST(CaptureWindowOptions, Seconds) {
 
 TEST(CaptureWindowOptions, AllTogetherWithTheirRules) {
   std::string error;
-  const CaptureWindowOptionNames cli;
+  const CaptureWindowOptionNames cli = capture_window_names(CaptureFrontEnd::kCommandLine);
   auto s = parse_capture_window_setting({"nvtx", "step 1*", "repeat:3", "2", "500ms"}, cli, &error);
   ASSERT_TRUE(s) << error;
   EXPECT_EQ(s->range, CaptureRangeKind::kNvtx);
@@ -133,8 +134,8 @@ TEST(CaptureWindowOptions, AllTogetherWithTheirRules) {
     EXPECT_EQ(error.rfind(b.option, 0), 0u) << error;
   }
   // The environment's names in the environment's errors.
-  EXPECT_FALSE(
-      parse_capture_window_setting({"nvtx", "", "", "", ""}, kCaptureWindowEnvNames, &error));
+  EXPECT_FALSE(parse_capture_window_setting(
+      {"nvtx", "", "", "", ""}, capture_window_names(CaptureFrontEnd::kEnvironment), &error));
   EXPECT_EQ(error.rfind("FLOPLINE_CAPTURE_RANGE: nvtx needs FLOPLINE_NVTX_CAPTURE", 0), 0u)
       << error;
 }

@@ -29,7 +29,7 @@ capture::GetEnv env_of(const std::map<std::string, std::string>& m) {
 std::map<std::string, std::string> child_env(const RunOptions& o) {
   RunEnvironment run;
   run.inject_library = "/lib/libflopline_inject.so";
-  run.windows = o.windows;
+  run.values = o.capture;
   std::map<std::string, std::string> m;
   for (const std::string& e : build_run_environment(Args{}, run)) {
     const auto eq = e.find('=');

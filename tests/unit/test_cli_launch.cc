@@ -18,8 +18,8 @@ using Args = std::vector<std::string>;
 TEST(CliLaunch, OptionsBecomeAnOndemandRange) {
   auto p = parse_launch_args(Args{"-o", "t.json", "--capture-range-end=repeat:2", "--", "a.out"});
   ASSERT_TRUE(p.ok()) << p.error;
-  EXPECT_EQ(p.value->windows.range, "ondemand");
-  EXPECT_EQ(p.value->windows.range_end, "repeat:2");
+  EXPECT_EQ(p.value->capture[capture::CaptureOptionId::kCaptureRange], "ondemand");
+  EXPECT_EQ(p.value->capture[capture::CaptureOptionId::kCaptureRangeEnd], "repeat:2");
   EXPECT_EQ(p.value->command, Args{"a.out"});
   EXPECT_TRUE(parse_launch_args(Args{"--capture-range=onDemand", "a.out"}).ok());
   p = parse_launch_args(Args{"--capture-range=nvtx", "--nvtx-capture=x", "a.out"});
@@ -37,11 +37,11 @@ TEST(CliLaunch, OptionsBecomeAnOndemandRange) {
 TEST(CliLaunch, TheChildGetsItsControlDirectory) {
   RunEnvironment run;
   run.inject_library = "/lib/libflopline_inject.so";
-  run.control_dir = "/tmp/flopline-runs-1/abc-1";
+  run.values[capture::CaptureOptionId::kControlDir] = "/tmp/flopline-runs-1/abc-1";
   const std::vector<std::string> env = build_run_environment({}, run);
   EXPECT_NE(std::find(env.begin(), env.end(), "FLOPLINE_CONTROL_DIR=/tmp/flopline-runs-1/abc-1"),
             env.end());
-  run.control_dir.clear();
+  run.values[capture::CaptureOptionId::kControlDir].clear();
   for (const std::string& e : build_run_environment({}, run)) {
     EXPECT_NE(e.rfind("FLOPLINE_CONTROL_DIR=", 0), 0u) << e;
   }

@@ -24,14 +24,15 @@ namespace flopline::cli {
 namespace {
 
 using Args = std::vector<std::string>;
+using Opt = capture::CaptureOptionId;
 
 TEST(RunArgs, OptionsThenCommand) {
   const Args a = {"-o",      "t.json", "--kinds", "kernel,nvtx", "--no-summary",
                   "--top=5", "--",     "python3", "-c",          "print(1)"};
   auto r = parse_run_args(a);
   ASSERT_TRUE(r.ok()) << r.error;
-  EXPECT_EQ(r.value->output, "t.json");
-  EXPECT_EQ(r.value->kinds, "kernel,nvtx");
+  EXPECT_EQ(r.value->capture[Opt::kOutput], "t.json");
+  EXPECT_EQ(r.value->capture[Opt::kKinds], "kernel,nvtx");
   EXPECT_FALSE(r.value->summary);
   EXPECT_EQ(r.value->top, 5u);
   EXPECT_EQ(r.value->command, (Args{"python3", "-c", "print(1)"}));
@@ -40,9 +41,9 @@ TEST(RunArgs, OptionsThenCommand) {
 TEST(RunArgs, CountersExcludeReachesTheEnvironment) {
   auto r = parse_run_args(Args{"--counters", "--counters-exclude=^my_allreduce", "--", "ls"});
   ASSERT_TRUE(r.ok()) << r.error;
-  EXPECT_EQ(r.value->counters_exclude, "^my_allreduce");
+  EXPECT_EQ(r.value->capture[Opt::kCountersExclude], "^my_allreduce");
   RunEnvironment run;
-  run.counters_exclude = r.value->counters_exclude;
+  run.values[Opt::kCountersExclude] = r.value->capture[Opt::kCountersExclude];
   const Args env = build_run_environment(Args{}, run);
   EXPECT_NE(std::find(env.begin(), env.end(), "FLOPLINE_COUNTERS_EXCLUDE=^my_allreduce"),
             env.end());
@@ -51,8 +52,8 @@ TEST(RunArgs, CountersExcludeReachesTheEnvironment) {
 TEST(RunArgs, CommandStartsAtFirstNonOption) {
   auto r = parse_run_args(Args{"--output=x.json", "./prog", "--kinds", "bogus"});
   ASSERT_TRUE(r.ok()) << r.error;
-  EXPECT_EQ(r.value->output, "x.json");
-  EXPECT_TRUE(r.value->kinds.empty());
+  EXPECT_EQ(r.value->capture[Opt::kOutput], "x.json");
+  EXPECT_TRUE(r.value->capture[Opt::kKinds].empty());
   EXPECT_EQ(r.value->command, (Args{"./prog", "--kinds", "bogus"}));
   EXPECT_TRUE(r.value->summary);
   EXPECT_EQ(r.value->top, 10u);
@@ -88,10 +89,10 @@ TEST(RunArgs, Errors) {
 TEST(RunEnvironment, SetsVariablesAndAppendsPreload) {
   RunEnvironment run;
   run.inject_library = "/opt/flopline/lib/libflopline_inject.so";
-  run.output = "t-%p.json";
-  run.kinds = "kernel";
-  run.max_memory_mb = 256;
-  run.manifest = "/tmp/m";
+  run.values[Opt::kOutput] = "t-%p.json";
+  run.values[Opt::kKinds] = "kernel";
+  run.values[Opt::kMaxMemoryMb] = "256";
+  run.values[Opt::kManifest] = "/tmp/m";
   const Args base = {"PATH=/bin", "LD_PRELOAD=/usr/lib/libfoo.so", "FLOPLINE_KINDS=all",
                      "CUDA_INJECTION64_PATH=/old.so"};
   const Args env = build_run_environment(base, run);
@@ -277,13 +278,13 @@ TEST(RunCommand, AnOutputNameTooLongFailsBeforeTheCommandRuns) {
 TEST(RunArgs, CountersAndGpuMetrics) {
   auto r = parse_run_args(Args{"--counters", "--", "prog"});
   ASSERT_TRUE(r.ok()) << r.error;
-  EXPECT_EQ(r.value->counters, "on");
+  EXPECT_EQ(r.value->capture[Opt::kCounters], "on");
   r = parse_run_args(Args{"--counters=all", "prog"});
   ASSERT_TRUE(r.ok()) << r.error;
-  EXPECT_EQ(r.value->counters, "all");
+  EXPECT_EQ(r.value->capture[Opt::kCounters], "all");
   r = parse_run_args(Args{"--gpu-metrics=20us", "prog"});
   ASSERT_TRUE(r.ok()) << r.error;
-  EXPECT_EQ(r.value->gpu_metrics, "20us");
+  EXPECT_EQ(r.value->capture[Opt::kGpuMetrics], "20us");
   r = parse_run_args(Args{"--counters=many", "prog"});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error.find("--counters"), std::string::npos);
@@ -294,7 +295,7 @@ TEST(RunArgs, CountersAndGpuMetrics) {
   EXPECT_NE(r.error.find("cannot be used together"), std::string::npos) << r.error;
   r = parse_run_args(Args{"--flush-interval", "2s", "prog"});
   ASSERT_TRUE(r.ok()) << r.error;
-  EXPECT_EQ(r.value->flush_interval, "2s");
+  EXPECT_EQ(r.value->capture[Opt::kFlushInterval], "2s");
   r = parse_run_args(Args{"--flush-interval=soon", "prog"});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error.find("--flush-interval"), std::string::npos);
@@ -305,10 +306,10 @@ TEST(RunArgs, CountersAndGpuMetrics) {
 TEST(RunEnvironment, RunIdAndPidAndCounters) {
   RunEnvironment run;
   run.inject_library = "/l.so";
-  run.run_id = "id-1";
-  run.run_pid = 99;
-  run.counters = "3";
-  run.gpu_metrics = "off";
+  run.values[Opt::kRunId] = "id-1";
+  run.values[Opt::kRunPid] = "99";
+  run.values[Opt::kCounters] = "3";
+  run.values[Opt::kGpuMetrics] = "off";
   const Args env = build_run_environment({}, run);
   auto has = [&](const std::string& kv) {
     return std::find(env.begin(), env.end(), kv) != env.end();

@@ -48,10 +48,27 @@ Session::~Session() {
 bool Session::start() {
   Impl& s = *impl_;
   if (s.running) return true;
-  std::string error;
-  const auto kinds = capture::parse_activity_kinds(s.options.kinds, &error);
-  if (!kinds) {
-    s.error = error;
+  // The options through the capture configuration every front end shares
+  // (capture_config.h): the same parsing and rules as flopline run and the library.
+  using capture::CaptureOptionId;
+  const SessionOptions& so = s.options;
+  capture::CaptureOptionValues values;
+  values[CaptureOptionId::kOutput] = so.output_path;
+  values[CaptureOptionId::kKinds] = so.kinds;
+  values[CaptureOptionId::kMaxMemoryMb] = std::to_string(so.max_memory_mb);
+  values[CaptureOptionId::kCounters] = so.counters;
+  values[CaptureOptionId::kCountersExclude] = so.counters_exclude;
+  values[CaptureOptionId::kGpuMetrics] = so.gpu_metrics;
+  values[CaptureOptionId::kCaptureRange] = so.capture_range;
+  values[CaptureOptionId::kNvtxCapture] = so.nvtx_capture;
+  values[CaptureOptionId::kCaptureRangeEnd] = so.capture_range_end;
+  values[CaptureOptionId::kDelay] = so.delay;
+  values[CaptureOptionId::kDuration] = so.duration;
+  std::vector<capture::CaptureProblem> problems;
+  const capture::CaptureEnv c =
+      capture::parse_capture_options(values, capture::CaptureFrontEnd::kSession, &problems);
+  if (!problems.empty()) {
+    s.error = problems.front().message;
     return false;
   }
   if (injection_active()) {
@@ -71,41 +88,12 @@ bool Session::start() {
   const std::string cupti = cupti::CuptiSource::cupti_library_path();
   if (!cupti.empty()) setenv("NVTX_INJECTION64_PATH", cupti.c_str(), 0);
   cupti::SourceOptions o;
-  o.kinds = *kinds;
-  o.max_memory_bytes = s.options.max_memory_mb << 20;
-  const auto counters = capture::parse_counters(s.options.counters, &error);
-  if (!counters) {
-    s.error = "counters: " + error;
-    return false;
-  }
-  const auto gpu_metrics = capture::parse_gpu_metrics(s.options.gpu_metrics, &error);
-  if (!gpu_metrics) {
-    s.error = "gpu_metrics: " + error;
-    return false;
-  }
-  if (counters->on && gpu_metrics->on) {
-    s.error =
-        "counters and gpu_metrics cannot be on together (both use the GPU's performance monitors)";
-    return false;
-  }
-  if (counters->on) o.counters = counters->per_signature;
-  if (!capture::valid_exclude_pattern(s.options.counters_exclude, &error)) {
-    s.error = "counters_exclude: " + error;
-    return false;
-  }
-  o.counters_exclude = s.options.counters_exclude;
-  if (gpu_metrics->on) o.gpu_metrics_interval_ns = gpu_metrics->interval_ns;
-  const capture::CaptureWindowOptionNames names = {"capture_range", "nvtx_capture",
-                                                   "capture_range_end", "delay", "duration"};
-  const auto windows = capture::parse_capture_window_setting(
-      {s.options.capture_range, s.options.nvtx_capture, s.options.capture_range_end,
-       s.options.delay, s.options.duration},
-      names, &error);
-  if (!windows) {
-    s.error = error;
-    return false;
-  }
-  o.windows = *windows;
+  o.kinds = c.kinds;
+  o.max_memory_bytes = c.max_memory_bytes;
+  if (c.counters.on) o.counters = c.counters.per_signature;
+  o.counters_exclude = c.counters_exclude;
+  if (c.gpu_metrics.on) o.gpu_metrics_interval_ns = c.gpu_metrics.interval_ns;
+  o.windows = c.windows;
   if (!cupti::CuptiSource::instance().start(o, &s.error)) return false;
   s.running = true;
   return true;

@@ -260,7 +260,8 @@ std::optional<std::uint32_t> numeric_rank(const GetEnv& getenv) {
 
 std::optional<std::int64_t> run_time_base(const GetEnv& getenv) {
   // Up to 2^62 ns (year 2116): far beyond any clock, and no overflow in the parse.
-  const auto n = whole_number(getenv("FLOPLINE_TIME_BASE_NS"), 1, std::uint64_t{1} << 62);
+  const auto n = whole_number(getenv(capture_option(CaptureOptionId::kTimeBase).env.data()), 1,
+                              std::uint64_t{1} << 62);
   if (!n) return std::nullopt;
   return static_cast<std::int64_t>(*n);
 }
@@ -427,19 +428,25 @@ constexpr CaptureOption kCaptureOptions[] = {
     {.id = CaptureOptionId::kOutput, .env = "FLOPLINE_OUTPUT", .cli = "--output",
      .session = "output_path", .example = "t-%p.json", .cli_short = "-o"},
     {.id = CaptureOptionId::kKinds, .env = "FLOPLINE_KINDS", .cli = "--kinds", .session = "kinds",
-     .example = "kernel,nvtx"},
+     .example = "kernel,nvtx", .fallback = "recording the default kinds"},
     {.id = CaptureOptionId::kMaxMemoryMb, .env = "FLOPLINE_MAX_MEMORY_MB",
-     .cli = "--max-memory-mb", .session = "max_memory_mb", .example = "256"},
+     .cli = "--max-memory-mb", .session = "max_memory_mb", .example = "256",
+     .fallback = "using 1024"},
     {.id = CaptureOptionId::kCounters, .env = "FLOPLINE_COUNTERS", .cli = "--counters",
-     .session = "counters", .example = "3", .bare = "on"},
+     .session = "counters", .example = "3", .bare = "on", .fallback = "counters are off"},
     {.id = CaptureOptionId::kCountersExclude, .env = "FLOPLINE_COUNTERS_EXCLUDE",
-     .cli = "--counters-exclude", .session = "counters_exclude", .example = "^my_allreduce"},
+     .cli = "--counters-exclude", .session = "counters_exclude", .example = "^my_allreduce",
+     .fallback = "only communication kernels are left unmeasured"},
     {.id = CaptureOptionId::kGpuMetrics, .env = "FLOPLINE_GPU_METRICS", .cli = "--gpu-metrics",
-     .session = "gpu_metrics", .example = "20us", .bare = "on"},
+     .session = "gpu_metrics", .example = "20us", .bare = "on",
+     .fallback = "GPU metrics are off"},
     {.id = CaptureOptionId::kFlushInterval, .env = "FLOPLINE_FLUSH_INTERVAL",
-     .cli = "--flush-interval", .session = "", .example = "2s"},
+     .cli = "--flush-interval", .session = "", .example = "2s", .fallback = "flushing every 5s"},
+    // The five window options are parsed together (parse_capture_window_setting); a
+    // problem with any is the first's, and the library then records the whole run.
     {.id = CaptureOptionId::kCaptureRange, .env = "FLOPLINE_CAPTURE_RANGE",
-     .cli = "--capture-range", .session = "capture_range", .example = "cudaProfilerApi"},
+     .cli = "--capture-range", .session = "capture_range", .example = "cudaProfilerApi",
+     .fallback = "recording the whole run"},
     {.id = CaptureOptionId::kNvtxCapture, .env = "FLOPLINE_NVTX_CAPTURE", .cli = "--nvtx-capture",
      .session = "nvtx_capture", .example = "step 1*"},
     {.id = CaptureOptionId::kCaptureRangeEnd, .env = "FLOPLINE_CAPTURE_RANGE_END",
@@ -449,7 +456,7 @@ constexpr CaptureOption kCaptureOptions[] = {
     {.id = CaptureOptionId::kDuration, .env = "FLOPLINE_DURATION", .cli = "--duration",
      .session = "duration", .example = "500ms"},
     {.id = CaptureOptionId::kSelfTiming, .env = "FLOPLINE_SELF_TIMING", .cli = "", .session = "",
-     .example = "1"},
+     .example = "1", .fallback = "self timing is off"},
     {.id = CaptureOptionId::kQuiet, .env = "FLOPLINE_QUIET", .cli = "", .session = "",
      .example = "1"},
     {.id = CaptureOptionId::kManifest, .env = "FLOPLINE_MANIFEST", .cli = "", .session = "",
@@ -477,101 +484,140 @@ const CaptureOption& capture_option(CaptureOptionId id) {
   return kCaptureOptions[static_cast<std::size_t>(id)];
 }
 
-CaptureEnv read_capture_env(const GetEnv& getenv) {
+std::string_view capture_option_name(CaptureOptionId id, CaptureFrontEnd front) {
+  const CaptureOption& o = capture_option(id);
+  switch (front) {
+    case CaptureFrontEnd::kCommandLine:
+      return o.cli;
+    case CaptureFrontEnd::kEnvironment:
+      return o.env;
+    case CaptureFrontEnd::kSession:
+      return o.session;
+  }
+  return o.env;
+}
+
+CaptureWindowOptionNames capture_window_names(CaptureFrontEnd front) {
+  // The table's names are literals, so each view's data() ends in a NUL.
+  auto name = [front](CaptureOptionId id) { return capture_option_name(id, front).data(); };
+  return {name(CaptureOptionId::kCaptureRange), name(CaptureOptionId::kNvtxCapture),
+          name(CaptureOptionId::kCaptureRangeEnd), name(CaptureOptionId::kDelay),
+          name(CaptureOptionId::kDuration)};
+}
+
+CaptureOptionValues capture_values_from_env(const GetEnv& getenv) {
+  CaptureOptionValues v;
+  for (const CaptureOption& o : kCaptureOptions) {
+    if (const char* text = getenv(o.env.data())) v[o.id] = text;
+  }
+  return v;
+}
+
+CaptureEnv parse_capture_options(const CaptureOptionValues& values, CaptureFrontEnd front,
+                                 std::vector<CaptureProblem>* problems) {
   CaptureEnv env;
-  if (const char* v = getenv("FLOPLINE_OUTPUT")) env.output = v;
-  if (const char* v = getenv("FLOPLINE_KINDS"); v != nullptr && *v != '\0') {
-    std::string error;
+  auto problem = [&](CaptureOptionId id, std::string_view why) {
+    if (problems == nullptr) return;
+    std::string message(capture_option_name(id, front));
+    message.append(": ").append(why);
+    problems->push_back({id, std::move(message)});
+  };
+  std::string error;
+  env.output = values[CaptureOptionId::kOutput];
+  if (const std::string& v = values[CaptureOptionId::kKinds]; !v.empty()) {
     if (auto k = parse_activity_kinds(v, &error)) {
       env.kinds = *k;
     } else {
-      env.warnings.push_back("FLOPLINE_KINDS: " + error + "; recording the default kinds");
+      problem(CaptureOptionId::kKinds, error);
     }
   }
-  if (const char* v = getenv("FLOPLINE_MAX_MEMORY_MB"); v != nullptr && *v != '\0') {
-    const std::string_view s(v);
+  if (const std::string& v = values[CaptureOptionId::kMaxMemoryMb]; !v.empty()) {
     std::uint64_t mb = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), mb);
-    if (ec != std::errc() || end != s.data() + s.size() || mb == 0 || mb > kMaxMemoryMb) {
-      env.warnings.push_back("FLOPLINE_MAX_MEMORY_MB: '" + std::string(s) +
-                             "' is not a number of MB from 1 to 2^40; using 1024");
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), mb);
+    if (ec != std::errc() || end != v.data() + v.size() || mb == 0 || mb > kMaxMemoryMb) {
+      problem(CaptureOptionId::kMaxMemoryMb,
+              "'" + v + "' is not a whole number from 1 to 2^40 MB, the most the capture takes");
     } else {
       env.max_memory_bytes = mb << 20;
     }
   }
-  if (const char* v = getenv("FLOPLINE_MANIFEST")) env.manifest = v;
-  if (const char* v = getenv("FLOPLINE_QUIET")) env.quiet = std::string_view(v) == "1";
-  if (const char* v = getenv("FLOPLINE_RUN_ID")) env.run_id = v;
-  if (const char* v = getenv("FLOPLINE_CONTROL_DIR")) env.control_dir = v;
-  env.self_timing = parse_self_timing(getenv("FLOPLINE_SELF_TIMING"));
-  if (const char* v = getenv("FLOPLINE_SELF_TIMING");
-      v != nullptr && *v != '\0' && !env.self_timing && !one_of(v, {"0", "off", "no", "false"})) {
-    env.warnings.push_back("FLOPLINE_SELF_TIMING: '" + std::string(v) +
-                           "' is not 1, on, 0 or off; self timing is off");
-  }
-  if (const char* v = getenv("FLOPLINE_RUN_PID"); v != nullptr && *v != '\0') {
-    const std::string_view sv(v);
-    std::int64_t pid = 0;
-    const auto [end, ec] = std::from_chars(sv.data(), sv.data() + sv.size(), pid);
-    if (ec == std::errc() && end == sv.data() + sv.size() && pid > 0) env.run_pid = pid;
-  }
-  if (const char* v = getenv("FLOPLINE_COUNTERS")) {
-    std::string error;
+  if (const std::string& v = values[CaptureOptionId::kCounters]; !v.empty()) {
     if (auto c = parse_counters(v, &error)) {
       env.counters = *c;
     } else {
-      env.warnings.push_back("FLOPLINE_COUNTERS: " + error + "; counters are off");
+      problem(CaptureOptionId::kCounters, error);
     }
   }
-  if (const char* v = getenv("FLOPLINE_COUNTERS_EXCLUDE"); v != nullptr && *v != '\0') {
-    std::string error;
+  if (const std::string& v = values[CaptureOptionId::kCountersExclude]; !v.empty()) {
     if (valid_exclude_pattern(v, &error)) {
       env.counters_exclude = v;
     } else {
-      env.warnings.push_back("FLOPLINE_COUNTERS_EXCLUDE: not a regular expression (" + error +
-                             "); only communication kernels are left unmeasured");
+      problem(CaptureOptionId::kCountersExclude,
+              "'" + v + "' is not a regular expression: " + error);
     }
   }
-  if (const char* v = getenv("FLOPLINE_GPU_METRICS")) {
-    std::string error;
+  if (const std::string& v = values[CaptureOptionId::kGpuMetrics]; !v.empty()) {
     if (auto g = parse_gpu_metrics(v, &error)) {
       env.gpu_metrics = *g;
     } else {
-      env.warnings.push_back("FLOPLINE_GPU_METRICS: " + error + "; GPU metrics are off");
+      problem(CaptureOptionId::kGpuMetrics, error);
     }
   }
-  if (const char* v = getenv("FLOPLINE_FLUSH_INTERVAL"); v != nullptr && *v != '\0') {
-    std::string error;
+  if (const std::string& v = values[CaptureOptionId::kFlushInterval]; !v.empty()) {
     if (auto f = parse_flush_interval(v, &error)) {
       env.flush_interval_ns = *f;
     } else {
-      env.warnings.push_back("FLOPLINE_FLUSH_INTERVAL: " + error + "; flushing every 5s");
+      problem(CaptureOptionId::kFlushInterval, error);
     }
   }
   {
-    CaptureWindowText text;
-    auto take = [&](const char* name, std::string& out) {
-      if (const char* v = getenv(name)) out = v;
-    };
-    take(kCaptureWindowEnvNames.range, text.range);
-    take(kCaptureWindowEnvNames.nvtx_capture, text.nvtx_capture);
-    take(kCaptureWindowEnvNames.range_end, text.range_end);
-    take(kCaptureWindowEnvNames.delay, text.delay);
-    take(kCaptureWindowEnvNames.duration, text.duration);
-    std::string error;
-    if (auto w = parse_capture_window_setting(text, kCaptureWindowEnvNames, &error)) {
+    const CaptureWindowText text = {
+        values[CaptureOptionId::kCaptureRange], values[CaptureOptionId::kNvtxCapture],
+        values[CaptureOptionId::kCaptureRangeEnd], values[CaptureOptionId::kDelay],
+        values[CaptureOptionId::kDuration]};
+    if (auto w = parse_capture_window_setting(text, capture_window_names(front), &error)) {
       env.windows = std::move(*w);
-    } else {
-      // A window that cannot be known is not guessed: the whole run is recorded.
-      env.warnings.push_back(error + "; recording the whole run");
+    } else if (problems != nullptr) {
+      // The message names the option already; a window that cannot be known is not guessed.
+      problems->push_back({CaptureOptionId::kCaptureRange, error});
     }
   }
   if (env.counters.on && env.gpu_metrics.on) {
     // Both read the GPU's performance monitors, which one client holds at a time.
-    env.warnings.push_back(
-        "FLOPLINE_GPU_METRICS: not with FLOPLINE_COUNTERS (both use the GPU's "
-        "performance monitors); GPU metrics are off");
+    if (problems != nullptr) {
+      std::string message(capture_option_name(CaptureOptionId::kCounters, front));
+      message.append(" and ")
+          .append(capture_option_name(CaptureOptionId::kGpuMetrics, front))
+          .append(" cannot be used together (both read the GPU's performance monitors)");
+      problems->push_back({CaptureOptionId::kGpuMetrics, std::move(message)});
+    }
     env.gpu_metrics.on = false;
+  }
+  if (const std::string& v = values[CaptureOptionId::kSelfTiming]; !v.empty()) {
+    env.self_timing = parse_self_timing(v.c_str());
+    if (!env.self_timing && !one_of(v, {"0", "off", "no", "false"}))
+      problem(CaptureOptionId::kSelfTiming, "'" + v + "' is not 1, on, 0 or off");
+  }
+  env.quiet = values[CaptureOptionId::kQuiet] == "1";
+  env.manifest = values[CaptureOptionId::kManifest];
+  env.run_id = values[CaptureOptionId::kRunId];
+  env.control_dir = values[CaptureOptionId::kControlDir];
+  // Set by flopline run itself: a value it did not write is ignored rather than warned of.
+  if (const std::string& v = values[CaptureOptionId::kRunPid]; !v.empty()) {
+    std::int64_t pid = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), pid);
+    if (ec == std::errc() && end == v.data() + v.size() && pid > 0) env.run_pid = pid;
+  }
+  return env;
+}
+
+CaptureEnv read_capture_env(const GetEnv& getenv) {
+  std::vector<CaptureProblem> problems;
+  CaptureEnv env = parse_capture_options(capture_values_from_env(getenv),
+                                         CaptureFrontEnd::kEnvironment, &problems);
+  for (const CaptureProblem& p : problems) {
+    const std::string_view fallback = capture_option(p.id).fallback;
+    env.warnings.push_back(fallback.empty() ? p.message : p.message + "; " + std::string(fallback));
   }
   env.rank = process_rank(getenv);
   return env;

@@ -4,6 +4,7 @@
 // documents every variable and name.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -191,6 +192,9 @@ struct CaptureOption {
   std::string_view bare = {};
   // Set by `flopline run` for every process it starts, whatever its options.
   bool by_run = false;
+  // What the injection library does instead when the variable's value cannot be used
+  // ("counters are off"); "" = it never warns.
+  std::string_view fallback = {};
 };
 
 // Every option, in the order `flopline run --help` and docs/CAPTURE.md list them.
@@ -198,6 +202,30 @@ struct CaptureOption {
 // the command line and SessionOptions against this table.
 std::span<const CaptureOption> capture_options();
 const CaptureOption& capture_option(CaptureOptionId id);
+
+// Who gives the options; each spells them its own way, and its messages say them so.
+enum class CaptureFrontEnd : std::uint8_t { kCommandLine, kEnvironment, kSession };
+// "--kinds", "FLOPLINE_KINDS", "kinds"; "" where the front end has no such option.
+std::string_view capture_option_name(CaptureOptionId id, CaptureFrontEnd front);
+// The capture-window options' names for parse_capture_window_setting's messages.
+CaptureWindowOptionNames capture_window_names(CaptureFrontEnd front);
+
+// Every option's value as given, by option ("" = not given: the default).
+struct CaptureOptionValues {
+  std::array<std::string, kCaptureOptionCount> text;
+  std::string& operator[](CaptureOptionId id) { return text[static_cast<std::size_t>(id)]; }
+  const std::string& operator[](CaptureOptionId id) const {
+    return text[static_cast<std::size_t>(id)];
+  }
+};
+// The values of every option's variable (unset = "").
+CaptureOptionValues capture_values_from_env(const GetEnv& getenv);
+
+// A value that cannot be used, and why, naming it as its front end spells it.
+struct CaptureProblem {
+  CaptureOptionId id;
+  std::string message;
+};
 
 // The capture configuration read from the environment.
 struct CaptureEnv {
@@ -223,6 +251,13 @@ struct CaptureEnv {
   // One line per variable that could not be used (its default was taken instead).
   std::vector<std::string> warnings;
 };
+// Parses every option of `values` and checks the rules between them, the same for every
+// front end: a value that cannot be used leaves its option at its default and adds a
+// problem (the command line and Session refuse the first; the library warns and goes on).
+// `warnings` and `rank` are left empty.
+CaptureEnv parse_capture_options(const CaptureOptionValues& values, CaptureFrontEnd front,
+                                 std::vector<CaptureProblem>* problems);
+// The environment's values parsed; each problem a warning that says the fallback.
 CaptureEnv read_capture_env(const GetEnv& getenv);
 
 }  // namespace flopline::capture

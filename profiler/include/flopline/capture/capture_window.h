@@ -106,21 +106,19 @@ struct CaptureWindowSetting {
 // repeat:3, delay 2s, duration 500ms".
 std::string describe(const CaptureWindowSetting& setting);
 
-// The five options as given ("" = not given), and the names to use in errors (the
-// command line's or the environment's).
+// The five options as given ("" = not given), and the names to use in errors: the
+// command line's, the environment's or Session's (capture_config.h,
+// capture_window_names()).
 struct CaptureWindowText {
   std::string range, nvtx_capture, range_end, delay, duration;
 };
 struct CaptureWindowOptionNames {
-  const char* range = "--capture-range";
-  const char* nvtx_capture = "--nvtx-capture";
-  const char* range_end = "--capture-range-end";
-  const char* delay = "--delay";
-  const char* duration = "--duration";
+  const char* range;
+  const char* nvtx_capture;
+  const char* range_end;
+  const char* delay;
+  const char* duration;
 };
-inline constexpr CaptureWindowOptionNames kCaptureWindowEnvNames = {
-    "FLOPLINE_CAPTURE_RANGE", "FLOPLINE_NVTX_CAPTURE", "FLOPLINE_CAPTURE_RANGE_END",
-    "FLOPLINE_DELAY", "FLOPLINE_DURATION"};
 
 // All five together, with the rules between them: --nvtx-capture only with
 // --capture-range=nvtx, which needs it; --capture-range-end only with a capture range.
