@@ -16,8 +16,9 @@ bool contains(const NvtxRange& r, const ApiRecord& a) {
 // For each launch call: the ranges of its thread containing it, innermost first.
 // Ranges are sorted by (thread, start, longer first), so on one thread a later range
 // that contains a call is nested in (or overlaps) the earlier ones: a stack sweep finds
-// them. Ranges that ended before the call are popped from the top; others that ended are
-// skipped when scanned.
+// them. Ranges that ended before the call, or before a range pushed after them started,
+// are popped from the top; others that ended (under a range they overlap) are skipped
+// when scanned.
 std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> containing_ranges(
     const RecordBatch& batch, const std::vector<std::uint32_t>& launches,
     const PairedMarkers& markers) {
@@ -43,6 +44,9 @@ std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> containing_ranges(
     }
     while (next < ranges.size() && ranges[next].thread_id == thread &&
            ranges[next].start <= call.start) {
+      // A range that ended before this one starts contains no later call: popped before
+      // the push, or it stays buried under this one and every call scans past it.
+      while (!stack.empty() && ranges[stack.back()].end < ranges[next].start) stack.pop_back();
       stack.push_back(static_cast<std::uint32_t>(next++));
     }
     while (!stack.empty() && ranges[stack.back()].end < call.start) stack.pop_back();
