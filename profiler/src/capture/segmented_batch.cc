@@ -61,10 +61,33 @@ bool SegmentedBatch::open_empty() const {
 
 SegmentedBatch::Segments SegmentedBatch::seal() {
   if (!open_empty()) {
-    sealed_.push_back(std::make_shared<const RecordBatch>(std::move(open_)));
+    // Not a const object, only a pointer to const: merge() may move out of a segment
+    // it alone holds.
+    sealed_.push_back(std::shared_ptr<const RecordBatch>(std::make_shared<RecordBatch>(std::move(open_))));
     open_ = RecordBatch{};
   }
   return sealed_;
+}
+
+SegmentedBatch::Segments SegmentedBatch::take() {
+  seal();
+  Segments out = std::move(sealed_);
+  sealed_.clear();
+  return out;
+}
+
+RecordBatch SegmentedBatch::merge(Segments&& segments) {
+  RecordBatch out;
+  for (std::shared_ptr<const RecordBatch>& s : segments) {
+    if (s.use_count() == 1) {
+      append_records(out, std::move(const_cast<RecordBatch&>(*s)));
+    } else {
+      RecordBatch copy = *s;
+      append_records(out, std::move(copy));
+    }
+    s.reset();
+  }
+  return out;
 }
 
 RecordBatch SegmentedBatch::flatten(const Segments& segments) {

@@ -45,6 +45,11 @@ class CounterProfiler {
   // A copy of what was counted so far.
   void snapshot(capture::CounterInfo* info, std::vector<capture::CounterRecord>* records,
                 std::vector<capture::InferredLaunch>* inferred) const;
+  // Moves out the records and inferred launches made since the last take(), with the
+  // info as it is now: what a streaming capture's append hands on (the records are then
+  // the streaming decoder's to keep or release).
+  void take(capture::CounterInfo* info, std::vector<capture::CounterRecord>* records,
+            std::vector<capture::InferredLaunch>* inferred);
   // Drops the records (after a fork, in the child).
   void reset_after_fork();
 

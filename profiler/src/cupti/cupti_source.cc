@@ -570,6 +570,41 @@ RecordBatch CuptiSource::snapshot() {
   return b;
 }
 
+RecordBatch CuptiSource::take(bool last) {
+  capture::SegmentedBatch::Segments segments;
+  std::uint64_t dropped = 0;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    segments = impl_->batch.take();
+    impl_->batch_bytes = 0;  // the records are the taker's now
+    dropped = impl_->stats.dropped();
+  }
+  RecordBatch b = capture::SegmentedBatch::merge(std::move(segments));  // without `mu`
+  b.dropped_records = dropped;
+  b.process_id = static_cast<std::uint32_t>(getpid());
+  b.process_name = process_name();
+  CounterProfiler& counters = CounterProfiler::instance();
+  counters.take(&b.counters, &b.counter_records, &b.inferred_launches);
+  if (last) {
+    // What snapshot() adds after the records taken: measurements still in progress.
+    capture::CounterInfo info;
+    std::vector<capture::CounterRecord> open;
+    std::vector<capture::InferredLaunch> inferred;
+    counters.snapshot(&info, &open, &inferred);
+    b.counter_records.insert(b.counter_records.end(), open.begin(), open.end());
+    b.inferred_launches.insert(b.inferred_launches.end(), inferred.begin(), inferred.end());
+  }
+  GpuMetricsSampler::instance().take(&b.gpu_metrics, &b.gpu_metric_samples);
+  b.nccl_calls = take_nccl_call_records();
+  const capture::GetEnv getenv = [](const char* name) { return std::getenv(name); };
+  b.world_size = capture::job_world_size(getenv);
+  b.rank = capture::numeric_rank(getenv);
+  b.time_base = capture::run_time_base(getenv);
+  b.capture_range = CaptureWindowControl::instance().description();
+  b.capture_windows = CaptureWindowControl::instance().windows();
+  return b;
+}
+
 void CuptiSource::clear() {
   std::lock_guard<std::mutex> lock(impl_->mu);
   impl_->batch.clear_records();  // devices and thread names stay: each is reported once

@@ -85,6 +85,13 @@ class CuptiSource {
   // from the driver), thread names, the process name, the dropped-record total, and the
   // counters and GPU metrics collected so far.
   capture::RecordBatch snapshot();
+  // What a streaming capture's append takes (streaming_decoder.h): the records decoded
+  // since the last take(), moved out and no longer held here (nor counted under the
+  // memory cap), with the counter records, GPU metric samples and NCCL calls made since,
+  // and the run's metadata as snapshot() gives it. Replayed kernels stay unplaced (the
+  // streaming decoder places them). `last`: the end of the run, which also takes the
+  // counter measurements still in progress, as snapshot() shows them.
+  capture::RecordBatch take(bool last);
   void clear();
   SourceStats stats() const;
 

@@ -551,6 +551,16 @@ void GpuMetricsSampler::snapshot(capture::GpuMetricsInfo* info,
   *samples = s.samples;
 }
 
+void GpuMetricsSampler::take(capture::GpuMetricsInfo* info,
+                             std::vector<capture::GpuMetricSample>* samples) {
+  Impl& s = *impl_;
+  if (s.enabled.load()) s.decode_all(std::chrono::steady_clock::now() + kDecodeRoundLimit, false);
+  std::lock_guard<std::mutex> lock(s.mu);
+  *info = s.info;
+  *samples = std::move(s.samples);
+  s.samples.clear();
+}
+
 void GpuMetricsSampler::reset_after_fork() {
   impl_ = new Impl;  // the parent's devices and thread are not this process's
 }

@@ -39,6 +39,9 @@ class GpuMetricsSampler {
   // Copies the samples out (decoding what the devices hold so far when decoding while
   // running).
   void snapshot(capture::GpuMetricsInfo* info, std::vector<capture::GpuMetricSample>* samples);
+  // The same, moving the samples out: a streaming capture's append takes those decoded
+  // since the last take().
+  void take(capture::GpuMetricsInfo* info, std::vector<capture::GpuMetricSample>* samples);
   void reset_after_fork();
 
   GpuMetricsSampler(const GpuMetricsSampler&) = delete;

@@ -86,24 +86,9 @@ std::string output_path() {
   return capture::claim_output_path(s.env.manifest, path, pid);
 }
 
-// Flushes CUPTI, decodes and writes this process's trace. `stop` disables recording
-// first (exit and signals: nothing after this point is wanted). A process that did no
-// GPU work (a launcher, a compile worker) writes nothing unless `always`.
-void write_trace(bool stop, bool always = false) {
+// The "flopline" metadata this process's trace carries beside what decoding notes.
+std::vector<std::pair<std::string, std::string>> trace_info(bool stop) {
   InjectState& s = state();
-  if (!s.initialized || getpid() != s.owner) return;  // not capturing, or a forked child
-  std::lock_guard<std::mutex> lock(s.write_mu);
-  CuptiSource& source = CuptiSource::instance();
-  if (stop) {
-    PeriodicWriter::instance().stop();  // the complete trace replaces what it appended
-    source.stop();
-  } else {
-    source.flush();
-  }
-  const capture::RecordBatch batch = source.snapshot();
-  if (!always && !recorded_gpu_work(batch)) return;
-  const std::int64_t pid = getpid();
-  const std::string path = output_path();
   std::vector<std::pair<std::string, std::string>> info = {
       {"kinds", capture::activity_kinds_to_string(s.env.kinds)},
       {"max memory MB", std::to_string(s.env.max_memory_bytes >> 20)}};
@@ -119,9 +104,15 @@ void write_trace(bool stop, bool always = false) {
     }
     info.emplace_back("self timing", one_line);
   }
-  const CaptureWriteResult r = write_capture(batch, path, info);
+  return info;
+}
+
+// Notes a write in the run's manifest and on stderr.
+void report(const CaptureWriteResult& r) {
+  InjectState& s = state();
+  const std::int64_t pid = getpid();
   if (!r.ok) {
-    capture::note_failed(s.env.manifest, pid, path, r.error);
+    capture::note_failed(s.env.manifest, pid, r.path, r.error);
     say(r.error);
     return;
   }
@@ -135,6 +126,39 @@ void write_trace(bool stop, bool always = false) {
         " activity records were dropped (memory cap FLOPLINE_MAX_MEMORY_MB=" +
         std::to_string(s.env.max_memory_bytes >> 20) + "); the trace says so in its metadata");
   }
+}
+
+// Flushes CUPTI, decodes and writes this process's trace. `stop` disables recording
+// first (exit and signals: nothing after this point is wanted). A process that did no
+// GPU work (a launcher, a compile worker) writes nothing unless `always`. With the
+// periodic writer streaming, a write before the end appends what has ended, and the end
+// finishes the file it appended to.
+void write_trace(bool stop, bool always = false) {
+  InjectState& s = state();
+  if (!s.initialized || getpid() != s.owner) return;  // not capturing, or a forked child
+  std::lock_guard<std::mutex> lock(s.write_mu);
+  CuptiSource& source = CuptiSource::instance();
+  PeriodicWriter& writer = PeriodicWriter::instance();
+  if (writer.streaming()) {
+    if (!stop) {
+      source.flush();
+      writer.append_now(always);
+      return;
+    }
+    writer.stop();  // no periodic append after this one
+    source.stop();
+    const CaptureWriteResult r = writer.finish(trace_info(stop), always);
+    if (r.ok || !r.error.empty()) report(r);
+    return;
+  }
+  if (stop) {
+    source.stop();
+  } else {
+    source.flush();
+  }
+  const capture::RecordBatch batch = source.snapshot();
+  if (!always && !recorded_gpu_work(batch)) return;
+  report(write_capture(batch, output_path(), trace_info(stop)));
 }
 
 // The final write, once per process, whichever way it ends (exit, _exit, a signal).
@@ -239,6 +263,7 @@ bool start_capture() {
   if (s.env.flush_interval_ns > 0) {
     PeriodicWriterOptions w;
     w.interval_ns = s.env.flush_interval_ns;
+    w.kinds = s.env.kinds;
     w.path = output_path;
     w.appended = [](const std::string& path, std::uint64_t events, std::int64_t reach_ns) {
       char detail[96];

@@ -72,6 +72,13 @@ std::vector<capture::NcclCallRecord> nccl_call_records() {
   return store().records;
 }
 
+std::vector<capture::NcclCallRecord> take_nccl_call_records() {
+  std::lock_guard<std::mutex> lock(store().mu);
+  std::vector<capture::NcclCallRecord> out = std::move(store().records);
+  store().records.clear();
+  return out;
+}
+
 void clear_nccl_call_records() {
   std::lock_guard<std::mutex> lock(store().mu);
   store().records.clear();

@@ -24,6 +24,9 @@ void on_nccl_call_callback(CUpti_CallbackId cbid, const CUpti_NvtxData* data);
 // Every record so far, in the order they were taken.
 std::vector<capture::NcclCallRecord> nccl_call_records();
 
+// Moves out the records made since the last take (a streaming capture's append).
+std::vector<capture::NcclCallRecord> take_nccl_call_records();
+
 // Forgets the records (what clear_records does to the activity records).
 void clear_nccl_call_records();
 

@@ -1,7 +1,9 @@
 #include "periodic_writer.h"
 
 #include <cupti.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -10,9 +12,8 @@
 #include <thread>
 
 #include "cupti_source.h"
-#include "flopline/capture/capture_config.h"
-#include "flopline/capture/record_decoder.h"
 #include "flopline/capture/self_timing.h"
+#include "flopline/capture/streaming_decoder.h"
 #include "flopline/trace/incremental_trace.h"
 
 namespace flopline::cupti {
@@ -25,53 +26,78 @@ constexpr std::int64_t kSettleNs = 500'000'000;
 constexpr std::uint64_t kRecordsPerAppend = 2'000'000;
 constexpr auto kPoll = std::chrono::milliseconds(100);
 
-bool did_gpu_work(const capture::RecordBatch& b) {
-  return !b.kernels.empty() || !b.memcpys.empty() || !b.memsets.empty();
+trace::TimeNs now_ns() {
+  std::uint64_t now = 0;
+  cuptiGetTimestamp(&now);
+  return static_cast<trace::TimeNs>(now);
 }
 
 }  // namespace
 
 struct PeriodicWriter::Impl {
   PeriodicWriterOptions options;
-  std::mutex append_mu;  // held for a whole append; stop() takes it
+  std::mutex append_mu;  // held for a whole append; stop() and finish() take it
   std::mutex mu;
   std::condition_variable wake;
-  std::atomic<bool> stopped{false};
+  std::atomic<bool> loop_stopped{false};
   bool running = false;
+  bool finished = false;
+  std::string failed;  // why the file could not be written ("" while it can)
+  std::unique_ptr<capture::StreamingDecoder> decoder;
   std::unique_ptr<trace::IncrementalTraceFile> file;
   std::uint64_t records_at_last = 0;
+  std::uint64_t kernels = 0;
+  std::uint64_t dropped = 0;
+  trace::TimeNs upto = INT64_MIN;
+  trace::TimeNs first_event = INT64_MAX;
 
   void loop();
-  void append_now();
+  // One append, append_mu held: takes the capture's records, writes what is final at
+  // `upto` (kEndOfRun: everything, then the metadata). False when the file could not
+  // be written.
+  bool append(trace::TimeNs at, bool last, bool create,
+              const std::vector<std::pair<std::string, std::string>>* info);
 };
 
-void PeriodicWriter::Impl::append_now() {
-  std::lock_guard<std::mutex> lock(append_mu);
+bool PeriodicWriter::Impl::append(trace::TimeNs at, bool last, bool create,
+                                  const std::vector<std::pair<std::string, std::string>>* info) {
   const capture::SelfTimer timer(capture::SelfPart::kAppend);
-  if (stopped) return;
+  if (finished || !failed.empty()) return failed.empty();
   CuptiSource& source = CuptiSource::instance();
-  source.flush_completed();
   records_at_last = source.stats().records;
-  const capture::RecordBatch batch = source.snapshot();
-  if (!did_gpu_work(batch)) return;
-  std::uint64_t now = 0;
-  cuptiGetTimestamp(&now);
-  const trace::Trace t = capture::decode_to_trace(batch);
-  if (!file) file = std::make_unique<trace::IncrementalTraceFile>(options.path());
-  // A range still open (its end not seen) and the GPU extent it has so far wait.
-  const std::function<bool(const trace::Slice&)> closed = [&t](const trace::Slice& s) {
-    return s.args == trace::kNoArgs ||
-           t.args.json(s.args).find("\"unclosed\":true") == std::string_view::npos;
-  };
+  capture::RecordBatch fresh = source.take(last);
+  kernels += fresh.kernels.size();
+  const std::optional<trace::TimeNs> time_base = fresh.time_base;
+  decoder->add(std::move(fresh));
+  // Nothing is written before the process did GPU work (a launcher writes no trace).
+  if (!decoder->gpu_work_seen() && !create) return true;
+  upto = last ? capture::kEndOfRun : std::max(upto, at);
+  trace::Trace t = decoder->take(upto);
+  if (t.slice_count() + t.instant_count() + t.counter_point_count() > 0)
+    first_event = std::min(first_event, t.time_bounds().first);
+  if (!file) {
+    // Times relative to the run's start (the same for every process of a `flopline run`),
+    // as a trace written at once gives them; absolute without one.
+    file = std::make_unique<trace::IncrementalTraceFile>(options.path(), time_base.value_or(0));
+  }
   std::string error;
-  const trace::TimeNs upto = static_cast<trace::TimeNs>(now) - kSettleNs;
-  if (!file->append(t, upto, closed, &error)) {
-    stopped = true;  // the final write at exit reports the same problem, if it remains
-    return;
+  if (!file->append_all(t, &error)) {
+    failed = error;
+    return false;
   }
-  if (file->started() && options.appended) {
-    options.appended(file->path(), file->events(), upto - t.time_bounds().first);
+  if (last) {
+    if (info != nullptr) add_capture_metadata(t, static_cast<std::uint32_t>(getpid()), *info);
+    dropped = t.report.dropped_records;
+    if (!file->finish(t, &error)) {
+      failed = error;
+      return false;
+    }
+    finished = true;
   }
+  if (file->started() && options.appended && !last && first_event != INT64_MAX) {
+    options.appended(file->path(), file->events(), upto - first_event);
+  }
+  return true;
 }
 
 void PeriodicWriter::Impl::loop() {
@@ -79,9 +105,9 @@ void PeriodicWriter::Impl::loop() {
   auto last_end = Clock::now();
   std::int64_t last_took_ns = 0;
   std::unique_lock<std::mutex> lock(mu);
-  while (!stopped) {
+  while (!loop_stopped) {
     wake.wait_for(lock, kPoll);
-    if (stopped) break;
+    if (loop_stopped) break;
     const std::int64_t since_ns =
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - last_end).count();
     const bool due = since_ns >= capture::next_append_wait_ns(options.interval_ns, last_took_ns);
@@ -91,7 +117,13 @@ void PeriodicWriter::Impl::loop() {
     if (!due && !full) continue;
     lock.unlock();
     const auto begin = Clock::now();
-    append_now();
+    {
+      std::lock_guard<std::mutex> append_lock(append_mu);
+      if (!loop_stopped) {
+        CuptiSource::instance().flush_completed();
+        append(now_ns() - kSettleNs, false, false, nullptr);
+      }
+    }
     last_end = Clock::now();
     last_took_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(last_end - begin).count();
     lock.lock();
@@ -110,17 +142,53 @@ void PeriodicWriter::start(PeriodicWriterOptions options) {
   std::lock_guard<std::mutex> lock(s.mu);
   if (s.running || options.interval_ns <= 0) return;
   s.options = std::move(options);
+  capture::StreamingOptions so;
+  so.kinds = s.options.kinds;
+  s.decoder = std::make_unique<capture::StreamingDecoder>(so);
   s.running = true;
   // Detached: a process may end (exit, _exit, a signal) while it sleeps; stop() makes
   // sure no append is in progress or starts after it.
   std::thread([&s] { s.loop(); }).detach();
 }
 
+bool PeriodicWriter::streaming() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->running;
+}
+
 void PeriodicWriter::stop() {
   Impl& s = *impl_;
-  s.stopped = true;
+  s.loop_stopped = true;
   s.wake.notify_all();
   std::lock_guard<std::mutex> lock(s.append_mu);  // an append in progress finishes first
+}
+
+void PeriodicWriter::append_now(bool create) {
+  Impl& s = *impl_;
+  if (!streaming()) return;
+  std::lock_guard<std::mutex> lock(s.append_mu);
+  s.append(now_ns(), false, create, nullptr);
+}
+
+CaptureWriteResult PeriodicWriter::finish(
+    const std::vector<std::pair<std::string, std::string>>& info, bool always) {
+  Impl& s = *impl_;
+  stop();
+  std::lock_guard<std::mutex> lock(s.append_mu);
+  CaptureWriteResult result;
+  if (!s.decoder) return result;
+  if (!s.finished && s.failed.empty()) {
+    const bool wrote_before = s.file != nullptr;
+    s.append(capture::kEndOfRun, true, always, &info);
+    if (!wrote_before && s.file == nullptr) return result;  // no GPU work: no trace
+  }
+  result.path = s.file ? s.file->path() : std::string();
+  result.ok = s.failed.empty() && s.finished;
+  result.error = s.failed;
+  result.events = s.file ? s.file->events() : 0;
+  result.kernels = s.kernels;
+  result.dropped_records = s.dropped;
+  return result;
 }
 
 std::string PeriodicWriter::path() const {

@@ -1,15 +1,22 @@
 // Writes the trace while the program runs (FLOPLINE_FLUSH_INTERVAL, `flopline run
-// --flush-interval`): a thread that, every interval or sooner when many records have
-// arrived, takes CUPTI's records of finished work, decodes what was captured so far, and
-// appends the events that ended to the output file (trace/incremental_trace.h), so a
-// process killed with SIGKILL keeps everything up to the last append. The launching
-// threads never wait for it; the final write at a normal end replaces the file with the
-// complete trace. docs/CAPTURE.md.
+// --flush-interval`), with memory bounded by what is still open: a thread that, every
+// interval or sooner when many records have arrived, takes CUPTI's records of finished
+// work out of the capture (CuptiSource::take()), hands them to a StreamingDecoder
+// (capture/streaming_decoder.h) and appends the events that became final to the output
+// file (trace/incremental_trace.h); their records are released. A process killed with
+// SIGKILL keeps everything up to the last append. The launching threads never wait for
+// it. At the end of the run finish() appends the remaining events and then the metadata,
+// finishing the file in place. docs/CAPTURE.md, "While the program runs".
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "flopline/capture/capture_config.h"
+#include "trace_output.h"
 
 namespace flopline::cupti {
 
@@ -20,15 +27,29 @@ struct PeriodicWriterOptions {
   // Told after each append: the path, the events in the file, how far they reach (ns
   // after the first event).
   std::function<void(const std::string&, std::uint64_t, std::int64_t)> appended;
+  // The activity kinds recorded: which records a launch call waits for.
+  std::uint32_t kinds = capture::kDefaultKinds;
 };
 
 class PeriodicWriter {
  public:
   static PeriodicWriter& instance();
   void start(PeriodicWriterOptions options);
-  // Ends the appends: waits for one in progress, then no other starts. After it the
-  // final write may replace the file.
+  // Whether start() began streaming (the final write is then finish()).
+  bool streaming() const;
+  // Ends the periodic appends: waits for one in progress, then no other starts. The
+  // decoder and the file stay for finish().
   void stop();
+  // Appends now what has ended, after a forced flush (cudaDeviceReset, a program's
+  // request): every record of finished work is in. `create` writes the file even when
+  // the process has done no GPU work yet.
+  void append_now(bool create);
+  // The end of the run, after the capture stopped: appends the remaining events, then
+  // the metadata (`info` as write_capture() takes it), finishing the file. Nothing is
+  // written (result.ok false, no error) when the process did no GPU work and not
+  // `always`.
+  CaptureWriteResult finish(const std::vector<std::pair<std::string, std::string>>& info,
+                            bool always);
   // The file the appends went to ("" when none was written).
   std::string path() const;
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "flopline/capture/records.h"
+#include "flopline/trace/model.h"
 
 namespace flopline::cupti {
 
@@ -24,5 +25,11 @@ struct CaptureWriteResult {
 // `info` goes into the trace's "flopline" metadata after the version and command line.
 CaptureWriteResult write_capture(const capture::RecordBatch& batch, const std::string& path,
                                  const std::vector<std::pair<std::string, std::string>>& info);
+
+// What every captured trace carries besides its events, added to a decoded trace `t` of
+// process `pid`: the "flopline" metadata (version, command line, pid, host, then `info`,
+// then what decoding noted) and calibrated peaks when a calibration exists.
+void add_capture_metadata(trace::Trace& t, std::uint32_t pid,
+                          const std::vector<std::pair<std::string, std::string>>& info);
 
 }  // namespace flopline::cupti

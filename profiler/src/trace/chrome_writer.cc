@@ -187,6 +187,28 @@ std::uint64_t render_chrome_event_lines(const Trace& trace, TimeNs after, TimeNs
   return ctx.events - metadata;
 }
 
+std::optional<std::uint64_t> stream_chrome_event_lines(
+    const Trace& trace, TimeNs base, const std::function<bool(std::string_view)>& sink,
+    const WriteOptions& opt) {
+  using namespace chrome_writer_detail;
+  RenderContext ctx(trace, opt);
+  ctx.base = base;  // every event: the unwindowed loops
+  std::string room;
+  room.reserve(12 << 20);
+  auto call = [](void* f, std::string_view data) {
+    return (*static_cast<const std::function<bool(std::string_view)>*>(f))(data);
+  };
+  OutBuffer buf(room, call, const_cast<std::function<bool(std::string_view)>*>(&sink));
+  write_metadata_events(ctx, buf);
+  const std::uint64_t metadata = ctx.events;
+  write_track_events(ctx, buf);
+  write_counter_events(ctx, buf);
+  write_flow_events(ctx, buf);
+  if (ctx.events > 0) buf.unwrite(2);  // the last line's ",\n"
+  if (!buf.finish()) return std::nullopt;
+  return ctx.events - metadata;
+}
+
 void render_chrome_trace_tail(const Trace& trace, TimeNs base, std::string& out,
                               const WriteOptions& opt) {
   using namespace chrome_writer_detail;

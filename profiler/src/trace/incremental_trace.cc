@@ -123,8 +123,9 @@ bool IncrementalTraceFile::write_events(std::string& lines, std::uint64_t n, std
   // so the list is valid JSON wherever the file ends.
   if (lines.size() >= 2) lines.resize(lines.size() - 2);
   lines += '\n';
-  if (events_ > 0) lines.insert(lines.begin(), ',');
+  if (wrote_lines_) lines.insert(lines.begin(), ',');
   if (!write_text(lines, error)) return false;
+  wrote_lines_ = true;
   events_ += n;
   return true;
 }
@@ -139,11 +140,81 @@ bool IncrementalTraceFile::append(const Trace& trace, TimeNs upto,
   return true;
 }
 
+// One append's bytes on their way to the file: as they are, or through one gzip member
+// deflated piece by piece.
+class AppendStream {
+ public:
+  AppendStream(int fd, bool gzip) : fd_(fd), gzip_(gzip) {
+    if (gzip_) ok_ = deflateInit2(&zs_, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK;
+  }
+  ~AppendStream() {
+    if (gzip_ && ok_) deflateEnd(&zs_);
+  }
+  bool write(std::string_view data) {
+    bytes_ += data.size();
+    if (!gzip_) return ok_ = ok_ && write_all(fd_, data, &error_);
+    return deflate_some(data, Z_NO_FLUSH);
+  }
+  bool finish() { return !gzip_ ? ok_ : deflate_some({}, Z_FINISH); }
+  const std::string& error() const { return error_; }
+  std::uint64_t bytes() const { return bytes_; }
+
+ private:
+  bool deflate_some(std::string_view data, int flush) {
+    if (!ok_) return false;
+    zs_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+    zs_.avail_in = static_cast<uInt>(data.size());
+    char out[1 << 16];
+    int r = Z_OK;
+    do {
+      zs_.next_out = reinterpret_cast<Bytef*>(out);
+      zs_.avail_out = sizeof out;
+      r = deflate(&zs_, flush);
+      const std::size_t n = sizeof out - zs_.avail_out;
+      if (r == Z_STREAM_ERROR || !write_all(fd_, std::string_view(out, n), &error_)) {
+        if (error_.empty()) error_ = "compression failed";
+        return ok_ = false;
+      }
+    } while (zs_.avail_out == 0 || (flush == Z_FINISH && r != Z_STREAM_END));
+    return true;
+  }
+
+  int fd_;
+  bool gzip_;
+  bool ok_ = true;
+  z_stream zs_{};
+  std::string error_;
+  std::uint64_t bytes_ = 0;
+};
+
 bool IncrementalTraceFile::append_all(const Trace& trace, std::string* error) {
-  std::string text;
-  const std::uint64_t n =
-      render_chrome_event_lines(trace, INT64_MIN, INT64_MAX, {}, text, {}, time_base_);
-  return write_events(text, n, error);
+  if (finished_) {
+    if (error) *error = "cannot append to " + path_ + ": the trace is finished";
+    return false;
+  }
+  if (trace.slice_count() + trace.instant_count() + trace.counter_point_count() +
+          trace.flows.size() ==
+      0) {
+    return true;  // metadata events alone: nothing new
+  }
+  if (!start(error)) return false;
+  // Rendered a few MB at a time: an append of a million launches never builds its text
+  // whole. A comma opens every append but the first (see write_events()).
+  AppendStream out(fd_, gzip_);
+  bool ok = !wrote_lines_ || out.write(",");
+  const std::optional<std::uint64_t> n =
+      ok ? stream_chrome_event_lines(trace, time_base_,
+                                     [&out](std::string_view d) { return out.write(d); })
+         : std::nullopt;
+  ok = n && out.write("\n") && out.finish();
+  bytes_ += out.bytes();
+  wrote_lines_ = wrote_lines_ || out.bytes() > 0;
+  if (!ok) {
+    if (error) *error = "cannot write " + path_ + ": " + out.error();
+    return false;
+  }
+  events_ += *n;
+  return true;
 }
 
 bool IncrementalTraceFile::finish(const Trace& meta, std::string* error) {

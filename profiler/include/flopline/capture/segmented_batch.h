@@ -40,6 +40,13 @@ class SegmentedBatch {
   // One batch with every segment's records in order.
   static RecordBatch flatten(const Segments& segments);
 
+  // Seals the open segment and hands every segment over, leaving none: a streaming
+  // capture's append takes the records, devices and thread names that arrived since the
+  // last take(). Copies no record.
+  Segments take();
+  // flatten() for segments no one else holds: their records are moved, not copied.
+  static RecordBatch merge(Segments&& segments);
+
   // Forgets the records; devices and thread names stay (the decoder reports each once).
   void clear_records();
 

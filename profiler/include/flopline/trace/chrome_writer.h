@@ -49,6 +49,12 @@ std::uint64_t render_chrome_event_lines(const Trace& trace, TimeNs after, TimeNs
                                         const std::function<bool(const Slice&)>& keep,
                                         std::string& out, const WriteOptions& opt = {},
                                         TimeNs base = 0);
+// The same lines for every event of `trace`, handed to `sink` a few MB at a time rather
+// than built into one string, without the last line's ",\n". Returns the events written
+// (metadata events aside), or nothing when a sink call returned false.
+std::optional<std::uint64_t> stream_chrome_event_lines(
+    const Trace& trace, TimeNs base, const std::function<bool(std::string_view)>& sink,
+    const WriteOptions& opt = {});
 // The end of a Chrome trace whose events were written as lines by
 // render_chrome_event_lines() with `base`: "]" closing traceEvents, the members
 // write_chrome_trace() writes around it (schemaVersion, deviceProperties,

@@ -63,6 +63,7 @@ class IncrementalTraceFile {
   bool gzip_ = false;
   int fd_ = -1;
   bool finished_ = false;
+  bool wrote_lines_ = false;  // event lines follow the first line
   TimeNs upto_ = INT64_MIN;
   std::uint64_t events_ = 0;
   std::uint64_t bytes_ = 0;
