@@ -1,0 +1,207 @@
+"""Checks the streaming capture with bounded memory (docs/CAPTURE.md, "While the program
+runs") on long runs of launch_loop.py at 30,000 launches a second:
+
+  plain    `flopline run` for MINUTES: exits 0, nothing dropped, every launch's kernel
+           in the trace, the process's resident memory after the first minute grows by
+           less than 50 MB to the end, and `flopline stats` reads the finished file;
+  metrics  the same with --gpu-metrics (its samples stream too);
+  kill     SIGKILL at KILL minutes: the file left holds the first KILL-1 minutes and
+           more (kernels that start after KILL-1 minutes), and `flopline stats` reads it.
+
+Each mode runs on its own GPU when there are enough (CUDA_VISIBLE_DEVICES), else one
+after the other. The process's RSS is sampled every 5 s. Prints a table; exit 1 when a
+check failed, 77 (ctest's skip) without a CUDA device.
+
+  check_streaming.py --flopline build/profiler/flopline --out DIR
+                     [--minutes 8] [--kill-at 5] [--rate 30000] [--modes plain,metrics,kill]
+"""
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LOOP = os.path.join(HERE, "launch_loop.py")
+GROWTH_LIMIT_MB = 50
+
+
+def gpus():
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
+        return sum(1 for line in out.stdout.splitlines() if line.startswith("GPU "))
+    except (OSError, subprocess.SubprocessError):
+        return 0
+
+
+def rss_mb(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+class Run:
+    def __init__(self, mode, args, gpu):
+        self.mode = mode
+        self.dir = os.path.join(args.out, mode)
+        os.makedirs(self.dir, exist_ok=True)
+        self.trace = os.path.join(self.dir, "trace.json.gz")
+        self.pid_file = os.path.join(self.dir, "loop.pid")
+        for p in (self.trace, self.pid_file):
+            if os.path.exists(p):
+                os.remove(p)
+        seconds = args.minutes * 60
+        self.kill_after = args.kill_at * 60 if mode == "kill" else None
+        cmd = [args.flopline, "run", "-o", self.trace]
+        if mode == "metrics":
+            cmd.append("--gpu-metrics")
+        cmd += ["--", sys.executable, LOOP, "--seconds", str(seconds), "--rate", str(args.rate),
+                "--pid-file", self.pid_file]
+        env = dict(os.environ)
+        if gpu is not None:
+            env["CUDA_VISIBLE_DEVICES"] = str(gpu)
+        self.log = open(os.path.join(self.dir, "run.log"), "w")
+        self.samples = []  # (seconds since the loop started, RSS MB)
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        self.watch = threading.Thread(target=self.sample, daemon=True)
+        self.watch.start()
+
+    def sample(self):
+        pid = None
+        while self.proc.poll() is None and pid is None:
+            try:
+                with open(self.pid_file) as f:
+                    pid = int(f.read().strip() or 0) or None
+            except (OSError, ValueError):
+                time.sleep(0.5)
+        if pid is None:
+            return
+        start = time.monotonic()
+        while self.proc.poll() is None:
+            t = time.monotonic() - start
+            if self.kill_after is not None and t >= self.kill_after:
+                os.kill(pid, signal.SIGKILL)
+                return
+            r = rss_mb(pid)
+            if r is None:
+                return
+            self.samples.append((t, r))
+            time.sleep(5)
+
+    def wait(self):
+        code = self.proc.wait()
+        self.watch.join()
+        self.log.close()
+        with open(os.path.join(self.dir, "run.log"), errors="replace") as f:
+            self.output = f.read()
+        return code
+
+
+def stats(flopline, path, extra=()):
+    t0 = time.monotonic()
+    r = subprocess.run([flopline, "stats", path, "--json", *extra], capture_output=True, text=True)
+    took = time.monotonic() - t0
+    if r.returncode != 0:
+        return None, took, r.stderr.strip()[-400:]
+    return json.loads(r.stdout), took, ""
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--flopline", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--minutes", type=float, default=8)
+    p.add_argument("--kill-at", type=float, default=5)
+    p.add_argument("--rate", type=float, default=30000)
+    p.add_argument("--modes", default="plain,metrics,kill")
+    args = p.parse_args()
+    n = gpus()
+    if n == 0:
+        print("no CUDA device: skipped")
+        return 77
+    modes = [m for m in args.modes.split(",") if m]
+    parallel = n >= len(modes)
+    print(f"{n} GPU(s); modes {modes} {'in parallel' if parallel else 'one after the other'}; "
+          f"{args.minutes} min at {args.rate:.0f} launches/s, kill at {args.kill_at} min", flush=True)
+    runs = []
+    if parallel:
+        runs = [Run(m, args, i) for i, m in enumerate(modes)]
+        codes = [r.wait() for r in runs]
+    else:
+        codes = []
+        for m in modes:
+            runs.append(Run(m, args, None))
+            codes.append(runs[-1].wait())
+
+    failures = []
+    rows = []
+    for run, code in zip(runs, codes):
+        row = {"mode": run.mode, "exit": code}
+        out = run.output
+        m = re.search(r'\{"launches": (\d+)', out)
+        row["launches"] = int(m.group(1)) if m else None
+        dropped = re.search(r"(\d+) activity records were dropped", out)
+        row["dropped"] = int(dropped.group(1)) if dropped else 0
+        at_minute = [r for t, r in run.samples if t >= 60]
+        row["rss_1min"] = at_minute[0] if at_minute else None
+        row["rss_max_after"] = max(at_minute) if at_minute else None
+        row["rss_end"] = run.samples[-1][1] if run.samples else None
+        row["growth"] = (row["rss_max_after"] - row["rss_1min"]) if at_minute else None
+        row["file_mb"] = os.path.getsize(run.trace) / 2**20 if os.path.exists(run.trace) else 0
+        s, took, err = stats(args.flopline, run.trace) if row["file_mb"] else (None, 0, "no file")
+        row["stats_s"] = took
+        row["kernels"] = s["slices"] if s else None
+        if s is None:
+            failures.append(f"{run.mode}: flopline stats failed: {err}")
+        if run.mode == "kill":
+            if code != -signal.SIGKILL and code != 128 + signal.SIGKILL:
+                failures.append(f"kill: exit {code}, expected SIGKILL")
+            kept = (args.kill_at - 1) * 60
+            late, _, err = stats(args.flopline, run.trace, ["--range", f"{kept:.0f}s:"])
+            row["after_kept"] = late["slices"] if late else None
+            if not late or late["slices"] == 0:
+                failures.append(f"kill: no kernel starts after {kept:.0f} s in the file left ({err})")
+        else:
+            if code != 0:
+                failures.append(f"{run.mode}: exit {code}")
+            if row["dropped"]:
+                failures.append(f"{run.mode}: {row['dropped']} records dropped")
+            if row["launches"] is None or row["kernels"] is None or row["kernels"] < row["launches"]:
+                failures.append(f"{run.mode}: {row['kernels']} kernels in the trace for "
+                                f"{row['launches']} launches")
+            if row["growth"] is None or row["growth"] >= GROWTH_LIMIT_MB:
+                failures.append(f"{run.mode}: RSS grew {row['growth']} MB after the first minute "
+                                f"(limit {GROWTH_LIMIT_MB})")
+        with open(os.path.join(run.dir, "rss.txt"), "w") as f:
+            for t, r in run.samples:
+                f.write(f"{t:.0f} {r:.1f}\n")
+        rows.append(row)
+
+    def fmt(v, spec=""):
+        return "-" if v is None else format(v, spec)
+
+    print(f"{'mode':8} {'exit':>5} {'launches':>10} {'kernels':>10} {'dropped':>8} "
+          f"{'RSS 1 min':>10} {'RSS max':>8} {'growth MB':>10} {'file MB':>8} {'stats s':>8} "
+          f"{'after kept':>10}")
+    for r in rows:
+        print(f"{r['mode']:8} {r['exit']:>5} {fmt(r['launches']):>10} {fmt(r['kernels']):>10} "
+              f"{r['dropped']:>8} {fmt(r['rss_1min'], '.1f'):>10} {fmt(r['rss_max_after'], '.1f'):>8} "
+              f"{fmt(r['growth'], '.1f'):>10} {r['file_mb']:>8.1f} {r['stats_s']:>8.1f} "
+              f"{fmt(r.get('after_kept')):>10}")
+    for f in failures:
+        print("FAILED:", f)
+    print("streaming checks:", "passed" if not failures else f"{len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
