@@ -57,9 +57,11 @@ std::vector<bool> merge_stream_carry(const StreamDecodeContext& stream, const Pa
     merge_earlier_work(attribution.operators[i], it->second);
     carried[i] = it->second.kernels + it->second.memcpys + it->second.memsets > 0;
   }
-  // A record carries its operator's counts only when that operator owns it alone.
+  // A record carries its operator's counts only when that operator owns it alone: not
+  // when earlier appends gave it work, nor when it is held (its work is released before
+  // it is final only once it owns two records, streaming_decoder.h).
   for (std::uint32_t& r : attribution.counts_from) {
-    if (r != kNoId && carried[r]) r = kNoId;
+    if (r != kNoId && (carried[r] || held[r])) r = kNoId;
   }
   return held;
 }

@@ -146,6 +146,7 @@ struct Group {
   bool expects = false;
   bool unplaced = false;  // a replayed kernel still waiting for its counter record
   bool held = false;      // inside a counted range that is not final
+  std::uint32_t records = 0;  // GPU records it started
 };
 
 }  // namespace
@@ -176,6 +177,9 @@ void StreamingDecoder::add(RecordBatch&& fresh) {
   gpu_work_seen_ = gpu_work_seen_ || !fresh.kernels.empty() || !fresh.memcpys.empty() ||
                    !fresh.memsets.empty();
 
+  for (const auto& k : fresh.kernels) context_.context_devices.emplace(k.context, k.device);
+  for (const auto& m : fresh.memcpys) context_.context_devices.emplace(m.context, m.device);
+  for (const auto& m : fresh.memsets) context_.context_devices.emplace(m.context, m.device);
   p.process_id = fresh.process_id;
   p.process_name = std::move(fresh.process_name);
   p.dropped_records = fresh.dropped_records;
@@ -234,6 +238,7 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
     if (w.launch == kNoId) continue;
     Group& g = groups[w.launch];
     g.has_record = true;
+    ++g.records;
     g.record_end = std::max(g.record_end, w.end);
     if (w.kind == GpuWorkKind::kKernel && w.start == 0 && w.end == 0) g.unplaced = true;
   }
@@ -329,6 +334,14 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
     if (at_end) break;
     for (const MarkerPair& m : paired.pairs) {
       if (m.final || !m.counted) continue;
+      // Owning two records already, it gives its counts to none of them: nothing waits.
+      std::uint64_t known = 0;
+      if (const auto c = context_.carry.find({p.markers[m.start].id, m.start_ts});
+          c != context_.carry.end()) {
+        known = c->second.kernels + c->second.memcpys + c->second.memsets;
+      }
+      for_each_inside(m, [&](std::uint32_t c) { return (known += groups[c].records) >= 2; });
+      if (known >= 2) continue;
       for_each_inside(m, [&](std::uint32_t c) {
         if (!groups[c].held) {
           groups[c].held = true;
@@ -399,20 +412,17 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
   }
   for (std::size_t i = 0; i < p.kernels.size(); ++i) {
     if (!release_kernel[i]) continue;
-    const KernelRecord& k = p.kernels[i];
-    context_.context_devices.emplace(k.context, k.device);
-    TimeNs& e = earlier_end_.try_emplace(k.device, INT64_MIN).first->second;
-    e = std::max(e, k.end);
-  }
-  for (std::size_t i = 0; i < p.memcpys.size(); ++i) {
-    if (release_memcpy[i]) context_.context_devices.emplace(p.memcpys[i].context, p.memcpys[i].device);
-  }
-  for (std::size_t i = 0; i < p.memsets.size(); ++i) {
-    if (release_memset[i]) context_.context_devices.emplace(p.memsets[i].context, p.memsets[i].device);
+    TimeNs& e = earlier_end_.try_emplace(p.kernels[i].device, INT64_MIN).first->second;
+    e = std::max(e, p.kernels[i].end);
   }
   std::vector<bool> release_sync(p.syncs.size());
   for (std::size_t s = 0; s < p.syncs.size(); ++s) {
-    release_sync[s] = at_end || (sync_call[s] != kNoId ? ready(sync_call[s]) : p.syncs[s].end <= upto);
+    const SyncRecord& y = p.syncs[s];
+    // A sync names its device through GPU work of its context: it waits for some to
+    // arrive (decode() finds it anywhere in the run).
+    const bool device_known = context_.context_devices.count(y.context) > 0 || y.end <= gave_up;
+    release_sync[s] =
+        at_end || (device_known && (sync_call[s] != kNoId ? ready(sync_call[s]) : y.end <= upto));
   }
   std::vector<bool> release_overhead(p.overheads.size());
   for (std::size_t i = 0; i < p.overheads.size(); ++i)

@@ -14,9 +14,9 @@
 //   - the markers of NVTX ranges that are not final: still open, or closed with a
 //     waiting launch inside. The work they own is written as it ends, and what it adds
 //     to the range is carried to the append that writes the range (merge_earlier_work());
-//   - the launches inside a range not final that declared FLOPs or bytes: a kernel
-//     carries its operator's counts when that operator owns it alone, which is known
-//     once the range is final;
+//   - the launches inside a range not final that declared FLOPs or bytes, while it owns
+//     fewer than two GPU records: a kernel carries its operator's counts when that
+//     operator owns it alone;
 //   - devices, thread and stream names: every append names its tracks;
 //   - counter records not matched to their kernel yet, and measurements kept as the
 //     sources of inferred counts (up to max_counter_sources, the newest);
