@@ -228,6 +228,13 @@ void write_stats_table(const StatsReport& report, std::ostream& out) {
            "            launched, nested operators' included); Self: launched directly; Extent:\n"
            "            first start to last end (docs/STATS.md)\n";
   }
+  bool window = false;
+  for (const trace::StatsRow& r : res.rows) window = window || r.window_busy_ns.has_value();
+  if (window) {
+    out << "Window:     top-level ranges only: the GPU busy time of all the work their process\n"
+           "            launched, from any thread, while they were open (a step's backward\n"
+           "            kernels from autograd's thread included)\n";
+  }
   if (!report.peak_sources.empty())
     out << "Peaks:      " << join(report.peak_sources, "; ") << "\n";
   if (report.counted.any_counted())

@@ -27,7 +27,7 @@ from cli_checker import Checker, require_corpus, script_args
 
 CSV_HEADER = ("name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,"
               "tflops,gbps,pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,"
-              "extent_ns,cpu_ns,intensity,counted_flops,declared_vs_counted_pct")
+              "extent_ns,cpu_ns,intensity,counted_flops,declared_vs_counted_pct,window_busy_ns")
 INT_FIELDS = ("count", "total_ns", "avg_ns", "median_ns", "min_ns", "max_ns", "std_ns")
 FLOAT_FIELDS = ("pct", "flops", "bytes", "tflops", "gbps", "pct_peak")
 

@@ -132,9 +132,9 @@ TEST(StatsOutput, CsvSchema) {
       out.str(),
       "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
       "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns,"
-      "intensity,counted_flops,declared_vs_counted_pct\n"
-      "\"gemm, \"\"tf32\"\"\",2,3000,1500,1500,1000,2000,500,75,3000000000,,1,,12.5,,,,,,,,,,\n"
-      "copy,1,1000,1000,1000,1000,1000,0,25,,1000000,,1000,,,,,,,,,,,\n");
+      "intensity,counted_flops,declared_vs_counted_pct,window_busy_ns\n"
+      "\"gemm, \"\"tf32\"\"\",2,3000,1500,1500,1000,2000,500,75,3000000000,,1,,12.5,,,,,,,,,,,\n"
+      "copy,1,1000,1000,1000,1000,1000,0,25,,1000000,,1000,,,,,,,,,,,,\n");
 }
 
 TEST(StatsOutput, JsonSchema) {
@@ -154,7 +154,8 @@ TEST(StatsOutput, JsonSchema) {
                    "\"flops\":3000000000,\"bytes\":null,\"tflops\":1,\"gbps\":null,"
                    "\"pct_peak\":12.5,\"precision\":\"\",\"flops_source\":\"\",\"busy_ns\":null,"
                    "\"self_ns\":null,\"device_total_ns\":null,\"extent_ns\":null,\"cpu_ns\":null,"
-                   "\"intensity\":null,\"counted_flops\":null,\"declared_vs_counted_pct\":null}"),
+                   "\"intensity\":null,\"counted_flops\":null,\"declared_vs_counted_pct\":null,"
+                   "\"window_busy_ns\":null}"),
             std::string::npos)
       << j;
 }
@@ -230,7 +231,7 @@ TEST(StatsOutput, NonFiniteValuesAreUnknownInEveryOutput) {
   write_stats_json(r, json);
   write_stats_table(r, table);
   EXPECT_NE(
-      csv.str().find("\"gemm, \"\"tf32\"\"\",2,3000,1500,1500,1000,2000,500,75,,,,,,,,,,,,,,,\n"),
+      csv.str().find("\"gemm, \"\"tf32\"\"\",2,3000,1500,1500,1000,2000,500,75,,,,,,,,,,,,,,,,\n"),
       std::string::npos)
       << csv.str();
   EXPECT_NE(json.str().find(
@@ -300,9 +301,9 @@ TEST_F(StatsCommand, CsvOnAFile) {
   EXPECT_EQ(r.out,
             "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
             "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns,"
-            "intensity,counted_flops,declared_vs_counted_pct\n"
-            "add,1,4000,4000,4000,4000,4000,0,50,,,,,,,,,,,,,,,\n"
-            "gemm,3,4000,1333,1500,500,2000,624,50,,,,,,,,,,,,,,,\n");
+            "intensity,counted_flops,declared_vs_counted_pct,window_busy_ns\n"
+            "add,1,4000,4000,4000,4000,4000,0,50,,,,,,,,,,,,,,,,\n"
+            "gemm,3,4000,1333,1500,500,2000,624,50,,,,,,,,,,,,,,,,\n");
 }
 
 TEST_F(StatsCommand, RangeIsRelativeToTheFirstEvent) {
@@ -312,9 +313,9 @@ TEST_F(StatsCommand, RangeIsRelativeToTheFirstEvent) {
   EXPECT_EQ(r.out,
             "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
             "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns,"
-            "intensity,counted_flops,declared_vs_counted_pct\n"
-            "add,1,4000,4000,4000,4000,4000,0,72.72727272727273,,,,,,,,,,,,,,,\n"
-            "gemm,1,1500,1500,1500,1500,1500,0,27.272727272727273,,,,,,,,,,,,,,,\n");
+            "intensity,counted_flops,declared_vs_counted_pct,window_busy_ns\n"
+            "add,1,4000,4000,4000,4000,4000,0,72.72727272727273,,,,,,,,,,,,,,,,\n"
+            "gemm,1,1500,1500,1500,1500,1500,0,27.272727272727273,,,,,,,,,,,,,,,,\n");
 }
 
 TEST_F(StatsCommand, SeveralFilesAddUp) {
@@ -325,8 +326,8 @@ TEST_F(StatsCommand, SeveralFilesAddUp) {
   EXPECT_EQ(r.out,
             "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
             "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns,"
-            "intensity,counted_flops,declared_vs_counted_pct\n"
-            "add,2,8000,4000,4000,4000,4000,0,50,,,,,,,,,,,,,,,\n");
+            "intensity,counted_flops,declared_vs_counted_pct,window_busy_ns\n"
+            "add,2,8000,4000,4000,4000,4000,0,50,,,,,,,,,,,,,,,,\n");
 }
 
 // A kernel with FLOP and byte counts on a device with peaks: 1e9 FLOPs in 20 us is
@@ -350,11 +351,11 @@ TEST_F(StatsCommand, RatesAndPercentOfPeakFromAFile) {
       r.out,
       "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
       "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns,"
-      "intensity,counted_flops,declared_vs_counted_pct\n"
+      "intensity,counted_flops,declared_vs_counted_pct,window_busy_ns\n"
       "mm,1,20000,20000,20000,20000,20000,0,66.66666666666667,1000000000,1000000,50,50,50,tf32,"
-      "trace,,,,,,1000,,\n"
+      "trace,,,,,,1000,,,\n"
       "noprec,1,10000,10000,10000,10000,10000,0,33.333333333333336,1000000000,,100,,,,trace,"
-      ",,,,,,,\n");
+      ",,,,,,,,\n");
   const CliRun t = run_flopline({"stats", write("counts.json", kTraceWithCounts)});
   ASSERT_EQ(t.rc, kExitOk) << t.err;
   EXPECT_NE(t.out.find("GFLOP"), std::string::npos) << t.out;

@@ -94,7 +94,7 @@ TEST(StatsSchema, MachineColumnsKeepTheDocumentedOrder) {
   EXPECT_EQ(stats_csv_header(),
             "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,"
             "gbps,pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns,"
-            "intensity,counted_flops,declared_vs_counted_pct");
+            "intensity,counted_flops,declared_vs_counted_pct,window_busy_ns");
 }
 
 // A row with every value known, each different, so a cell in the wrong column shows.
@@ -124,6 +124,7 @@ StatsRow full_row() {
   r.intensity = 642.9;
   r.counted_flops = 4.4e9;
   r.declared_vs_counted_pct = 2.3;
+  r.window_busy_ns = 21000;
   return r;
 }
 

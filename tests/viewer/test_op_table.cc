@@ -254,12 +254,12 @@ TEST(OpTable, CsvHasTheStatsColumnsAndEscapes) {
   EXPECT_EQ(csv,
             "name,count,total_ns,avg_ns,median_ns,min_ns,max_ns,std_ns,pct,flops,bytes,tflops,gbps,"
             "pct_peak,precision,flops_source,busy_ns,self_ns,device_total_ns,extent_ns,cpu_ns,"
-            "intensity,counted_flops,declared_vs_counted_pct\n"
-            "plain,1,3000,3000,3000,3000,3000,0,75,,,,,,,,,,,,,,,\n"
-            "\"add, \"\"fast\"\"\",1,1000,1000,1000,1000,1000,0,25,,,,,,,,,,,,,,,\n");
+            "intensity,counted_flops,declared_vs_counted_pct,window_busy_ns\n"
+            "plain,1,3000,3000,3000,3000,3000,0,75,,,,,,,,,,,,,,,,\n"
+            "\"add, \"\"fast\"\"\",1,1000,1000,1000,1000,1000,0,25,,,,,,,,,,,,,,,,\n");
   // A selection of rows, in the order given.
   EXPECT_EQ(op_table_csv(table, {1}).substr(op_table_csv(table, {1}).find('\n') + 1),
-            "\"add, \"\"fast\"\"\",1,1000,1000,1000,1000,1000,0,25,,,,,,,,,,,,,,,\n");
+            "\"add, \"\"fast\"\"\",1,1000,1000,1000,1000,1000,0,25,,,,,,,,,,,,,,,,\n");
 }
 
 TEST(OpTable, CsvOfFlopColumns) {
@@ -267,7 +267,7 @@ TEST(OpTable, CsvOfFlopColumns) {
   const auto list = testing::list_of({&t});
   const std::string csv = op_table_csv(build_op_table(list, OpTableQuery{}));
   EXPECT_NE(csv.find("\nmatmul,2,40000,20000,20000,10000,30000,10000,"), std::string::npos) << csv;
-  EXPECT_NE(csv.find(",4000000000,4000000,100,100,50,bf16,trace,,,,,,1000,,\n"), std::string::npos)
+  EXPECT_NE(csv.find(",4000000000,4000000,100,100,50,bf16,trace,,,,,,1000,,,\n"), std::string::npos)
       << csv;
 }
 

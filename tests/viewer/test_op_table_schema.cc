@@ -44,7 +44,7 @@ TEST(OpTableSchema, EveryColumnHasACell) {
   row.stats.precision = "bf16";
   row.stats.flops_source = "trace";
   row.stats.busy_ns = row.stats.self_ns = row.stats.device_total_ns = row.stats.extent_ns =
-      row.stats.cpu_ns = 3'000;
+      row.stats.cpu_ns = row.stats.window_busy_ns = 3'000;
   for (const trace::StatsColumn& c : trace::stats_columns()) {
     const std::string cell = op_cell_text(row, c);
     EXPECT_FALSE(cell.empty()) << c.id;

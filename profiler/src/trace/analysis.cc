@@ -96,6 +96,8 @@ std::optional<double> rate(double amount, double dur_ns) {
 struct GroupExtra {
   Int128 busy = 0, self = 0, device_total = 0, extent = 0, cpu = 0;
   bool op_times = false;
+  Int128 window = 0;  // top-level ranges' windows (operator_time.h)
+  bool has_window = false;
   std::string precision;
   bool mixed_precision = false;
   std::uint8_t sources = 0;  // bit (1 << FlopsSource) per source seen
@@ -167,6 +169,7 @@ StatsRow make_row(std::string name, std::span<TimeNs> durs, const GroupCounts& c
     r.extent_ns = saturate(x.extent);
     r.cpu_ns = saturate(x.cpu);
   }
+  if (x.has_window) r.window_busy_ns = saturate(x.window);
   return r;
 }
 
@@ -350,6 +353,11 @@ void StatsAccumulator::Impl::add(const Trace& trace, const StatsQuery& query,
             x.extent += static_cast<Int128>(static_cast<long double>(op.extent_ns) * share);
             const Slice& cpu = trace.tracks[op.slice.track].at(op.slice);
             x.cpu += cpu.dur;
+            if (op.window_busy_ns) {
+              x.has_window = true;
+              x.window +=
+                  clip ? operators->window_busy_within(o, range_lo, range_hi) : *op.window_busy_ns;
+            }
             const DeviceProperties* op_dev =
                 op.gpu_track < device.size() ? device[op.gpu_track] : dev;
             add_counts(gi, trace, cpu, op.metrics, op_dev, busy, share, op.flops_in_total,

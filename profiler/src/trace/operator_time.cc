@@ -152,6 +152,8 @@ struct OperatorIndex::Impl {
   // [track][row][index] -> operator (CPU slices) or item (GPU work) index.
   std::vector<std::vector<std::vector<std::uint32_t>>> at;
   std::unordered_map<TwinKey, std::uint32_t, TwinKeyHash> twins;
+  // Top-level ranges: the busy intervals of their window (merged, sorted).
+  std::unordered_map<std::uint32_t, std::vector<std::pair<TimeNs, TimeNs>>> windows;
   bool owns_work = false;
   double flops_total = 0;
 
@@ -190,6 +192,7 @@ struct OperatorIndex::Impl {
   SliceRef find_work(std::uint32_t track, TimeNs ts) const;
   std::uint32_t enclosing_operator(SliceRef inner, bool strictly_shallower);
   void own_and_time();
+  void time_windows();
   void count();
   void roll_up_and_total();
   void adjust_precision(const std::vector<std::uint32_t>& order,
@@ -360,6 +363,7 @@ void OperatorIndex::Impl::own_and_time() {
     const bool launch_is_op = own != kNone && class_of(tr.at(l)) == SliceClass::kOperator;
     items[i].owner = launch_is_op ? own : enclosing_operator(l, false);
   }
+  time_windows();
   std::vector<SliceRef>().swap(launch);
   // Only owned work is kept.
   for (const Item& it : items) {
@@ -434,6 +438,62 @@ void OperatorIndex::Impl::own_and_time() {
   count();
   adjust_precision(order, pre, size);
   roll_up_and_total();
+}
+
+// The windows of top-level ranges (operator_time.h). Launches are sorted by start per
+// process, so a window is a binary search and a walk over the launches inside it.
+void OperatorIndex::Impl::time_windows() {
+  const Trace& t = *trace;
+  std::vector<std::uint32_t> ranges;
+  for (std::uint32_t o = 0; o < ops.size(); ++o) {
+    const Slice& s = t.tracks[ops[o].slice.track].at(ops[o].slice);
+    if (ops[o].parent == kNone && category_matches(t.str(s.cat), "user_annotation"))
+      ranges.push_back(o);
+  }
+  if (ranges.empty()) return;
+  struct Launched {
+    TimeNs start, end;  // the launching call
+    TimeNs work_start, work_end;
+  };
+  std::unordered_map<std::uint32_t, std::vector<Launched>> by_process;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const SliceRef l = launch[i];
+    if (!l.valid() || l.track >= t.tracks.size()) continue;
+    const Track& tr = t.tracks[l.track];
+    if (tr.kind != TrackKind::kThread) continue;
+    const Slice& call = tr.at(l);
+    by_process[tr.process].push_back({call.start, call.end(), start(items[i]), end(items[i])});
+  }
+  for (auto& [process, launched] : by_process) {
+    std::sort(launched.begin(), launched.end(),
+              [](const Launched& a, const Launched& b) { return a.start < b.start; });
+  }
+  std::vector<std::pair<TimeNs, TimeNs>> iv;
+  for (std::uint32_t o : ranges) {
+    OperatorTime& op = ops[o];
+    const Slice& s = t.tracks[op.slice.track].at(op.slice);
+    op.window_busy_ns = 0;
+    const auto found = by_process.find(t.tracks[op.slice.track].process);
+    if (found == by_process.end()) continue;
+    const std::vector<Launched>& launched = found->second;
+    iv.clear();
+    auto it = std::partition_point(launched.begin(), launched.end(),
+                                   [&](const Launched& l) { return l.start < s.start; });
+    for (; it != launched.end() && it->start <= s.end(); ++it) {
+      if (it->end <= s.end()) iv.emplace_back(it->work_start, it->work_end);
+    }
+    if (iv.empty()) continue;
+    op.window_busy_ns = union_length(iv);
+    // Merged, for clipping to a range later.
+    std::vector<std::pair<TimeNs, TimeNs>>& merged = windows[o];
+    for (const auto& [a, b] : iv) {  // sorted by union_length
+      if (!merged.empty() && a <= merged.back().second) {
+        merged.back().second = std::max(merged.back().second, b);
+      } else {
+        merged.emplace_back(a, b);
+      }
+    }
+  }
 }
 
 void OperatorIndex::Impl::count() {
@@ -690,6 +750,18 @@ TimeNs OperatorIndex::busy_within(std::uint32_t op, TimeNs begin, TimeNs end) co
     if (hi > lo) iv.emplace_back(lo, hi);
   }
   return union_length(iv);
+}
+
+TimeNs OperatorIndex::window_busy_within(std::uint32_t op, TimeNs begin, TimeNs end) const {
+  const auto it = impl_->windows.find(op);
+  if (it == impl_->windows.end()) return 0;
+  TimeNs total = 0;
+  for (const auto& [a, b] : it->second) {
+    const TimeNs lo = std::max(a, begin);
+    const TimeNs hi = std::min(b, end);
+    if (hi > lo) total = add_saturating(total, sub_saturating(hi, lo));
+  }
+  return total;
 }
 
 double OperatorIndex::total_flops() const {

@@ -141,6 +141,12 @@ constexpr StatsColumn kColumns[] = {
      .table_title = "Declared vs counted (%)", .unit = StatsUnit::kPercent, .decimals = 1,
      .value = [](const StatsRow& r) { return StatsValue::number(r.declared_vs_counted_pct); },
      .outputs = kStatsMachine, .people_order = 0},
+    // Top-level ranges read as windows of their process (operator_time.h): a step's
+    // whole GPU time, backward kernels from other threads included.
+    {.id = "window_busy_ns", .title = "Window busy", .table_title = "Window Busy (ns)",
+     .unit = StatsUnit::kNs, .decimals = 0,
+     .value = [](const StatsRow& r) { return StatsValue::ns(r.window_busy_ns); },
+     .outputs = kStatsMachine | kStatsPeople, .people_order = 105},
 };
 // clang-format on
 

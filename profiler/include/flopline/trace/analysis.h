@@ -79,6 +79,10 @@ struct StatsRow {
   std::optional<TimeNs> device_total_ns;  // sum of the durations of all their GPU work
   std::optional<TimeNs> extent_ns;        // first start to last end of their GPU work
   std::optional<TimeNs> cpu_ns;           // their own slices' durations (CPU time)
+  // Top-level ranges: the GPU busy time of everything their process launched, from any
+  // thread, while they were open (operator_time.h), summed over those instances;
+  // nullopt for rows with none.
+  std::optional<TimeNs> window_busy_ns;
 };
 
 // Declared FLOPs further than this from the counters' (in %) are flagged.

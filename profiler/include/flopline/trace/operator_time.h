@@ -24,6 +24,16 @@
 //                   (TFLOP/s, GB/s) divide by this.
 //   extent_ns       last end - first start of all its work
 //
+// A top-level range (a user_annotation operator no operator encloses on its thread: an
+// NVTX range, torch.profiler's ProfilerStep#N) is also a time window of its process:
+//
+//   window_busy_ns  length of the union of the intervals of all GPU work whose launch
+//                   lies inside the range on ANY thread of the range's process
+//                   (op.start <= launch.start and launch.end <= op.end), owned by an
+//                   operator or not. A training step's range then covers the backward
+//                   kernels PyTorch launches from its autograd thread, which the range
+//                   does not own. GPU work whose launch is unknown is not in it.
+//
 // FLOPs, bytes and precision of an operator: its own (flopline's metrics, a "flops"
 // arg, a "precision" arg), else from its shapes (torch_op_args.h). Shape FLOPs follow
 // PyTorch where PyTorch counts (aten::mm, addmm, bmm, baddbmm, conv2d always get
@@ -86,6 +96,8 @@ struct OperatorTime {
   TimeNs device_total_ns = 0;
   TimeNs busy_ns = 0;
   TimeNs extent_ns = 0;
+  // A top-level range: its window's GPU busy time (window_busy_ns); nullopt otherwise.
+  std::optional<TimeNs> window_busy_ns;
   TimeNs gpu_start = 0;             // first start of its work (valid when items > 0)
   TimeNs gpu_end = 0;               // last end
   std::uint32_t gpu_track = kNone;  // the track of its first GPU slice (for its device)
@@ -128,6 +140,8 @@ class OperatorIndex {
   InheritedCounts inherited(SliceRef gpu_slice) const;
   // Length of the union of operator `op`'s work intervals clipped to [begin, end) (ns).
   TimeNs busy_within(std::uint32_t op, TimeNs begin, TimeNs end) const;
+  // The same for the window of top-level range `op` (window_busy_ns); 0 for others.
+  TimeNs window_busy_within(std::uint32_t op, TimeNs begin, TimeNs end) const;
   // Sum of the FLOPs of the operators counted in totals (flops_in_total).
   double total_flops() const;
 
