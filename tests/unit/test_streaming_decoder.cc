@@ -427,6 +427,7 @@ StreamingOptions test_options() {
   StreamingOptions o;
   o.kinds = kDefaultKinds | kKindSync;
   o.pending_limit_ns = 60 * kMs;
+  o.graph_quiet_ns = 2 * kMs;
   return o;
 }
 
@@ -594,6 +595,56 @@ TEST(StreamingDecoder, WhatItHoldsAfterEachAppendDoesNotGrowWithTheRun) {
   EXPECT_LT(most_bytes, 1u << 20);
   d.take(kEndOfRun);
   EXPECT_EQ(d.held().open(), 0u);
+}
+
+// A CUDA graph's kernels end over several appends: they go out with their launch, every
+// one with its flow.
+TEST(StreamingDecoder, AGraphsKernelsAcrossAppendsKeepTheirLaunch) {
+  RecordBatch all;
+  all.process_id = kPid;
+  ApiRecord g;
+  g.name = "cudaGraphLaunch";
+  g.start = 1 * kMs;
+  g.end = g.start + 5 * kUs;
+  g.process_id = kPid;
+  g.thread_id = kMain;
+  g.correlation_id = 9;
+  all.api_calls.push_back(g);
+  for (int i = 0; i < 5; ++i) {
+    KernelRecord k;
+    k.name = "graph_node_" + std::to_string(i);
+    k.start = 2 * kMs + i * 3 * kMs;  // one every 3 ms, each 2 ms long
+    k.end = k.start + 2 * kMs;
+    k.context = 1;
+    k.stream = 7;
+    k.correlation_id = 9;
+    k.graph_id = 1;
+    k.graph_node_id = static_cast<std::uint64_t>(i + 1);
+    all.kernels.push_back(k);
+  }
+  const std::vector<std::string> whole = event_lines(decode_to_trace(all));
+  ASSERT_EQ(count_with(whole, "\"ph\":\"f\""), 5u);
+
+  StreamingOptions o = test_options();
+  o.graph_quiet_ns = 5 * kMs;  // more than the 3 ms between two of its kernels' ends
+  StreamingDecoder d(o);
+  std::vector<std::string> streamed;
+  for (TimeNs at = 2 * kMs; at <= 30 * kMs; at += 2 * kMs) {
+    RecordBatch part;
+    part.process_id = kPid;
+    if (g.end <= at && g.end > at - 2 * kMs) part.api_calls.push_back(g);
+    for (const KernelRecord& k : all.kernels) {
+      if (k.end <= at && k.end > at - 2 * kMs) part.kernels.push_back(k);
+    }
+    d.add(std::move(part));
+    const std::vector<std::string> lines = event_lines(d.take(at));
+    streamed.insert(streamed.end(), lines.begin(), lines.end());
+  }
+  const std::vector<std::string> last = event_lines(d.take(kEndOfRun));
+  streamed.insert(streamed.end(), last.begin(), last.end());
+  std::sort(streamed.begin(), streamed.end());
+  EXPECT_TRUE(streamed == whole) << difference(streamed, whole);
+  EXPECT_TRUE(last.empty()) << "the graph went out before the run's end";
 }
 
 // --counters: the first launch of a work key is measured in one append; launches of the

@@ -145,6 +145,7 @@ struct Group {
   bool has_record = false;
   bool expects = false;
   bool unplaced = false;  // a replayed kernel still waiting for its counter record
+  bool graph = false;     // a graph launch: its kernels keep coming while it runs
   bool held = false;      // inside a counted range that is not final
   std::uint32_t records = 0;  // GPU records it started
 };
@@ -217,6 +218,8 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
   RecordBatch& p = pending_;
   const bool at_end = upto == kEndOfRun;
   const TimeNs gave_up = saturating_sub(upto, options_.pending_limit_ns);
+  // A graph launch whose last kernel so far ended this long before is taken as done.
+  const TimeNs graph_done = saturating_sub(upto, options_.graph_quiet_ns);
 
   // Replayed kernels take their place now that their counter records and calls are here.
   if (std::any_of(p.kernels.begin(), p.kernels.end(),
@@ -233,6 +236,9 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
     Group& g = groups[launches.outermost(i)];
     g.call_end = std::max(g.call_end, a.end);
     if (expects_gpu_record(a, options_.kinds)) g.expects = true;
+    const std::string_view name = a.name;
+    if (name.find("Graph") != std::string_view::npos && name.find("Launch") != std::string_view::npos)
+      g.graph = true;
   }
   for (const GpuWork& w : work) {
     if (w.launch == kNoId) continue;
@@ -254,7 +260,8 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
   auto ready = [&](std::uint32_t root) {
     if (at_end) return true;
     const Group& g = groups[root];
-    return !g.held && !g.unplaced && g.call_end <= upto && g.record_end <= upto &&
+    return !g.held && !g.unplaced && g.call_end <= upto &&
+           g.record_end <= (g.graph ? graph_done : upto) &&
            (g.has_record || !g.expects || g.call_end <= gave_up);
   };
 

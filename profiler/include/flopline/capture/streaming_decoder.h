@@ -9,7 +9,8 @@
 //
 //   - launch calls whose GPU work has not arrived or has not ended by `upto`: a call that
 //     starts a kernel, copy or set (or waits, with sync records on) waits for its records
-//     up to pending_limit_ns after it returned (expects_gpu_record());
+//     up to pending_limit_ns after it returned (expects_gpu_record()); a graph launch
+//     until none of its kernels ended in the last graph_quiet_ns;
 //   - GPU records that end after `upto`, or whose launch call waits;
 //   - the markers of NVTX ranges that are not final: still open, or closed with a
 //     waiting launch inside. The work they own is written as it ends, and what it adds
@@ -29,8 +30,8 @@
 // the launches of its work in its own append ("unlike its work"), an estimated count takes
 // a measured launch of the same signature from its own append, a PyTorch convolution's
 // output shape needs its consumer in its own append, and GPU work that arrives after its
-// launch call was written (a CUDA graph's kernel that ran more than pending_limit_ns after
-// the launch returned) has no flow or operator. Busy and GPU times of a range that spans
+// launch call was written (a CUDA graph's kernel that came after a pause of more than
+// graph_quiet_ns in its graph) has no flow or operator. Busy and GPU times of a range that spans
 // appends add up per append (merge_earlier_work()).
 #pragma once
 
@@ -59,6 +60,9 @@ struct StreamingOptions {
   std::uint32_t kinds = kDefaultKinds;  // which records calls wait for
   // How long after a call returned its records may still come (ns).
   TimeNs pending_limit_ns = 10'000'000'000;
+  // A CUDA graph's launch gives its kernels one after the other, as they end: it waits
+  // until none has ended for this long (ns) before `upto`, so they go out together.
+  TimeNs graph_quiet_ns = 1'000'000'000;
   std::size_t max_counter_sources = 65536;
 };
 
