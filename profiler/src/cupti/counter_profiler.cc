@@ -65,6 +65,7 @@ struct Driver {
   CUresult (*func_param_info)(CUfunction, size_t, size_t*, size_t*) = nullptr;
   CUresult (*kernel_param_info)(CUkernel, size_t, size_t*, size_t*) = nullptr;
   CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus*) = nullptr;
+  CUresult (*ctx_synchronize)() = nullptr;
 };
 
 const Driver& driver() {
@@ -78,6 +79,8 @@ const Driver& driver() {
         reinterpret_cast<decltype(r.kernel_param_info)>(dlsym(lib, "cuKernelGetParamInfo"));
     r.stream_is_capturing =
         reinterpret_cast<decltype(r.stream_is_capturing)>(dlsym(lib, "cuStreamIsCapturing"));
+    r.ctx_synchronize =
+        reinterpret_cast<decltype(r.ctx_synchronize)>(dlsym(lib, "cuCtxSynchronize"));
     return r;
   }();
   return d;
@@ -306,6 +309,9 @@ struct ContextProfiler {
   std::atomic<std::uint32_t> current{kNone};
   // The range profiler refused a new configuration: every launch collects `current`.
   std::atomic<bool> fixed{false};
+  // Learned sets are measured in one-pass parts (function_metrics.h): asked for with
+  // FLOPLINE_COUNTERS_PARTS=1 (docs/COUNTERS.md says what is verified of it).
+  bool parts = false;
 
   bool init_counter_data(std::vector<std::uint8_t>& data, CUptiResult* r) {
     auto p = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
@@ -439,6 +445,8 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   const bool learn_sets = sets_env == nullptr || std::string_view(sets_env) != "0";
   cp->sets =
       std::make_unique<capture::FunctionMetrics>(cp->plan, passes, every_launch || !learn_sets);
+  const char* parts_env = std::getenv("FLOPLINE_COUNTERS_PARTS");
+  cp->parts = parts_env != nullptr && std::string_view(parts_env) == "1";
 
   auto en = cupti_params<CUpti_RangeProfiler_Enable_Params>(
       CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
@@ -651,7 +659,7 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
             t.whole_set = cp->fixed ? cp->current.load() : cp->choose(l.shape.function);
             t.set = t.whole_set;
             const std::vector<std::uint32_t> parts = cp->set_parts(t.whole_set);
-            if (!parts.empty() && !cp->fixed && parts_for(l.shape.function)) {
+            if (cp->parts && !parts.empty() && !cp->fixed && parts_for(l.shape.function)) {
               OpenParts& op = open_parts[d.measurement];
               op.profiler = cp;
               op.set = t.whole_set;
@@ -714,6 +722,14 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
   }
   t.configure_ns = switching ? ns_since(t.since) : 0;
   t.since = std::chrono::steady_clock::now();
+  if (t.in_parts && driver().ctx_synchronize != nullptr) {
+    // Counters count the whole GPU from Start on, and a one-pass measurement does not
+    // replay, so nothing waits for the work queued before it: kernels still running
+    // would add their operations and bytes to this launch's. Kernel replay drains the
+    // GPU itself; a part must do it here. No other thread launches meanwhile (the launch
+    // lock is held alone).
+    driver().ctx_synchronize();
+  }
   auto p =
       cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
   p.pRangeProfilerObject = cp->object;
@@ -780,6 +796,12 @@ void CounterProfiler::Impl::exit_driver() {
   }
   CUptiResult reset = CUPTI_SUCCESS;
   cp.reset_counter_data(&reset);
+  if (t.in_parts) {
+    // The SASS metrics of a one-pass configuration kept counting from one measurement to
+    // the next (a copy kernel measured after a GELU kernel reported the GELU's FLOPs):
+    // each part configures the range profiler afresh, as a replayed measurement does.
+    cp.current = ContextProfiler::kNone;
+  }
   const capture::TimeNs decode_ns = ns_since(t.since);
   launch_lock.unlock();
   {
@@ -978,19 +1000,6 @@ void CounterProfiler::snapshot(capture::CounterInfo* info,
     rec.incomplete = op.profiler->unfinished(op.set, op.done);
     records->push_back(std::move(rec));
   }
-}
-
-void CounterProfiler::take(capture::CounterInfo* info,
-                           std::vector<capture::CounterRecord>* records,
-                           std::vector<capture::InferredLaunch>* inferred) {
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  *info = impl_->info;
-  info->work_keys = impl_->sampler.keys();
-  info->learned_words = impl_->sampler.learned_words();
-  *records = std::move(impl_->records);
-  impl_->records.clear();
-  *inferred = std::move(impl_->inferred);
-  impl_->inferred.clear();
 }
 
 void CounterProfiler::reset_after_fork() {
