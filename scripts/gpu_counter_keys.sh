@@ -30,7 +30,7 @@ for part in "${parts[@]}"; do
     t2=$(date +%s.%N)
     grep -E "train_loop|counters" "$o/counted.log"
     # How many launches each metric set measured, and how many were incomplete.
-    python3 -c "import json,sys; m=json.load(open(sys.argv[1])).get('flopline',{}); [print(k+':',v) for k,v in m.items() if k.startswith('counters') and ('passes' in k or 'incomplete' in k or k=='counters' or 'measured' in k)]" "$o/counted.json" | tee -a "$OUT/summary.txt"
+    python3 -c "import json,sys; m=json.load(open(sys.argv[1])).get('flopline',{}); [print(k+':',v) for k,v in m.items() if k.startswith('counters') and ('passes' in k or 'incomplete' in k or k=='counters' or 'measured' in k or 'time' in k)]" "$o/counted.json" | tee -a "$OUT/summary.txt"
     python3 -c "print('train_loop wall s: uncounted %.1f, default --counters %.1f (%.2fx)' % ($t1-$t0, $t2-$t1, ($t2-$t1)/($t1-$t0)))" | tee -a "$OUT/summary.txt"
     [ -e "$o/counted.json" ] && gzip -c "$o/counted.json" > "$OUT/loop-counted.json.gz"
     ;;

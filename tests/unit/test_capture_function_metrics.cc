@@ -287,13 +287,18 @@ TEST_F(FunctionMetricsTest, ALearnedSetIsMeasuredInOnePassParts) {
 }
 
 TEST(MeasureInParts, UnlessTheFunctionsKeysDoNotComeBack) {
-  EXPECT_TRUE(measure_in_parts({}));
-  const std::int64_t young = kStalePartsNs / 10;
-  const std::int64_t stale = kStalePartsNs;
-  EXPECT_TRUE(measure_in_parts(std::vector<std::int64_t>{young, young, stale}));
-  EXPECT_FALSE(measure_in_parts(std::vector<std::int64_t>{stale, young, stale}));
-  EXPECT_FALSE(measure_in_parts(std::vector<std::int64_t>(kOpenPartsLimit, young)));
-  EXPECT_TRUE(measure_in_parts(std::vector<std::int64_t>(kOpenPartsLimit - 1, young)));
+  using Ages = std::vector<std::uint64_t>;
+  EXPECT_TRUE(measure_in_parts({}, 0));
+  // No key has come back yet: nothing can be called stale, however long it waits (a
+  // first training step that compiles).
+  EXPECT_TRUE(measure_in_parts(Ages{100000, 200000}, 0));
+  // Keys come back within 10 of the function's launches: two waiting past 20 are stale.
+  EXPECT_TRUE(measure_in_parts(Ages{5, 19, 21}, 10));
+  EXPECT_TRUE(measure_in_parts(Ages{20, 20}, 10));
+  EXPECT_FALSE(measure_in_parts(Ages{21, 3, 40}, 10));
+  // Too many open at all.
+  EXPECT_FALSE(measure_in_parts(Ages(kOpenPartsLimit, 1), 10));
+  EXPECT_TRUE(measure_in_parts(Ages(kOpenPartsLimit - 1, 1), 10));
 }
 
 }  // namespace

@@ -47,10 +47,12 @@ std::vector<std::vector<std::uint32_t>> one_pass_groups(const CounterPlan& plan,
   return groups;
 }
 
-bool measure_in_parts(std::span<const std::int64_t> open_ages_ns) {
-  if (open_ages_ns.size() >= kOpenPartsLimit) return false;
-  const auto stale = std::count_if(open_ages_ns.begin(), open_ages_ns.end(),
-                                   [](std::int64_t age) { return age >= kStalePartsNs; });
+bool measure_in_parts(std::span<const std::uint64_t> open_ages, std::uint64_t longest_return) {
+  if (open_ages.size() >= kOpenPartsLimit) return false;
+  if (longest_return == 0) return true;
+  const auto stale = std::count_if(open_ages.begin(), open_ages.end(), [&](std::uint64_t age) {
+    return age > kStaleReturns * longest_return;
+  });
   return static_cast<std::size_t>(stale) < kStalePartsLimit;
 }
 

@@ -524,6 +524,9 @@ struct CounterProfiler::Impl {
   struct FunctionInfo {
     capture::ParamLayout layout;
     bool excluded = false;
+    std::uint64_t launches = 0;  // inside capture windows
+    // The most of its launches a key of it took to come back for its next part.
+    std::uint64_t longest_return = 0;
   };
   std::unordered_map<std::uint64_t, FunctionInfo> functions;
   std::unordered_map<CUcontext, std::uint32_t> device_of_context;
@@ -542,18 +545,16 @@ struct CounterProfiler::Impl {
     std::uint64_t function = 0;
     std::uint32_t device = 0;
     std::uint32_t first_correlation = 0;  // 0 until its first launch's outermost call ends
-    std::chrono::steady_clock::time_point last;  // when its key last ran a part
+    std::uint64_t at_launch = 0;  // its function's launches when its key last ran a part
   };
   std::unordered_map<std::uint32_t, OpenParts> open_parts;
   // Whether a new measurement of `function` starts in parts (measure_in_parts).
-  bool parts_for(std::uint64_t function) const {
-    std::vector<std::int64_t> ages;
-    const auto now = std::chrono::steady_clock::now();
+  bool parts_for(std::uint64_t function, const FunctionInfo& fn) const {
+    std::vector<std::uint64_t> ages;
     for (const auto& [id, op] : open_parts) {
-      if (op.function != function) continue;
-      ages.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(now - op.last).count());
+      if (op.function == function) ages.push_back(fn.launches - op.at_launch);
     }
-    return capture::measure_in_parts(ages);
+    return capture::measure_in_parts(ages, fn.longest_return);
   }
   // A measured launch holds it alone, every other launch shares it: a launch of another
   // thread can never run inside a measured range.
@@ -598,6 +599,7 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
                        fn->second.layout.known ? "" : " (layout unknown)");
         }
       }
+      ++fn->second.launches;
       capture::SampleDecision d;
       if (!fn->second.excluded) {
         capture::LaunchShape shape = l.shape;
@@ -652,6 +654,9 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
           t.first_part_of = capture::kNoId;
           if (d.continuing) {
             OpenParts& op = open_parts[d.measurement];
+            fn->second.longest_return =
+                std::max(fn->second.longest_return, fn->second.launches - op.at_launch);
+            op.at_launch = fn->second.launches;
             t.whole_set = op.set;
             t.set = cp->set_parts(op.set)[op.done];
             t.in_parts = true;
@@ -659,14 +664,14 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
             t.whole_set = cp->fixed ? cp->current.load() : cp->choose(l.shape.function);
             t.set = t.whole_set;
             const std::vector<std::uint32_t> parts = cp->set_parts(t.whole_set);
-            if (cp->parts && !parts.empty() && !cp->fixed && parts_for(l.shape.function)) {
+            if (cp->parts && !parts.empty() && !cp->fixed && parts_for(l.shape.function, fn->second)) {
               OpenParts& op = open_parts[d.measurement];
               op.profiler = cp;
               op.set = t.whole_set;
               op.function = l.shape.function;
               op.device = cp->device;
               op.values.assign(cp->plan.metrics.size(), -1);
-              op.last = std::chrono::steady_clock::now();
+              op.at_launch = fn->second.launches;
               t.set = parts.front();
               t.in_parts = true;
               t.first_part_of = d.measurement;
@@ -827,7 +832,6 @@ void CounterProfiler::Impl::exit_driver() {
           if (t.values[i] >= 0) op->second.values[i] = t.values[i];
         }
         ++op->second.done;
-        op->second.last = std::chrono::steady_clock::now();
         if (op->second.done < cp.set_parts(op->second.set).size()) {
           // Not yet the whole measurement: this launch takes it as its source, like the
           // key's other launches, and the key's next launch collects the next part.

@@ -71,17 +71,19 @@ inline constexpr double kRatioTolerance = 0.01;
 std::vector<std::vector<std::uint32_t>> one_pass_groups(
     const CounterPlan& plan, const std::vector<std::uint32_t>& metrics, const PassCounter& passes);
 
-// An unfinished measurement in parts is stale when its key has not come back for this
-// long: its function's keys may not repeat.
-inline constexpr std::int64_t kStalePartsNs = 1'000'000'000;
+// Whether a new key of a function is measured in parts (true) or in one replayed launch.
+// `open_ages` are the function's unfinished measurements in parts, each as the number
+// of the function's launches since its key last ran a part; `longest_return` the most
+// launches of the function any of its keys took to come back for its next part (0: none
+// has come back yet). A measurement is stale when it has waited more than
+// kStaleReturns times that: its key does not come back as the others do (an inference
+// loop whose sequence length changes at every call). Parts, unless kStalePartsLimit
+// measurements are stale or kOpenPartsLimit are open at all. Counted in the function's
+// own launches, not in time: a training loop's first steps compile for seconds.
+inline constexpr std::uint64_t kStaleReturns = 2;
 inline constexpr std::size_t kStalePartsLimit = 2;
 inline constexpr std::size_t kOpenPartsLimit = 64;
-// Whether a new key of a function is measured in parts (true) or in one replayed launch,
-// given the ages (ns) of the function's unfinished measurements in parts: parts unless
-// kStalePartsLimit of them are stale (an inference loop whose sequence length changes
-// at every call: its keys never come back and their parts would never finish) or
-// kOpenPartsLimit are open at all.
-bool measure_in_parts(std::span<const std::int64_t> open_ages_ns);
+bool measure_in_parts(std::span<const std::uint64_t> open_ages, std::uint64_t longest_return);
 
 // Not thread-safe: the caller serializes every call.
 class FunctionMetrics {
