@@ -29,12 +29,23 @@ std::string skip_summary(const trace::TraceReport& report);
 // ReadError::message() and returns nullopt; except that a file whose `skippable` entry
 // is true (found in a directory, not named) is left out with "flopline: left out: " +
 // the message, and its path added to `left_out`. Nothing read at all is a failure.
-// The same, one file at a time: `use` gets each trace read, which is released when it
-// returns, so memory holds one trace, not all of them. False where load_traces gives
-// nullopt.
+// The same, one file at a time: `use` gets each trace read, in the order of `paths` and
+// on the calling thread, and the trace is released when it returns. Files are parsed
+// ahead on reading_threads() threads, each holding at most one trace: memory holds at
+// most that many traces plus the one in use, never all of them. False where load_traces
+// gives nullopt; what is said on `err`, and which files reach `use`, do not depend on
+// the number of threads.
 bool for_each_trace(const std::vector<std::string>& paths, std::ostream& err,
                     const std::vector<bool>& skippable, std::vector<std::string>* left_out,
                     const std::function<void(LoadedTrace&)>& use);
+// The same with `threads` reading threads (0 or 1: read on the calling thread).
+bool for_each_trace(const std::vector<std::string>& paths, std::ostream& err,
+                    const std::vector<bool>& skippable, std::vector<std::string>* left_out,
+                    const std::function<void(LoadedTrace&)>& use, unsigned threads);
+
+// Threads that parse trace files ahead of their use: FLOPLINE_READ_THREADS when set to
+// a number from 1 to 256, else the machine's cores, at most 16; never more than `files`.
+unsigned reading_threads(std::size_t files);
 
 std::optional<std::vector<LoadedTrace>> load_traces(const std::vector<std::string>& paths,
                                                     std::ostream& err,
