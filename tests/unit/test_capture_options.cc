@@ -123,7 +123,9 @@ TEST(CaptureOptions, OneEntryEachInTheIdsOrder) {
       EXPECT_TRUE(clis.insert(o.cli).second) << o.cli;
       EXPECT_FALSE(o.by_run) << o.env << ": an option of its own is not set by the run";
     }
-    if (!o.session.empty()) EXPECT_TRUE(sessions.insert(o.session).second) << o.session;
+    if (!o.session.empty()) {
+      EXPECT_TRUE(sessions.insert(o.session).second) << o.session;
+    }
   }
   EXPECT_EQ(i, kCaptureOptionCount);
 }
@@ -289,7 +291,9 @@ TEST(CaptureOptionsDocs, CaptureMdNamesEveryOptionAndVariable) {
           << shown << ": not in docs/CAPTURE.md's synopsis of flopline run";
       EXPECT_TRUE(listed.count(std::string(o.cli)))
           << o.cli << ": not in docs/CAPTURE.md's list of flopline run's options";
-      if (!o.cli_short.empty()) EXPECT_TRUE(listed.count(std::string(o.cli_short))) << o.cli_short;
+      if (!o.cli_short.empty()) {
+        EXPECT_TRUE(listed.count(std::string(o.cli_short))) << o.cli_short;
+      }
       EXPECT_EQ(from.count(env) ? from[env] : "(none)", shown)
           << env << ": docs/CAPTURE.md's 'What flopline run does' says where it comes from";
     } else if (o.by_run) {

@@ -91,7 +91,7 @@ TEST(RunEnvironment, SetsVariablesAndAppendsPreload) {
   run.inject_library = "/opt/flopline/lib/libflopline_inject.so";
   run.values[Opt::kOutput] = "t-%p.json";
   run.values[Opt::kKinds] = "kernel";
-  run.values[Opt::kMaxMemoryMb] = "256";
+  run.values[Opt::kMaxMemory] = "256";
   run.values[Opt::kManifest] = "/tmp/m";
   const Args base = {"PATH=/bin", "LD_PRELOAD=/usr/lib/libfoo.so", "FLOPLINE_KINDS=all",
                      "CUDA_INJECTION64_PATH=/old.so"};

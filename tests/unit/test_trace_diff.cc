@@ -85,13 +85,17 @@ TEST(DiffSchema, FieldsExpandToUniqueColumns) {
     EXPECT_EQ(!f.per_side, f.row_value != nullptr) << f.id;
     names += f.is_name;
     impact += f.by_magnitude;
-    if (f.people) EXPECT_TRUE(orders.insert(f.people_order).second) << f.id;
+    if (f.people) {
+      EXPECT_TRUE(orders.insert(f.people_order).second) << f.id;
+    }
   }
   EXPECT_EQ(names, 1);
   EXPECT_EQ(impact, 1);
   for (const DiffColumn& c : diff_columns()) {
     EXPECT_TRUE(ids.insert(c.id).second) << c.id;
-    if (c.field->people) EXPECT_TRUE(titles.insert(c.title).second) << c.title;
+    if (c.field->people) {
+      EXPECT_TRUE(titles.insert(c.title).second) << c.title;
+    }
   }
   const DiffColumn* a = find_diff_column("a_count");
   const DiffColumn* b = find_diff_column("b_count");

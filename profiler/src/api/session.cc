@@ -55,7 +55,7 @@ bool Session::start() {
   capture::CaptureOptionValues values;
   values[CaptureOptionId::kOutput] = so.output_path;
   values[CaptureOptionId::kKinds] = so.kinds;
-  values[CaptureOptionId::kMaxMemoryMb] = std::to_string(so.max_memory_mb);
+  values[CaptureOptionId::kMaxMemory] = std::to_string(so.max_memory_mb);
   values[CaptureOptionId::kCounters] = so.counters;
   values[CaptureOptionId::kCountersExclude] = so.counters_exclude;
   values[CaptureOptionId::kGpuMetrics] = so.gpu_metrics;

@@ -429,7 +429,7 @@ constexpr CaptureOption kCaptureOptions[] = {
      .session = "output_path", .example = "t-%p.json", .cli_short = "-o"},
     {.id = CaptureOptionId::kKinds, .env = "FLOPLINE_KINDS", .cli = "--kinds", .session = "kinds",
      .example = "kernel,nvtx", .fallback = "recording the default kinds"},
-    {.id = CaptureOptionId::kMaxMemoryMb, .env = "FLOPLINE_MAX_MEMORY_MB",
+    {.id = CaptureOptionId::kMaxMemory, .env = "FLOPLINE_MAX_MEMORY_MB",
      .cli = "--max-memory-mb", .session = "max_memory_mb", .example = "256",
      .fallback = "using 1024"},
     {.id = CaptureOptionId::kCounters, .env = "FLOPLINE_COUNTERS", .cli = "--counters",
@@ -531,11 +531,11 @@ CaptureEnv parse_capture_options(const CaptureOptionValues& values, CaptureFront
       problem(CaptureOptionId::kKinds, error);
     }
   }
-  if (const std::string& v = values[CaptureOptionId::kMaxMemoryMb]; !v.empty()) {
+  if (const std::string& v = values[CaptureOptionId::kMaxMemory]; !v.empty()) {
     std::uint64_t mb = 0;
     const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), mb);
     if (ec != std::errc() || end != v.data() + v.size() || mb == 0 || mb > kMaxMemoryMb) {
-      problem(CaptureOptionId::kMaxMemoryMb,
+      problem(CaptureOptionId::kMaxMemory,
               "'" + v + "' is not a whole number from 1 to 2^40 MB, the most the capture takes");
     } else {
       env.max_memory_bytes = mb << 20;

@@ -160,7 +160,7 @@ inline constexpr std::uint64_t kMaxMemoryMb = 1ull << 40;
 enum class CaptureOptionId : std::uint8_t {
   kOutput,
   kKinds,
-  kMaxMemoryMb,
+  kMaxMemory,  // in MB
   kCounters,
   kCountersExclude,
   kGpuMetrics,
