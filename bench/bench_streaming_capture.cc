@@ -59,13 +59,14 @@ void launches(long first, long last, long total, RecordBatch& b) {
   for (long i = first; i < last; ++i) {
     const TimeNs t = kStart + i * kGap;
     const auto id = static_cast<std::uint32_t>(i);
-    if (i == 0) b.markers.push_back(marker(1u << 31, t - 100, flopline::capture::kMarkerStart, "train"));
+    if (i == 0)
+      b.markers.push_back(marker(1u << 31, t - 100, flopline::capture::kMarkerStart, "train"));
     if (i % kPerStep == 0)
       b.markers.push_back(marker((1u << 30) + id, t - 50, flopline::capture::kMarkerStart,
                                  "step " + std::to_string(i / kPerStep)));
     if (i % kPerOp == 0)
-      b.markers.push_back(marker((1u << 29) + id, t - 20, flopline::capture::kMarkerStart,
-                                 "aten::add_"));
+      b.markers.push_back(
+          marker((1u << 29) + id, t - 20, flopline::capture::kMarkerStart, "aten::add_"));
     ApiRecord a;
     a.name = "cudaLaunchKernel";
     a.cbid = 211;
@@ -94,9 +95,10 @@ void launches(long first, long last, long total, RecordBatch& b) {
       b.markers.push_back(marker((1u << 29) + static_cast<std::uint32_t>(i - kPerOp + 1), end,
                                  flopline::capture::kMarkerEnd, ""));
     if (i % kPerStep == kPerStep - 1)
-      b.markers.push_back(marker((1u << 30) + static_cast<std::uint32_t>(i - kPerStep + 1), end + 10,
-                                 flopline::capture::kMarkerEnd, ""));
-    if (i == total - 1) b.markers.push_back(marker(1u << 31, end + 20, flopline::capture::kMarkerEnd, ""));
+      b.markers.push_back(marker((1u << 30) + static_cast<std::uint32_t>(i - kPerStep + 1),
+                                 end + 10, flopline::capture::kMarkerEnd, ""));
+    if (i == total - 1)
+      b.markers.push_back(marker(1u << 31, end + 20, flopline::capture::kMarkerEnd, ""));
   }
 }
 
@@ -148,14 +150,16 @@ Row run(long total, const std::string& out, bool whole) {
     const TimeNs now = kStart + last * kGap;
     const auto t0 = std::chrono::steady_clock::now();
     decoder.add(std::move(part));
-    const flopline::trace::Trace t = decoder.take(end ? flopline::capture::kEndOfRun : now - kSettle);
+    const flopline::trace::Trace t =
+        decoder.take(end ? flopline::capture::kEndOfRun : now - kSettle);
     if (!file.append_all(t, &error) || (end && !file.finish(t, &error))) {
       std::fprintf(stderr, "bench_streaming_capture: %s\n", error.c_str());
       std::exit(1);
     }
     took.push_back(ms_since(t0));
     row.most_held = std::max(row.most_held, decoder.held().open());
-    row.most_held_mb = std::max(row.most_held_mb, static_cast<double>(decoder.held_bytes()) / (1 << 20));
+    row.most_held_mb =
+        std::max(row.most_held_mb, static_cast<double>(decoder.held_bytes()) / (1 << 20));
     if (now - kStart <= 60'000'000'000) row.rss_first_minute = resident_mb();
   }
   row.appends = took.size();
@@ -191,7 +195,8 @@ int main(int argc, char** argv) {
     } else {
       const long n = std::strtol(argv[i], nullptr, 10);
       if (n <= 0) {
-        std::fprintf(stderr, "usage: bench_streaming_capture [LAUNCHES...] [--out PATH] [--whole]\n");
+        std::fprintf(stderr,
+                     "usage: bench_streaming_capture [LAUNCHES...] [--out PATH] [--whole]\n");
         return 2;
       }
       sizes.push_back(n);
@@ -212,9 +217,9 @@ int main(int argc, char** argv) {
       continue;
     }
     const Row r = run(n, out, whole);
-    std::printf("%10ld %8zu %10.1f %10.1f %10.1f %12zu %10.2f %12.1f %10.1f %10.1f %10.1f", r.launches,
-                r.appends, r.median_ms, r.max_ms, r.last_ms, r.most_held, r.most_held_mb,
-                r.rss_first_minute, r.rss_end, r.rss_peak, r.file_mb);
+    std::printf("%10ld %8zu %10.1f %10.1f %10.1f %12zu %10.2f %12.1f %10.1f %10.1f %10.1f",
+                r.launches, r.appends, r.median_ms, r.max_ms, r.last_ms, r.most_held,
+                r.most_held_mb, r.rss_first_minute, r.rss_end, r.rss_peak, r.file_mb);
     if (r.whole_ms >= 0) std::printf(" %17.1f", r.whole_ms);
     std::printf("\n");
     std::fflush(stdout);

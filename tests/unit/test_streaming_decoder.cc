@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <iterator>
 #include <filesystem>
+#include <iterator>
 #include <random>
 #include <string>
 #include <string_view>
@@ -291,8 +291,9 @@ class Workload {
       n.collective = trace::Collective::kAllReduce;
       n.message_bytes = 1 << 22;
       nccl_.push_back({t + kUs, n});
-      t = launch(t + 2 * kUs, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
-                 lag(), 30 * kUs, 0, 11);
+      t = launch(t + 2 * kUs,
+                 "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", lag(),
+                 30 * kUs, 0, 11);
     }
     // A launch that failed (no kernel), and every so often one whose kernel never comes
     // (lost) and a kernel whose launch was not recorded.
@@ -460,9 +461,9 @@ std::string difference(const std::vector<std::string>& a, const std::vector<std:
 }
 
 std::size_t count_with(const std::vector<std::string>& lines, std::string_view part) {
-  return static_cast<std::size_t>(std::count_if(lines.begin(), lines.end(), [&](const std::string& l) {
-    return l.find(part) != std::string::npos;
-  }));
+  return static_cast<std::size_t>(
+      std::count_if(lines.begin(), lines.end(),
+                    [&](const std::string& l) { return l.find(part) != std::string::npos; }));
 }
 
 TEST(ExpectsGpuRecord, LaunchesCopiesSetsAndWaitsOfTheRecordedKinds) {
@@ -519,8 +520,7 @@ TEST_P(StreamingDecoderSeeds, AppendsTogetherWriteTheWholeRunsEventsOnce) {
   EXPECT_EQ(count_with(whole, "\"cat\":\"user_annotation\",\"name\":\"train\""), 1u);
   // epoch 0 runs to the run's end, and its GPU extents with it.
   EXPECT_EQ(count_with(whole, "\"cat\":\"user_annotation\",\"name\":\"epoch 0\""), 1u);
-  EXPECT_EQ(count_with(whole, "\"unclosed\":true"),
-            count_with(whole, "\"name\":\"epoch 0\""));
+  EXPECT_EQ(count_with(whole, "\"unclosed\":true"), count_with(whole, "\"name\":\"epoch 0\""));
   EXPECT_EQ(count_with(whole, "\"name\":\"long_tail\""), 36u);
   EXPECT_EQ(count_with(whole, "\"flops\":5000000000"), 3u * 36u);  // range, extent, kernel
   EXPECT_GT(count_with(whole, "\"collective\""), 0u);
@@ -579,7 +579,8 @@ TEST(StreamingDecoder, WhatItHoldsAfterEachAppendDoesNotGrowWithTheRun) {
   ASSERT_GT(held.size(), 100u);
   // The early appends (after the first two) against the last ones before the run ends.
   auto most = [](const std::vector<std::size_t>& v, std::size_t from, std::size_t to) {
-    return *std::max_element(v.begin() + static_cast<long>(from), v.begin() + static_cast<long>(to));
+    return *std::max_element(v.begin() + static_cast<long>(from),
+                             v.begin() + static_cast<long>(to));
   };
   const std::size_t steady = held.size() - 60;  // the last appends drain it
   const std::size_t early = most(held, 2, 20), late = most(held, steady - 40, steady);
@@ -763,7 +764,8 @@ void check_streamed_file(const std::string& path) {
   ASSERT_EQ(r.trace.devices.size(), 2u);
   EXPECT_EQ(r.trace.devices[0].name, "NVIDIA H200");
   bool windows = false;
-  for (const auto& [key, value] : r.trace.extra_top_level) windows = windows || key == "captureWindows";
+  for (const auto& [key, value] : r.trace.extra_top_level)
+    windows = windows || key == "captureWindows";
   EXPECT_TRUE(windows);
   std::filesystem::remove(path);
 }

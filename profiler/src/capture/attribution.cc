@@ -230,10 +230,11 @@ void merge_earlier_work(OperatorSummary& now, const OperatorSummary& earlier) {
   now.kernel_time_ns += earlier.kernel_time_ns;
   now.self_gpu_time_ns += earlier.self_gpu_time_ns;
   for (const StreamExtent& e : earlier.streams) {
-    const auto it = std::lower_bound(
-        now.streams.begin(), now.streams.end(), e, [](const StreamExtent& a, const StreamExtent& b) {
-          return std::make_pair(a.device, a.stream) < std::make_pair(b.device, b.stream);
-        });
+    const auto it = std::lower_bound(now.streams.begin(), now.streams.end(), e,
+                                     [](const StreamExtent& a, const StreamExtent& b) {
+                                       return std::make_pair(a.device, a.stream) <
+                                              std::make_pair(b.device, b.stream);
+                                     });
     if (it != now.streams.end() && it->device == e.device && it->stream == e.stream) {
       it->start = std::min(it->start, e.start);
       it->end = std::max(it->end, e.end);
@@ -244,8 +245,10 @@ void merge_earlier_work(OperatorSummary& now, const OperatorSummary& earlier) {
     }
   }
   now.counted_kernels += earlier.counted_kernels;
-  if (earlier.counted_flops) now.counted_flops = now.counted_flops.value_or(0) + *earlier.counted_flops;
-  if (earlier.counted_bytes) now.counted_bytes = now.counted_bytes.value_or(0) + *earlier.counted_bytes;
+  if (earlier.counted_flops)
+    now.counted_flops = now.counted_flops.value_or(0) + *earlier.counted_flops;
+  if (earlier.counted_bytes)
+    now.counted_bytes = now.counted_bytes.value_or(0) + *earlier.counted_bytes;
   if (static_cast<int>(earlier.counted_basis) > static_cast<int>(now.counted_basis))
     now.counted_basis = earlier.counted_basis;
 }

@@ -72,7 +72,8 @@ trace::ArgsId range_args(trace::Trace& t, ArgsBuilder& a, const NvtxRange& r,
 
 std::vector<std::uint32_t> emit_operators(const PairedMarkers& markers,
                                           const Attribution& attribution, const TracePids& pids,
-                                          trace::TraceBuilder& builder, const std::vector<bool>* held) {
+                                          trace::TraceBuilder& builder,
+                                          const std::vector<bool>* held) {
   trace::Trace& t = builder.trace();
   const std::uint32_t cpu = builder.process(pids.cpu);
   const StringId cat_cpu = t.strings.intern("user_annotation");

@@ -45,8 +45,8 @@ TracePids choose_pids(const RecordBatch& b) {
 
 // A streaming append: the work earlier appends gave each range joins its summary, and
 // the ranges that wait for a later append are marked (per range).
-std::vector<bool> merge_stream_carry(const StreamDecodeContext& stream, const PairedMarkers& markers,
-                                     Attribution& attribution) {
+std::vector<bool> merge_stream_carry(const StreamDecodeContext& stream,
+                                     const PairedMarkers& markers, Attribution& attribution) {
   std::vector<bool> held(markers.ranges.size(), false);
   std::vector<bool> carried(markers.ranges.size(), false);
   for (std::size_t i = 0; i < markers.ranges.size(); ++i) {

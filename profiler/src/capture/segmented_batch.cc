@@ -63,7 +63,8 @@ SegmentedBatch::Segments SegmentedBatch::seal() {
   if (!open_empty()) {
     // Not a const object, only a pointer to const: merge() may move out of a segment
     // it alone holds.
-    sealed_.push_back(std::shared_ptr<const RecordBatch>(std::make_shared<RecordBatch>(std::move(open_))));
+    sealed_.push_back(
+        std::shared_ptr<const RecordBatch>(std::make_shared<RecordBatch>(std::move(open_))));
     open_ = RecordBatch{};
   }
   return sealed_;

@@ -49,7 +49,8 @@ void move_all(std::vector<T>& to, std::vector<T>& from) {
 template <class T>
 void split(std::vector<T>& v, const std::vector<bool>& release, std::vector<T>& out) {
   std::vector<T> kept;
-  kept.reserve(v.size() - static_cast<std::size_t>(std::count(release.begin(), release.end(), true)));
+  kept.reserve(v.size() -
+               static_cast<std::size_t>(std::count(release.begin(), release.end(), true)));
   for (std::size_t i = 0; i < v.size(); ++i) {
     if (release[i]) {
       out.push_back(std::move(v[i]));
@@ -144,9 +145,9 @@ struct Group {
   TimeNs record_end = INT64_MIN;
   bool has_record = false;
   bool expects = false;
-  bool unplaced = false;  // a replayed kernel still waiting for its counter record
-  bool graph = false;     // a graph launch: its kernels keep coming while it runs
-  bool held = false;      // inside a counted range that is not final
+  bool unplaced = false;      // a replayed kernel still waiting for its counter record
+  bool graph = false;         // a graph launch: its kernels keep coming while it runs
+  bool held = false;          // inside a counted range that is not final
   std::uint32_t records = 0;  // GPU records it started
 };
 
@@ -175,8 +176,8 @@ void StreamingDecoder::add(RecordBatch&& fresh) {
   for (const auto& r : fresh.memsets) later(r.end);
   for (const auto& r : fresh.syncs) later(r.end);
   for (const auto& r : fresh.markers) later(r.timestamp);
-  gpu_work_seen_ = gpu_work_seen_ || !fresh.kernels.empty() || !fresh.memcpys.empty() ||
-                   !fresh.memsets.empty();
+  gpu_work_seen_ =
+      gpu_work_seen_ || !fresh.kernels.empty() || !fresh.memcpys.empty() || !fresh.memsets.empty();
 
   for (const auto& k : fresh.kernels) context_.context_devices.emplace(k.context, k.device);
   for (const auto& m : fresh.memcpys) context_.context_devices.emplace(m.context, m.device);
@@ -237,7 +238,8 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
     g.call_end = std::max(g.call_end, a.end);
     if (expects_gpu_record(a, options_.kinds)) g.expects = true;
     const std::string_view name = a.name;
-    if (name.find("Graph") != std::string_view::npos && name.find("Launch") != std::string_view::npos)
+    if (name.find("Graph") != std::string_view::npos &&
+        name.find("Launch") != std::string_view::npos)
       g.graph = true;
   }
   for (const GpuWork& w : work) {
@@ -281,8 +283,9 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
     const auto it = roots_of_thread.find(r.thread);
     if (it == roots_of_thread.end()) return;
     const auto& roots = it->second;
-    auto first = std::lower_bound(roots.begin(), roots.end(), r.start_ts,
-                                  [&](std::uint32_t c, TimeNs t) { return p.api_calls[c].start < t; });
+    auto first =
+        std::lower_bound(roots.begin(), roots.end(), r.start_ts,
+                         [&](std::uint32_t c, TimeNs t) { return p.api_calls[c].start < t; });
     for (auto c = first; c != roots.end() && p.api_calls[*c].start <= r.end_ts; ++c) {
       if (p.api_calls[*c].end <= r.end_ts && f(*c)) return;
     }
@@ -493,9 +496,9 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
   for (std::size_t i = 0; i < p.inferred_launches.size(); ++i) {
     const InferredLaunch& l = p.inferred_launches[i];
     release_inferred[i] = written_kernels.count(device_key(l.device, l.correlation_id)) > 0;
-    drop_inferred[i] = !release_inferred[i] &&
-                       (at_end || (waiting_correlations.count(l.correlation_id) == 0 &&
-                                   inferred_age_[i] >= kOrphanAppends));
+    drop_inferred[i] =
+        !release_inferred[i] && (at_end || (waiting_correlations.count(l.correlation_id) == 0 &&
+                                            inferred_age_[i] >= kOrphanAppends));
   }
 
   split(p.api_calls, release, chunk.api_calls);
@@ -556,8 +559,8 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
   p.counter_records = std::move(unmatched);
   if (sources_.size() > options_.max_counter_sources) {
     sources_.erase(sources_.begin(),
-                   sources_.begin() + static_cast<std::ptrdiff_t>(sources_.size() -
-                                                                  options_.max_counter_sources));
+                   sources_.begin() +
+                       static_cast<std::ptrdiff_t>(sources_.size() - options_.max_counter_sources));
   }
   if (at_end) {
     sources_.clear();
@@ -602,7 +605,8 @@ std::uint64_t StreamingDecoder::held_bytes() const {
   for (const NameRecord& n : p.names) b += sizeof n + n.name.capacity();
   for (const ThreadName& n : p.thread_names) b += sizeof n + n.name.capacity();
   for (const DeviceInfo& d : p.devices) b += sizeof d + d.name.capacity();
-  for (const CounterRecord& c : p.counter_records) b += sizeof c + c.values.capacity() * sizeof(double);
+  for (const CounterRecord& c : p.counter_records)
+    b += sizeof c + c.values.capacity() * sizeof(double);
   for (const CounterRecord& c : sources_) b += sizeof c + c.values.capacity() * sizeof(double);
   for (const GpuMetricSample& s : p.gpu_metric_samples)
     b += sizeof s + s.values.capacity() * sizeof(double);

@@ -170,8 +170,7 @@ void render_chrome_trace(const Trace& trace, std::string& out, const WriteOption
 
 std::uint64_t render_chrome_event_lines(const Trace& trace, TimeNs after, TimeNs upto,
                                         const std::function<bool(const Slice&)>& keep,
-                                        std::string& out, const WriteOptions& opt,
-                                        TimeNs base) {
+                                        std::string& out, const WriteOptions& opt, TimeNs base) {
   using namespace chrome_writer_detail;
   RenderContext ctx(trace, opt);
   ctx.base = base;  // an array has no baseTimeNanoseconds: the caller keeps it

@@ -84,10 +84,10 @@ struct StreamDecodeContext {
 };
 
 struct DecodeOptions {
-  bool demangle = true;  // kernel names through the C++ ABI demangler
-  bool nvtx = true;      // NVTX ranges, instants and operator attribution
-  CountOptions counts;   // where range FLOPs may come from
-  bool overhead = true;  // CUPTI overhead slices
+  bool demangle = true;                         // kernel names through the C++ ABI demangler
+  bool nvtx = true;                             // NVTX ranges, instants and operator attribution
+  CountOptions counts;                          // where range FLOPs may come from
+  bool overhead = true;                         // CUPTI overhead slices
   const StreamDecodeContext* stream = nullptr;  // one append of a streaming capture
 };
 

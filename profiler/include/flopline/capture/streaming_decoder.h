@@ -69,9 +69,8 @@ struct StreamingOptions {
 // What the decoder holds between appends, by kind.
 struct HeldRecords {
   std::size_t api_calls = 0, kernels = 0, memcpys = 0, memsets = 0, syncs = 0, markers = 0,
-              marker_data = 0, overheads = 0, instants = 0, names = 0, counter_records = 0,
-              counter_sources = 0, inferred_launches = 0, gpu_metric_samples = 0,
-              nccl_calls = 0, carried_ranges = 0;
+              marker_data = 0, overheads = 0, names = 0, counter_records = 0, counter_sources = 0,
+              inferred_launches = 0, gpu_metric_samples = 0, nccl_calls = 0, carried_ranges = 0;
   // Records that belong to events not written yet (names, devices and sources aside).
   std::size_t open() const {
     return api_calls + kernels + memcpys + memsets + syncs + markers + marker_data + overheads +
@@ -103,11 +102,11 @@ class StreamingDecoder {
 
  private:
   StreamingOptions options_;
-  RecordBatch pending_;  // records not written yet, plus the run's metadata
+  RecordBatch pending_;                        // records not written yet, plus the run's metadata
   std::vector<std::uint8_t> marker_data_age_;  // per pending_.marker_data: appends unmatched
   std::vector<std::uint8_t> inferred_age_;     // per pending_.inferred_launches
-  std::vector<CounterRecord> sources_;  // measurements whose kernels were written
-  StreamDecodeContext context_;         // carried ranges, contexts, pids
+  std::vector<CounterRecord> sources_;         // measurements whose kernels were written
+  StreamDecodeContext context_;                // carried ranges, contexts, pids
   std::unordered_map<std::uint32_t, TimeNs> earlier_end_;  // per device: latest end written
   TimeNs capture_end_ = 0;
   TimeNs last_upto_ = INT64_MIN;
