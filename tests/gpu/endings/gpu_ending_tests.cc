@@ -86,7 +86,7 @@ TEST(Endings, NormalEndGivesTheSameTraceWithAndWithoutFlushing) {
     return m;
   };
   EXPECT_EQ(names(a), names(b));
-  // The complete form, with device properties: the final write replaced the appends.
+  // The complete form, with device properties: the end finished the appended file.
   EXPECT_FALSE(a.trace.devices.empty());
   EXPECT_EQ(a.trace.devices.size(), b.trace.devices.size());
 }
