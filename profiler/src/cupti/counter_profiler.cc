@@ -1006,6 +1006,19 @@ void CounterProfiler::snapshot(capture::CounterInfo* info,
   }
 }
 
+void CounterProfiler::take(capture::CounterInfo* info,
+                           std::vector<capture::CounterRecord>* records,
+                           std::vector<capture::InferredLaunch>* inferred) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  *info = impl_->info;
+  info->work_keys = impl_->sampler.keys();
+  info->learned_words = impl_->sampler.learned_words();
+  *records = std::move(impl_->records);
+  impl_->records.clear();
+  *inferred = std::move(impl_->inferred);
+  impl_->inferred.clear();
+}
+
 void CounterProfiler::reset_after_fork() {
   // The parent's contexts and records are not this process's; CUDA cannot run here.
   impl_ = new Impl;
