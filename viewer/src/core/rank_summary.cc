@@ -165,7 +165,11 @@ std::uint32_t layout_process_of(const TimelineLayout& layout, std::uint32_t trac
 }  // namespace
 
 JumpTarget jump_to_bar(const RankBar& bar, TraceList traces, const TimelineLayout& layout) {
-  JumpTarget j{.begin_ns = bar.breakdown.window_begin, .end_ns = bar.breakdown.window_end};
+  // Assigned, not designated: gcc 12 warns (-Wmissing-field-initializers) on a
+  // designated initializer that leaves out a member without a default.
+  JumpTarget j;
+  j.begin_ns = bar.breakdown.window_begin;
+  j.end_ns = bar.breakdown.window_end;
   if (j.end_ns <= j.begin_ns) j.end_ns = j.begin_ns + 1;
   if (bar.trace >= traces.size()) return j;
   const trace::Trace& t = *traces[bar.trace];
@@ -206,7 +210,9 @@ JumpTarget jump_to_collective(const RankSummary& summary, const CollectiveWaitRo
                               TraceList traces, const TimelineLayout& layout) {
   // The collective in the middle third of the view: its context on both sides.
   const std::int64_t span = std::max<std::int64_t>(1, row.end_ns - row.begin_ns);
-  JumpTarget j{.begin_ns = row.begin_ns - span, .end_ns = row.end_ns + span};
+  JumpTarget j;
+  j.begin_ns = row.begin_ns - span;
+  j.end_ns = row.end_ns + span;
   if (!summary.waits || row.matched >= summary.waits->matched.size()) return j;
   const trace::MatchedCollective& c = summary.waits->matched[row.matched];
   for (const trace::CollectiveArrival& a : c.arrivals) {
