@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "flopline/capture/capture_config.h"
+#include "flopline/capture/api_names.h"
 
 #define CHECK(call)                                                                    \
   do {                                                                                 \

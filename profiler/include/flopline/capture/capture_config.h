@@ -15,6 +15,8 @@
 
 #include "flopline/capture/capture_window.h"
 
+#include "flopline/capture/api_names.h"
+
 namespace flopline::capture {
 
 // Groups of CUPTI activity kinds, as one bit each.
@@ -62,14 +64,6 @@ std::optional<std::uint32_t> parse_activity_kinds(std::string_view list, std::st
 // kDefaultKinds, "none" for 0.
 std::string activity_kinds_to_string(std::uint32_t kinds);
 
-// A runtime or driver function name without CUPTI's version suffixes
-// ("cudaGetDeviceProperties_v2_v12000" -> "cudaGetDeviceProperties").
-std::string_view api_base_name(std::string_view name);
-// True for the calls kKindQueries stands for (by base name).
-bool is_query_api(std::string_view name);
-// True for the calls kKindCalls records: launches (kernels, graphs, cooperative),
-// copies, sets, allocations, frees, synchronizations, event records and stream waits.
-bool is_recorded_call(std::string_view name);
 
 // Looks up an environment variable; null when unset. Tests pass a map.
 using GetEnv = std::function<const char*(const char*)>;
