@@ -34,15 +34,15 @@
 
 namespace {
 
-#define CHECK_CUPTI(call)                                                          \
-  do {                                                                             \
-    CUptiResult r_ = (call);                                                       \
-    if (r_ != CUPTI_SUCCESS) {                                                     \
-      const char* s_ = nullptr;                                                    \
-      cuptiGetResultString(r_, &s_);                                               \
+#define CHECK_CUPTI(call)                                                               \
+  do {                                                                                  \
+    CUptiResult r_ = (call);                                                            \
+    if (r_ != CUPTI_SUCCESS) {                                                          \
+      const char* s_ = nullptr;                                                         \
+      cuptiGetResultString(r_, &s_);                                                    \
       std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, s_ ? s_ : "?"); \
-      return false;                                                                \
-    }                                                                              \
+      return false;                                                                     \
+    }                                                                                   \
   } while (0)
 
 __global__ void axpy(float* y, const float* x, float a, int n) {
@@ -109,8 +109,8 @@ bool config_image(const Setup& s, const std::vector<std::string>& metrics,
 }
 
 // Times kLaunches measured launches with `metrics` in `mode`; the median ms per launch.
-bool time_config(const Setup& s, const std::vector<std::string>& metrics, CUpti_ProfilerReplayMode mode,
-                 size_t* passes, double* ms, int* rounds) {
+bool time_config(const Setup& s, const std::vector<std::string>& metrics,
+                 CUpti_ProfilerReplayMode mode, size_t* passes, double* ms, int* rounds) {
   std::vector<uint8_t> image;
   if (!config_image(s, metrics, &image, passes)) return false;
   CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
@@ -224,16 +224,15 @@ int main(int argc, char** argv) {
   av.pCounterAvailabilityImage = s.availability.data();
   cuptiProfilerGetCounterAvailability(&av);
 
-  const std::vector<std::string> simt = {
-      "sm__sass_thread_inst_executed_op_dadd_pred_on.sum",
-      "sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
-      "sm__sass_thread_inst_executed_op_dfma_pred_on.sum",
-      "sm__sass_thread_inst_executed_op_fadd_pred_on.sum",
-      "sm__sass_thread_inst_executed_op_fmul_pred_on.sum",
-      "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
-      "sm__sass_thread_inst_executed_op_hadd_pred_on.sum",
-      "sm__sass_thread_inst_executed_op_hmul_pred_on.sum",
-      "sm__sass_thread_inst_executed_op_hfma_pred_on.sum"};
+  const std::vector<std::string> simt = {"sm__sass_thread_inst_executed_op_dadd_pred_on.sum",
+                                         "sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
+                                         "sm__sass_thread_inst_executed_op_dfma_pred_on.sum",
+                                         "sm__sass_thread_inst_executed_op_fadd_pred_on.sum",
+                                         "sm__sass_thread_inst_executed_op_fmul_pred_on.sum",
+                                         "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
+                                         "sm__sass_thread_inst_executed_op_hadd_pred_on.sum",
+                                         "sm__sass_thread_inst_executed_op_hmul_pred_on.sum",
+                                         "sm__sass_thread_inst_executed_op_hfma_pred_on.sum"};
   std::vector<std::string> two = simt;
   for (const char* m : {"dram__bytes_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum",
                         "gpu__time_duration.sum"})

@@ -76,7 +76,8 @@ class ReadAhead {
       std::size_t i = 0;
       {
         std::unique_lock<std::mutex> lock(mu_);
-        changed_.wait(lock, [&] { return stop_ || next_ >= paths_.size() || next_ < taken_ + window_; });
+        changed_.wait(lock,
+                      [&] { return stop_ || next_ >= paths_.size() || next_ < taken_ + window_; });
         if (stop_ || next_ >= paths_.size()) return;
         i = next_++;
       }

@@ -129,8 +129,8 @@ std::uint32_t FunctionMetrics::learned_set(const std::vector<std::uint32_t>& ten
     MetricSet part;
     part.metrics = groups[g];
     part.passes = 1;
-    part.what = sets_[id].what + ", part " + std::to_string(g + 1) + " of " +
-                std::to_string(groups.size());
+    part.what =
+        sets_[id].what + ", part " + std::to_string(g + 1) + " of " + std::to_string(groups.size());
     sets_.push_back(std::move(part));
     sets_[id].parts.push_back(static_cast<std::uint32_t>(sets_.size() - 1));
   }
@@ -224,16 +224,25 @@ std::string FunctionMetrics::unfinished(std::uint32_t id, std::size_t parts_done
       const CounterMetric& m = plan_.metrics[i];
       std::string what;
       switch (m.use) {
-        case CounterUse::kSimtOps: what = "SIMT operations"; break;
+        case CounterUse::kSimtOps:
+          what = "SIMT operations";
+          break;
         case CounterUse::kTensorOps:
         case CounterUse::kTensorSparseOps:
-        case CounterUse::kTensorInstructions: what = "tensor operations"; break;
-        case CounterUse::kDramRead: what = "DRAM bytes read"; break;
-        case CounterUse::kDramWrite: what = "bytes stored"; break;
-        case CounterUse::kDuration: what = "replayed duration"; break;
+        case CounterUse::kTensorInstructions:
+          what = "tensor operations";
+          break;
+        case CounterUse::kDramRead:
+          what = "DRAM bytes read";
+          break;
+        case CounterUse::kDramWrite:
+          what = "bytes stored";
+          break;
+        case CounterUse::kDuration:
+          what = "replayed duration";
+          break;
       }
-      if (std::find(missing.begin(), missing.end(), what) == missing.end())
-        missing.push_back(what);
+      if (std::find(missing.begin(), missing.end(), what) == missing.end()) missing.push_back(what);
     }
   }
   std::string words;
@@ -242,8 +251,7 @@ std::string FunctionMetrics::unfinished(std::uint32_t id, std::size_t parts_done
     words += w;
   }
   return "its work ran " + std::to_string(parts_done) + " of the " +
-         std::to_string(set.parts.size()) +
-         " times its one-pass parts need: not counted: " + words;
+         std::to_string(set.parts.size()) + " times its one-pass parts need: not counted: " + words;
 }
 
 }  // namespace flopline::capture

@@ -490,7 +490,7 @@ struct ThreadLaunch {
   // A measurement's first part ran in this launch: its correlation id names the launch
   // an unfinished measurement's values are shown on.
   std::uint32_t first_part_of = capture::kNoId;
-  std::string incomplete;                      // why its values miss some of its work
+  std::string incomplete;  // why its values miss some of its work
   // An unmeasured launch awaiting the outermost exit's id: the measurement it takes.
   bool have_source = false;
   capture::InferredLaunch inferred;
@@ -503,9 +503,9 @@ struct ThreadLaunch {
 };
 
 capture::TimeNs ns_since(std::chrono::steady_clock::time_point t) {
-  return static_cast<capture::TimeNs>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                 std::chrono::steady_clock::now() - t)
-                                 .count());
+  return static_cast<capture::TimeNs>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t)
+          .count());
 }
 
 thread_local ThreadLaunch t_launch;
@@ -545,7 +545,7 @@ struct CounterProfiler::Impl {
     std::uint64_t function = 0;
     std::uint32_t device = 0;
     std::uint32_t first_correlation = 0;  // 0 until its first launch's outermost call ends
-    std::uint64_t at_launch = 0;  // its function's launches when its key last ran a part
+    std::uint64_t at_launch = 0;          // its function's launches when its key last ran a part
   };
   std::unordered_map<std::uint32_t, OpenParts> open_parts;
   // Whether a new measurement of `function` starts in parts (measure_in_parts).
@@ -664,7 +664,8 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
             t.whole_set = cp->fixed ? cp->current.load() : cp->choose(l.shape.function);
             t.set = t.whole_set;
             const std::vector<std::uint32_t> parts = cp->set_parts(t.whole_set);
-            if (cp->parts && !parts.empty() && !cp->fixed && parts_for(l.shape.function, fn->second)) {
+            if (cp->parts && !parts.empty() && !cp->fixed &&
+                parts_for(l.shape.function, fn->second)) {
               OpenParts& op = open_parts[d.measurement];
               op.profiler = cp;
               op.set = t.whole_set;
@@ -1006,8 +1007,7 @@ void CounterProfiler::snapshot(capture::CounterInfo* info,
   }
 }
 
-void CounterProfiler::take(capture::CounterInfo* info,
-                           std::vector<capture::CounterRecord>* records,
+void CounterProfiler::take(capture::CounterInfo* info, std::vector<capture::CounterRecord>* records,
                            std::vector<capture::InferredLaunch>* inferred) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   *info = impl_->info;

@@ -64,7 +64,6 @@ std::optional<std::uint32_t> parse_activity_kinds(std::string_view list, std::st
 // kDefaultKinds, "none" for 0.
 std::string activity_kinds_to_string(std::uint32_t kinds);
 
-
 // Looks up an environment variable; null when unset. Tests pass a map.
 using GetEnv = std::function<const char*(const char*)>;
 

@@ -68,8 +68,9 @@ inline constexpr double kRatioTolerance = 0.01;
 // Cuts `metrics` (plan indices) into groups of one pass each, first fit in their order:
 // `one_pass(names)` says whether the names fit one pass. Empty when a metric needs more
 // than one pass alone or the passes cannot be counted.
-std::vector<std::vector<std::uint32_t>> one_pass_groups(
-    const CounterPlan& plan, const std::vector<std::uint32_t>& metrics, const PassCounter& passes);
+std::vector<std::vector<std::uint32_t>> one_pass_groups(const CounterPlan& plan,
+                                                        const std::vector<std::uint32_t>& metrics,
+                                                        const PassCounter& passes);
 
 // Whether a new key of a function is measured in parts (true) or in one replayed launch.
 // `open_ages` are the function's unfinished measurements in parts, each as the number

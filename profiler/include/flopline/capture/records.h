@@ -332,8 +332,8 @@ struct CounterInfo {
   TimeNs configure_ns = 0;
   TimeNs replay_ns = 0;
   TimeNs decode_ns = 0;
-  bool metric_sets = false;      // later launches of a function collect its learned set
-  std::string unavailable;       // why nothing could be counted ("" when it could)
+  bool metric_sets = false;  // later launches of a function collect its learned set
+  std::string unavailable;   // why nothing could be counted ("" when it could)
 };
 
 // One PM-sampling interval of one device (--gpu-metrics).
