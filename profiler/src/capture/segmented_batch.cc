@@ -3,18 +3,10 @@
 #include <iterator>
 #include <utility>
 
+#include "capture/append_moved.h"
+
 namespace flopline::capture {
 namespace {
-
-template <class T>
-void append_moved(std::vector<T>& to, std::vector<T>& from) {
-  if (to.empty()) {
-    to = std::move(from);
-  } else {
-    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
-  }
-  from.clear();
-}
 
 template <class T>
 void append_copied(std::vector<T>& to, const std::vector<T>& from) {
@@ -39,7 +31,7 @@ void for_each_vector(F&& f) {
 
 // Moves every record, device and thread name of `from` to the end of `to`'s vectors.
 void append_records(RecordBatch& to, RecordBatch&& from) {
-  for_each_vector([&](auto member) { append_moved(to.*member, from.*member); });
+  for_each_vector([&](auto member) { detail::append_moved(to.*member, from.*member); });
 }
 
 }  // namespace

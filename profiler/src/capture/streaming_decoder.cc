@@ -14,6 +14,8 @@
 #include "flopline/capture/nccl_calls.h"
 #include "flopline/capture/nvtx_ranges.h"
 
+#include "capture/append_moved.h"
+
 namespace flopline::capture {
 namespace {
 
@@ -33,16 +35,6 @@ std::optional<std::uint32_t> marker_thread(const MarkerRecord& m) {
   if (m.object.kind == ObjectKind::kThread) return m.object.thread_id;
   if (m.object.kind == ObjectKind::kProcess) return m.object.process_id;
   return std::nullopt;
-}
-
-template <class T>
-void move_all(std::vector<T>& to, std::vector<T>& from) {
-  if (to.empty()) {
-    to = std::move(from);
-  } else {
-    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
-  }
-  from.clear();
 }
 
 // Moves the elements `release` marks to `out` and keeps the others in `v`, in order.
@@ -197,22 +189,22 @@ void StreamingDecoder::add(RecordBatch&& fresh) {
                                    [&](const DeviceInfo& k) { return k.ordinal == d.ordinal; });
     if (!known) p.devices.push_back(std::move(d));
   }
-  move_all(p.thread_names, fresh.thread_names);
-  move_all(p.names, fresh.names);
-  move_all(p.kernels, fresh.kernels);
-  move_all(p.memcpys, fresh.memcpys);
-  move_all(p.memsets, fresh.memsets);
-  move_all(p.api_calls, fresh.api_calls);
-  move_all(p.syncs, fresh.syncs);
-  move_all(p.markers, fresh.markers);
+  detail::append_moved(p.thread_names, fresh.thread_names);
+  detail::append_moved(p.names, fresh.names);
+  detail::append_moved(p.kernels, fresh.kernels);
+  detail::append_moved(p.memcpys, fresh.memcpys);
+  detail::append_moved(p.memsets, fresh.memsets);
+  detail::append_moved(p.api_calls, fresh.api_calls);
+  detail::append_moved(p.syncs, fresh.syncs);
+  detail::append_moved(p.markers, fresh.markers);
   marker_data_age_.resize(p.marker_data.size() + fresh.marker_data.size(), 0);
-  move_all(p.marker_data, fresh.marker_data);
-  move_all(p.overheads, fresh.overheads);
-  move_all(p.counter_records, fresh.counter_records);
+  detail::append_moved(p.marker_data, fresh.marker_data);
+  detail::append_moved(p.overheads, fresh.overheads);
+  detail::append_moved(p.counter_records, fresh.counter_records);
   inferred_age_.resize(p.inferred_launches.size() + fresh.inferred_launches.size(), 0);
-  move_all(p.inferred_launches, fresh.inferred_launches);
-  move_all(p.gpu_metric_samples, fresh.gpu_metric_samples);
-  move_all(p.nccl_calls, fresh.nccl_calls);
+  detail::append_moved(p.inferred_launches, fresh.inferred_launches);
+  detail::append_moved(p.gpu_metric_samples, fresh.gpu_metric_samples);
+  detail::append_moved(p.nccl_calls, fresh.nccl_calls);
 }
 
 trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {

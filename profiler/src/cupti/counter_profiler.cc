@@ -575,6 +575,10 @@ struct CounterProfiler::Impl {
     return it->second;
   }
   void exit_driver();
+  // `info` with the sampler's figures as they are now. Both under `mu`.
+  void current_info(capture::CounterInfo* out) const;
+  // Incomplete records for the measurements in parts whose key has not run every part.
+  void add_unfinished(std::vector<capture::CounterRecord>* out) const;
 };
 
 void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
@@ -984,18 +988,16 @@ void CounterProfiler::enable_callbacks(CUpti_SubscriberHandle subscriber) {
   }
 }
 
-void CounterProfiler::snapshot(capture::CounterInfo* info,
-                               std::vector<capture::CounterRecord>* records,
-                               std::vector<capture::InferredLaunch>* inferred) const {
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  *info = impl_->info;
-  info->work_keys = impl_->sampler.keys();
-  info->learned_words = impl_->sampler.learned_words();
-  *records = impl_->records;
-  *inferred = impl_->inferred;
+void CounterProfiler::Impl::current_info(capture::CounterInfo* out) const {
+  *out = info;
+  out->work_keys = sampler.keys();
+  out->learned_words = sampler.learned_words();
+}
+
+void CounterProfiler::Impl::add_unfinished(std::vector<capture::CounterRecord>* out) const {
   // A measurement whose key has not yet run every part shows what it has on its first
   // launch, as incomplete (never a source): the decoder marks it estimated and why.
-  for (const auto& [id, op] : impl_->open_parts) {
+  for (const auto& [id, op] : open_parts) {
     if (op.first_correlation == 0) continue;
     capture::CounterRecord rec;
     rec.correlation_id = op.first_correlation;
@@ -1003,20 +1005,29 @@ void CounterProfiler::snapshot(capture::CounterInfo* info,
     rec.values = op.values;
     rec.measurement = id;
     rec.incomplete = op.profiler->unfinished(op.set, op.done);
-    records->push_back(std::move(rec));
+    out->push_back(std::move(rec));
   }
 }
 
-void CounterProfiler::take(capture::CounterInfo* info, std::vector<capture::CounterRecord>* records,
-                           std::vector<capture::InferredLaunch>* inferred) {
+void CounterProfiler::snapshot(capture::CounterInfo* info,
+                               std::vector<capture::CounterRecord>* records,
+                               std::vector<capture::InferredLaunch>* inferred) const {
   std::lock_guard<std::mutex> lock(impl_->mu);
-  *info = impl_->info;
-  info->work_keys = impl_->sampler.keys();
-  info->learned_words = impl_->sampler.learned_words();
+  impl_->current_info(info);
+  *records = impl_->records;
+  *inferred = impl_->inferred;
+  impl_->add_unfinished(records);
+}
+
+void CounterProfiler::take(capture::CounterInfo* info, std::vector<capture::CounterRecord>* records,
+                           std::vector<capture::InferredLaunch>* inferred, bool last) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->current_info(info);
   *records = std::move(impl_->records);
   impl_->records.clear();
   *inferred = std::move(impl_->inferred);
   impl_->inferred.clear();
+  if (last) impl_->add_unfinished(records);
 }
 
 void CounterProfiler::reset_after_fork() {

@@ -47,9 +47,10 @@ class CounterProfiler {
                 std::vector<capture::InferredLaunch>* inferred) const;
   // Moves out the records and inferred launches made since the last take(), with the
   // info as it is now: what a streaming capture's append hands on (the records are then
-  // the streaming decoder's to keep or release).
+  // the streaming decoder's to keep or release). `last` (the run's end) adds what
+  // snapshot() adds: measurements in parts that never finished, as incomplete records.
   void take(capture::CounterInfo* info, std::vector<capture::CounterRecord>* records,
-            std::vector<capture::InferredLaunch>* inferred);
+            std::vector<capture::InferredLaunch>* inferred, bool last);
   // Drops the records (after a fork, in the child).
   void reset_after_fork();
 

@@ -545,6 +545,23 @@ void CuptiSource::stop() {
   s.enabled_kinds = 0;
 }
 
+namespace {
+
+// What a batch says about its process and run, the same for snapshot() and take().
+void add_process(RecordBatch& b, std::uint64_t dropped) {
+  b.dropped_records = dropped;
+  b.process_id = static_cast<std::uint32_t>(getpid());
+  b.process_name = process_name();
+  const capture::GetEnv getenv = [](const char* name) { return std::getenv(name); };
+  b.world_size = capture::job_world_size(getenv);
+  b.rank = capture::numeric_rank(getenv);
+  b.time_base = capture::run_time_base(getenv);
+  b.capture_range = CaptureWindowControl::instance().description();
+  b.capture_windows = CaptureWindowControl::instance().windows();
+}
+
+}  // namespace
+
 RecordBatch CuptiSource::snapshot() {
   capture::SegmentedBatch::Segments segments;
   std::uint64_t dropped = 0;
@@ -554,18 +571,10 @@ RecordBatch CuptiSource::snapshot() {
     dropped = impl_->stats.dropped();
   }
   RecordBatch b = capture::SegmentedBatch::flatten(segments);  // the copy, without `mu`
-  b.dropped_records = dropped;
-  b.process_id = static_cast<std::uint32_t>(getpid());
-  b.process_name = process_name();
+  add_process(b, dropped);
   CounterProfiler::instance().snapshot(&b.counters, &b.counter_records, &b.inferred_launches);
   GpuMetricsSampler::instance().snapshot(&b.gpu_metrics, &b.gpu_metric_samples);
   b.nccl_calls = nccl_call_records();
-  const capture::GetEnv getenv = [](const char* name) { return std::getenv(name); };
-  b.world_size = capture::job_world_size(getenv);
-  b.rank = capture::numeric_rank(getenv);
-  b.time_base = capture::run_time_base(getenv);
-  b.capture_range = CaptureWindowControl::instance().description();
-  b.capture_windows = CaptureWindowControl::instance().windows();
   capture::place_replayed_kernels(b);
   return b;
 }
@@ -580,28 +589,10 @@ RecordBatch CuptiSource::take(bool last) {
     dropped = impl_->stats.dropped();
   }
   RecordBatch b = capture::SegmentedBatch::merge(std::move(segments));  // without `mu`
-  b.dropped_records = dropped;
-  b.process_id = static_cast<std::uint32_t>(getpid());
-  b.process_name = process_name();
-  CounterProfiler& counters = CounterProfiler::instance();
-  counters.take(&b.counters, &b.counter_records, &b.inferred_launches);
-  if (last) {
-    // What snapshot() adds after the records taken: measurements still in progress.
-    capture::CounterInfo info;
-    std::vector<capture::CounterRecord> open;
-    std::vector<capture::InferredLaunch> inferred;
-    counters.snapshot(&info, &open, &inferred);
-    b.counter_records.insert(b.counter_records.end(), open.begin(), open.end());
-    b.inferred_launches.insert(b.inferred_launches.end(), inferred.begin(), inferred.end());
-  }
+  add_process(b, dropped);
+  CounterProfiler::instance().take(&b.counters, &b.counter_records, &b.inferred_launches, last);
   GpuMetricsSampler::instance().take(&b.gpu_metrics, &b.gpu_metric_samples);
   b.nccl_calls = take_nccl_call_records();
-  const capture::GetEnv getenv = [](const char* name) { return std::getenv(name); };
-  b.world_size = capture::job_world_size(getenv);
-  b.rank = capture::numeric_rank(getenv);
-  b.time_base = capture::run_time_base(getenv);
-  b.capture_range = CaptureWindowControl::instance().description();
-  b.capture_windows = CaptureWindowControl::instance().windows();
   return b;
 }
 
