@@ -335,8 +335,13 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
         // NCCL kernels, read once for the summary and the waits across ranks.
         std::vector<trace::CollectiveInstance> instances = trace::collective_instances(*lt.trace);
         collectives.add(instances);
-        rank_collectives.push_back(
-            trace::RankCollectives{lt.path, trace::trace_rank(*lt.trace), std::move(instances)});
+        trace::RankCollectives& rc = rank_collectives.emplace_back();
+        rc.file = lt.path;
+        rc.rank = trace::trace_rank(*lt.trace);
+        rc.instances = std::move(instances);
+        // The waits over the same window as the table (--range, --steps).
+        rc.window_begin = query.range_begin.value_or(INT64_MIN);
+        rc.window_end = query.range_end.value_or(INT64_MAX);
         count_categories(*lt.trace, categories_seen);
         for (const trace::DeviceProperties& d : lt.trace->devices) {
           if (d.peak_bytes_per_s > 0 || !d.peak_flops.empty()) {

@@ -78,6 +78,36 @@ TEST(CollectiveWaits, KeepMatchedListsEachCollectiveWithItsArrivals) {
   }
 }
 
+// Windows (--range, --steps) choose what is summed, never what is matched: rank 1's
+// window starts after its first kernel, so the first collective (its transfer started
+// by rank 1's arrival) is left out of both ranks' sums; rank 0's window ends before its
+// late third kernel, so the third is left out too. The order still matches the k-th
+// kernels, whatever the windows leave out.
+TEST(CollectiveWaits, WindowsSumOnlyTheirKernelsAndKeepTheMatching) {
+  std::vector<RankCollectives> ranks = {
+      {"r0.json", 0, {at(1000, 2000), at(3000, 4000), at(5200, 6000)}},
+      {"r1.json", 1, {at(1300, 2000), at(3100, 4000), at(5000, 6000)}},
+  };
+  ranks[0].window_begin = 2500;  // the first kernel before it, the third inside
+  ranks[0].window_end = 5100;    // the third starts after it
+  ranks[1].window_begin = 2500;
+  const CollectiveWaits w = collective_waits(ranks, true);
+  EXPECT_EQ(w.unmatched, 0u);
+  // The second: rank 1 last, at 3100, inside its window. The third: rank 0 last, at 5200,
+  // outside rank 0's window: not counted. The first: rank 1 last at 1300, outside.
+  EXPECT_EQ(w.collectives, 1u);
+  ASSERT_EQ(w.matched.size(), 1u);
+  EXPECT_EQ(w.matched[0].order, 1u);
+  EXPECT_EQ(w.ranks[0].matched, 1u);
+  EXPECT_EQ(w.ranks[0].wait_ns, 100);
+  EXPECT_EQ(w.ranks[0].kernel_ns, 1000);
+  EXPECT_EQ(w.ranks[1].wait_ns, 0);
+  EXPECT_EQ(w.ranks[1].last_arrivals, 1u);
+  EXPECT_EQ(w.ranks[0].last_arrivals, 0u);
+  ASSERT_TRUE(w.waited_for);
+  EXPECT_EQ(*w.waited_for, 1u);
+}
+
 TEST(CollectiveWaits, CommunicatorsAreMatchedApartAndBrokenOrderStopsTheMatch) {
   std::vector<RankCollectives> ranks = {
       // Two communicators interleaved differently on the two ranks: matched by their own

@@ -20,6 +20,10 @@ std::optional<std::int64_t> whole(std::string_view text) {
   return n;
 }
 
+bool inside(const RankCollectives& r, TimeNs t) {
+  return t >= r.window_begin && t < r.window_end;
+}
+
 }  // namespace
 
 std::optional<std::int64_t> trace_rank(const Trace& t) {
@@ -75,6 +79,10 @@ CollectiveWaits collective_waits(const std::vector<RankCollectives>& ranks, bool
           }
         }
         if (!same) break;  // the order is broken from here: nothing after k is trusted
+        ++matched;
+        // A collective belongs to the windows when its transfer starts in the window of
+        // the rank that started it: the last to arrive.
+        if (!inside(ranks[last_rank], last)) continue;
         MatchedCollective* kept = nullptr;
         if (keep_matched) {
           kept = &w.matched.emplace_back();
@@ -86,6 +94,7 @@ CollectiveWaits collective_waits(const std::vector<RankCollectives>& ranks, bool
         }
         for (const auto& [r, list] : members) {
           const CollectiveInstance& i = *list[k];
+          if (!inside(ranks[r], i.start)) continue;
           RankWaits& rw = w.ranks[r];
           const TimeNs dur = sub_saturating(i.end, i.start);
           TimeNs waited = sub_saturating(last, i.start);
@@ -100,7 +109,6 @@ CollectiveWaits collective_waits(const std::vector<RankCollectives>& ranks, bool
         }
         ++w.ranks[last_rank].last_arrivals;
         ++w.collectives;
-        ++matched;
       }
     }
     w.unmatched += total - matched * members.size();

@@ -30,6 +30,12 @@ struct RankCollectives {
   std::string file;
   std::optional<std::int64_t> rank;
   std::vector<CollectiveInstance> instances;  // by start time
+  // The rank's window (--range, --steps): its waits are summed over its kernels that
+  // start in [window_begin, window_end). Matching always uses the whole trace, so a
+  // window that cuts a communicator's collectives differently on two ranks cannot break
+  // the order.
+  TimeNs window_begin = INT64_MIN;
+  TimeNs window_end = INT64_MAX;
 };
 
 struct RankWaits {
@@ -62,7 +68,8 @@ struct MatchedCollective {
 
 struct CollectiveWaits {
   std::vector<RankWaits> ranks;           // one per input, in input order
-  std::uint64_t collectives = 0;          // matched across ranks
+  std::uint64_t collectives = 0;          // matched across ranks (with windows: whose last
+                                          // arrival is inside the last rank's window)
   std::uint64_t unmatched = 0;            // kernels left out: no communicator, one rank only,
                                           // a rank's trace shorter, or order broken
   std::optional<std::size_t> waited_for;  // the rank last to arrive most often (index)
