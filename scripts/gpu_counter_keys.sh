@@ -40,7 +40,10 @@ for part in "${parts[@]}"; do
     ;;
   tests)
     (cd "$build/tests/gpu/counters" && timeout 200 ./gpu_counter_tests --gtest_brief=1 2>&1 | tail -15) | tee -a "$OUT/summary.txt"
-    if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then
+    # The GPUs this run may use: CUDA_VISIBLE_DEVICES's list where it is set.
+    if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then gpus=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | wc -l)
+    else gpus=$(nvidia-smi -L | wc -l); fi
+    if [ "$gpus" -ge 2 ]; then
       timeout 100 python3 "$root/bench/counters_default_vs_all.py" --flopline "$fl" --out "$o/ddp" --ddp --timeout 90 2>&1 | tail -4 | tee -a "$OUT/summary.txt" || status=1
     else
       echo "DDP under --counters: skipped, one GPU here" | tee -a "$OUT/summary.txt"

@@ -23,8 +23,9 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/mac
 python3 "$root/tests/gpu/streaming/check_streaming.py" --flopline "$build/profiler/flopline" \
   --out "$OUT" --minutes "${STREAMING_MINUTES:-8}" --kill-at "${STREAMING_KILL_AT:-5}" \
   --rate "${STREAMING_RATE:-30000}" --modes "${STREAMING_MODES:-plain,metrics,kill}" \
+  --format "${STREAMING_FORMAT:-json.gz}" \
   2>&1 | tee "$OUT/check.log"
 status=${PIPESTATUS[0]}
 # The big traces stay on the machine; what comes back is the logs and RSS samples.
-rm -f "$OUT"/*/trace.json.gz
+rm -f "$OUT"/*/trace.json.gz "$OUT"/*/trace.json
 exit "$status"

@@ -14,6 +14,7 @@ check failed, 77 (ctest's skip) without a CUDA device.
 
   check_streaming.py --flopline build/profiler/flopline --out DIR
                      [--minutes 8] [--kill-at 5] [--rate 30000] [--modes plain,metrics,kill]
+                     [--format json.gz|json]
 """
 import argparse
 import json
@@ -54,7 +55,7 @@ class Run:
         self.mode = mode
         self.dir = os.path.join(args.out, mode)
         os.makedirs(self.dir, exist_ok=True)
-        self.trace = os.path.join(self.dir, "trace.json.gz")
+        self.trace = os.path.join(self.dir, "trace." + args.format)
         self.pid_file = os.path.join(self.dir, "loop.pid")
         for p in (self.trace, self.pid_file):
             if os.path.exists(p):
@@ -86,6 +87,8 @@ class Run:
         if pid is None:
             return
         start = time.monotonic()
+        # Written as sampled, so a call cut short still brings back the samples so far.
+        live = open(os.path.join(self.dir, "rss.txt"), "w")
         while self.proc.poll() is None:
             t = time.monotonic() - start
             if self.kill_after is not None and t >= self.kill_after:
@@ -95,6 +98,8 @@ class Run:
             if r is None:
                 return
             self.samples.append((t, r))
+            live.write(f"{t:.0f} {r:.1f}\n")
+            live.flush()
             time.sleep(5)
 
     def wait(self):
@@ -115,6 +120,48 @@ def stats(flopline, path, extra=()):
     return json.loads(r.stdout), took, ""
 
 
+def check(run, code, args):
+    """One finished run's row for the table and its failures."""
+    failures = []
+    row = {"mode": run.mode, "exit": code}
+    out = run.output
+    m = re.search(r'\{"launches": (\d+)', out)
+    row["launches"] = int(m.group(1)) if m else None
+    dropped = re.search(r"(\d+) activity records were dropped", out)
+    row["dropped"] = int(dropped.group(1)) if dropped else 0
+    at_minute = [r for t, r in run.samples if t >= 60]
+    row["rss_1min"] = at_minute[0] if at_minute else None
+    row["rss_max_after"] = max(at_minute) if at_minute else None
+    row["rss_end"] = run.samples[-1][1] if run.samples else None
+    row["growth"] = (row["rss_max_after"] - row["rss_1min"]) if at_minute else None
+    row["file_mb"] = os.path.getsize(run.trace) / 2**20 if os.path.exists(run.trace) else 0
+    s, took, err = stats(args.flopline, run.trace) if row["file_mb"] else (None, 0, "no file")
+    row["stats_s"] = took
+    row["kernels"] = s["slices"] if s else None
+    if s is None:
+        failures.append(f"{run.mode}: flopline stats failed: {err}")
+    if run.mode == "kill":
+        if code != -signal.SIGKILL and code != 128 + signal.SIGKILL:
+            failures.append(f"kill: exit {code}, expected SIGKILL")
+        kept = (args.kill_at - 1) * 60
+        late, _, err = stats(args.flopline, run.trace, ["--range", f"{kept:.0f}s:"])
+        row["after_kept"] = late["slices"] if late else None
+        if not late or late["slices"] == 0:
+            failures.append(f"kill: no kernel starts after {kept:.0f} s in the file left ({err})")
+    else:
+        if code != 0:
+            failures.append(f"{run.mode}: exit {code}")
+        if row["dropped"]:
+            failures.append(f"{run.mode}: {row['dropped']} records dropped")
+        if row["launches"] is None or row["kernels"] is None or row["kernels"] < row["launches"]:
+            failures.append(f"{run.mode}: {row['kernels']} kernels in the trace for "
+                            f"{row['launches']} launches")
+        if row["growth"] is None or row["growth"] >= GROWTH_LIMIT_MB:
+            failures.append(f"{run.mode}: RSS grew {row['growth']} MB after the first minute "
+                            f"(limit {GROWTH_LIMIT_MB})")
+    return row, failures
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--flopline", required=True)
@@ -123,6 +170,8 @@ def main():
     p.add_argument("--kill-at", type=float, default=5)
     p.add_argument("--rate", type=float, default=30000)
     p.add_argument("--modes", default="plain,metrics,kill")
+    p.add_argument("--format", choices=["json", "json.gz"], default="json.gz",
+                   help="the trace's file type (json reads back faster: about 700 bytes a launch)")
     args = p.parse_args()
     n = gpus()
     if n == 0:
@@ -133,58 +182,30 @@ def main():
     print(f"{n} GPU(s); modes {modes} {'in parallel' if parallel else 'one after the other'}; "
           f"{args.minutes} min at {args.rate:.0f} launches/s, kill at {args.kill_at} min", flush=True)
     runs = []
+    # Each run is checked as soon as it ends, in its own thread: reading a finished
+    # 8-minute trace takes tens of seconds, and the kill run ends minutes before the others.
+    results = {}
+
+    def check_when_done(run):
+        code = run.wait()
+        print(f"{run.mode}: ended (exit {code}); reading its trace", flush=True)
+        results[run.mode] = check(run, code, args)
+        with open(os.path.join(run.dir, "row.json"), "w") as f:
+            json.dump(results[run.mode], f)
+
     if parallel:
         runs = [Run(m, args, i) for i, m in enumerate(modes)]
-        codes = [r.wait() for r in runs]
+        threads = [threading.Thread(target=check_when_done, args=(r,)) for r in runs]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
     else:
-        codes = []
         for m in modes:
             runs.append(Run(m, args, None))
-            codes.append(runs[-1].wait())
-
-    failures = []
-    rows = []
-    for run, code in zip(runs, codes):
-        row = {"mode": run.mode, "exit": code}
-        out = run.output
-        m = re.search(r'\{"launches": (\d+)', out)
-        row["launches"] = int(m.group(1)) if m else None
-        dropped = re.search(r"(\d+) activity records were dropped", out)
-        row["dropped"] = int(dropped.group(1)) if dropped else 0
-        at_minute = [r for t, r in run.samples if t >= 60]
-        row["rss_1min"] = at_minute[0] if at_minute else None
-        row["rss_max_after"] = max(at_minute) if at_minute else None
-        row["rss_end"] = run.samples[-1][1] if run.samples else None
-        row["growth"] = (row["rss_max_after"] - row["rss_1min"]) if at_minute else None
-        row["file_mb"] = os.path.getsize(run.trace) / 2**20 if os.path.exists(run.trace) else 0
-        s, took, err = stats(args.flopline, run.trace) if row["file_mb"] else (None, 0, "no file")
-        row["stats_s"] = took
-        row["kernels"] = s["slices"] if s else None
-        if s is None:
-            failures.append(f"{run.mode}: flopline stats failed: {err}")
-        if run.mode == "kill":
-            if code != -signal.SIGKILL and code != 128 + signal.SIGKILL:
-                failures.append(f"kill: exit {code}, expected SIGKILL")
-            kept = (args.kill_at - 1) * 60
-            late, _, err = stats(args.flopline, run.trace, ["--range", f"{kept:.0f}s:"])
-            row["after_kept"] = late["slices"] if late else None
-            if not late or late["slices"] == 0:
-                failures.append(f"kill: no kernel starts after {kept:.0f} s in the file left ({err})")
-        else:
-            if code != 0:
-                failures.append(f"{run.mode}: exit {code}")
-            if row["dropped"]:
-                failures.append(f"{run.mode}: {row['dropped']} records dropped")
-            if row["launches"] is None or row["kernels"] is None or row["kernels"] < row["launches"]:
-                failures.append(f"{run.mode}: {row['kernels']} kernels in the trace for "
-                                f"{row['launches']} launches")
-            if row["growth"] is None or row["growth"] >= GROWTH_LIMIT_MB:
-                failures.append(f"{run.mode}: RSS grew {row['growth']} MB after the first minute "
-                                f"(limit {GROWTH_LIMIT_MB})")
-        with open(os.path.join(run.dir, "rss.txt"), "w") as f:
-            for t, r in run.samples:
-                f.write(f"{t:.0f} {r:.1f}\n")
-        rows.append(row)
+            check_when_done(runs[-1])
+    rows = [results[r.mode][0] for r in runs]
+    failures = [f for r in runs for f in results[r.mode][1]]
 
     def fmt(v, spec=""):
         return "-" if v is None else format(v, spec)
