@@ -350,6 +350,36 @@ TEST_F(TorchOps, FlopsSitWherePyTorchPutsThem) {
   EXPECT_DOUBLE_EQ(index_.total_flops(), addmm + conv + mm);
 }
 
+// emit_nvtx's ranges carry sizes but no dtypes: with counters, an operator takes the
+// precision its kernels' counted FLOPs agree on; kernels that disagree leave it unset.
+// Counted precision also outranks a dtype and a kernel name (an fp32 operator whose
+// kernel is named tf32 but counted fp32 is fp32).
+TEST(OperatorTime, PrecisionFromCountedKernels) {
+  KinetoText k;
+  const char* dims = R"({"Input Dims": [[256, 128], [128, 192]]})";
+  k.op("aten::mm", 0, 100, "user_annotation", dims);
+  k.launch(10, 1000, 1100, 7, true, "nvjet_gemm", "kernel", R"("precision": "tf32")");
+  k.op("aten::addmm", 200, 300, "user_annotation",
+       R"({"Input Dims": [[192], [256, 128], [128, 192], [], []]})");
+  k.launch(210, 1200, 1300, 7, true, "nvjet_gemm", "kernel", R"("precision": "tf32")");
+  k.launch(220, 1300, 1310, 7, true, "bias_kernel", "kernel", R"("precision": "fp32")");
+  k.op("aten::mm", 400, 500, "cpu_op",
+       R"({"Input type": ["float", "float"], "Input Dims": [[256, 128], [128, 192]]})");
+  k.launch(410, 1400, 1500, 7, true, "sm90_xmma_gemm_f32f32_tf32f32_f32", "kernel",
+           R"("precision": "fp32")");
+  k.op("aten::mm", 600, 700, "user_annotation", dims);
+  k.launch(610, 1600, 1700, 7, true, "uncounted_gemm");
+  const Trace t = read(k.text());
+  const OperatorIndex index = OperatorIndex::build(t);
+  std::vector<std::string> precisions;
+  for (const OperatorTime& op : index.operators()) precisions.push_back(op.precision);
+  ASSERT_EQ(precisions.size(), 4u);
+  EXPECT_EQ(precisions[0], "tf32");  // its one kernel, counted tf32
+  EXPECT_EQ(precisions[1], "");      // tf32 and fp32 kernels: no one precision
+  EXPECT_EQ(precisions[2], "fp32");  // counted fp32 despite the kernel's name
+  EXPECT_EQ(precisions[3], "");      // nothing counted, no dtype
+}
+
 TEST_F(TorchOps, PrecisionFromDtypesCastsAndKernelNames) {
   EXPECT_EQ(all_named("aten::addmm")[0]->precision, "tf32");  // its kernel says tf32
   EXPECT_EQ(all_named("aten::conv2d")[0]->precision, "fp32");

@@ -614,6 +614,28 @@ void OperatorIndex::Impl::adjust_precision(const std::vector<std::uint32_t>& ord
   auto name_of = [&](std::uint32_t o) {
     return t.str(t.tracks[ops[o].slice.track].at(ops[o].slice).name);
   };
+  // Measured first: an operator without a precision of its own (emit_nvtx's ranges carry
+  // sizes but no dtypes), or with only its tensors' dtype, takes the precision of its
+  // kernels' counted FLOPs when they all agree: a TF32 matmul whose tensors are fp32 is
+  // tf32, whatever the kernel is called.
+  for (std::uint32_t o = 0; o < ops.size(); ++o) {
+    if (!ops[o].metrics.has_flops() || (!ops[o].precision.empty() && !dtype_precision[o])) continue;
+    std::string counted;
+    bool agree = true;
+    for (std::uint32_t i = item_begin[o]; i < item_end[o] && agree; ++i) {
+      const std::string_view args = args_text(t.tracks[items[i].slice.track].at(items[i].slice));
+      const auto p = args.empty() ? std::nullopt : json_member(args, "precision");
+      const auto text = p ? json_string(*p) : std::nullopt;
+      if (!text || text->empty()) continue;
+      const std::string kernel = normalize_precision(*text);
+      agree = counted.empty() || counted == kernel;
+      counted = kernel;
+    }
+    if (agree && !counted.empty()) {
+      ops[o].precision = counted;
+      dtype_precision[o] = 0;  // measured: the rules below are for dtypes
+    }
+  }
   for (std::uint32_t o = 0; o < ops.size(); ++o) {
     if (!ops[o].metrics.has_flops() || ops[o].precision != "fp32" || !dtype_precision[o]) continue;
     const std::uint32_t end = pre[o] + size[o];  // the subtree is order[pre[o], end)
