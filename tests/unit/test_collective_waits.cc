@@ -78,18 +78,19 @@ TEST(CollectiveWaits, KeepMatchedListsEachCollectiveWithItsArrivals) {
   }
 }
 
-// Windows (--range, --steps) choose what is summed, never what is matched: rank 1's
-// window starts after its first kernel, so the first collective (its transfer started
-// by rank 1's arrival) is left out of both ranks' sums; rank 0's window ends before its
-// late third kernel, so the third is left out too. The order still matches the k-th
-// kernels, whatever the windows leave out.
-TEST(CollectiveWaits, WindowsSumOnlyTheirKernelsAndKeepTheMatching) {
+// Windows (--range, --steps) choose which collectives are summed, never what is
+// matched. A collective counts, for every rank, when its last arrival is inside the last
+// rank's window: rank 1's window starts after the first collective's last arrival
+// (1300), and rank 0's window ends before its own late arrival at the third (5200), so
+// only the second counts; rank 0's window need not hold its own kernels (a host that
+// runs ahead of its GPU ends a step's range before the step's collective starts).
+TEST(CollectiveWaits, WindowsChooseCollectivesByTheirLastArrival) {
   std::vector<RankCollectives> ranks = {
       {"r0.json", 0, {at(1000, 2000), at(3000, 4000), at(5200, 6000)}},
       {"r1.json", 1, {at(1300, 2000), at(3100, 4000), at(5000, 6000)}},
   };
-  ranks[0].window_begin = 2500;  // the first kernel before it, the third inside
-  ranks[0].window_end = 5100;    // the third starts after it
+  ranks[0].window_begin = 0;
+  ranks[0].window_end = 2900;  // before its own second kernel, which still counts
   ranks[1].window_begin = 2500;
   const CollectiveWaits w = collective_waits(ranks, true);
   EXPECT_EQ(w.unmatched, 0u);

@@ -81,7 +81,9 @@ CollectiveWaits collective_waits(const std::vector<RankCollectives>& ranks, bool
         if (!same) break;  // the order is broken from here: nothing after k is trusted
         ++matched;
         // A collective belongs to the windows when its transfer starts in the window of
-        // the rank that started it: the last to arrive.
+        // the rank that started it, the last to arrive; then every rank's arrival counts,
+        // wherever it lies in its own window (a rank whose host runs steps ahead of its
+        // GPU launches a step's collective after that step's range has ended).
         if (!inside(ranks[last_rank], last)) continue;
         MatchedCollective* kept = nullptr;
         if (keep_matched) {
@@ -94,7 +96,6 @@ CollectiveWaits collective_waits(const std::vector<RankCollectives>& ranks, bool
         }
         for (const auto& [r, list] : members) {
           const CollectiveInstance& i = *list[k];
-          if (!inside(ranks[r], i.start)) continue;
           RankWaits& rw = w.ranks[r];
           const TimeNs dur = sub_saturating(i.end, i.start);
           TimeNs waited = sub_saturating(last, i.start);

@@ -30,10 +30,10 @@ struct RankCollectives {
   std::string file;
   std::optional<std::int64_t> rank;
   std::vector<CollectiveInstance> instances;  // by start time
-  // The rank's window (--range, --steps): its waits are summed over its kernels that
-  // start in [window_begin, window_end). Matching always uses the whole trace, so a
-  // window that cuts a communicator's collectives differently on two ranks cannot break
-  // the order.
+  // The rank's window (--range, --steps): a matched collective counts, for every rank,
+  // when the last rank to arrive arrives inside its own window. Matching always uses the
+  // whole trace, so windows that cut a communicator's collectives differently on two
+  // ranks cannot break the order.
   TimeNs window_begin = INT64_MIN;
   TimeNs window_end = INT64_MAX;
 };
