@@ -4,6 +4,8 @@
 // the binary prints "skipped: no CUDA device" and exits 77.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <map>
 #include <regex>
@@ -261,15 +263,21 @@ TEST(Counters, RunSummaryShowsCountedRates) {
   EXPECT_EQ(out.find("unavailable"), std::string::npos) << out;
 }
 
-// The mean of `series` over [start, end).
-double mean_over(const trace::Trace& t, const std::string& key, trace::TimeNs start,
-                 trace::TimeNs end) {
+// The mean of `key`'s samples taken while one of `kernels` ran (their GPU time, not the
+// CPU time of the ranges that launched them); -1 without any. PM sampling on the H200
+// leaves gaps of a few to about 25 ms without samples a few times a second, so the
+// kernels must run for longer than that.
+double mean_during(const trace::Trace& t, const std::string& key,
+                   const std::vector<SliceView>& kernels) {
   double sum = 0;
   int n = 0;
   for (const trace::CounterSeries& s : t.counters) {
     if (t.str(s.key) != key) continue;
     for (const trace::CounterPoint& p : s.points) {
-      if (p.ts >= start && p.ts < end) {
+      const bool during = std::any_of(kernels.begin(), kernels.end(), [&](const SliceView& k) {
+        return p.ts >= k.start && p.ts < k.end;
+      });
+      if (during) {
         sum += p.value;
         ++n;
       }
@@ -278,10 +286,21 @@ double mean_over(const trace::Trace& t, const std::string& key, trace::TimeNs st
   return n > 0 ? sum / n : -1;
 }
 
+// The kernels launched inside the ranges of `cat` whose names contain `part`.
+std::vector<SliceView> kernels_launched_in(const TraceView& t, const std::string& cat,
+                                           const std::string& part) {
+  std::vector<SliceView> out;
+  for (const SliceView& range : t.named(cat, part)) {
+    for (SliceView& k : t.launched_in(range)) out.push_back(std::move(k));
+  }
+  return out;
+}
+
 TEST(Counters, GpuMetricsShowTensorActivityDuringMatmulsOnly) {
+  // About 35 ms of matmuls and 50 ms of adds: longer than the sampling gaps above.
   const std::string script = std::string(FLOPLINE_MATMUL_BENCH) +
-                             " --size 4096 --provider cublas --dtype bf16 --reps 20 && " +
-                             FLOPLINE_VECTOR_ADD + " --sizes 67108864 --blocks 256 --reps 20";
+                             " --size 4096 --provider cublas --dtype bf16 --reps 200 && " +
+                             FLOPLINE_VECTOR_ADD + " --sizes 67108864 --blocks 256 --reps 100";
   const RunResult r = counted_run("gpu_metrics", {"sh", "-c", script}, {"--gpu-metrics=50us"});
   ASSERT_EQ(r.result.exit_code, 0) << describe(r);
   ASSERT_EQ(r.files.size(), 2u) << describe(r);
@@ -292,14 +311,13 @@ TEST(Counters, GpuMetricsShowTensorActivityDuringMatmulsOnly) {
     for (const auto& [k, v] : t.trace.info) info += k + ": " + v + "\n";
     ASSERT_FALSE(t.trace.counters.empty()) << f << " has no GPU metrics tracks; metadata:\n"
                                            << info << describe(r);
-    for (const SliceView& op : t.named("user_annotation", "cublas matmul")) {
-      matmul_tensor =
-          std::max(matmul_tensor, mean_over(t.trace, "tensor pipe active %", op.start, op.end));
-    }
-    for (const SliceView& op : t.named("user_annotation", "n=67108864")) {
-      add_tensor =
-          std::max(add_tensor, mean_over(t.trace, "tensor pipe active %", op.start, op.end));
-      add_dram = std::max(add_dram, mean_over(t.trace, "DRAM read GB/s", op.start, op.end));
+    const std::vector<SliceView> matmuls =
+        kernels_launched_in(t, "user_annotation", "cublas matmul");
+    if (!matmuls.empty()) matmul_tensor = mean_during(t.trace, "tensor pipe active %", matmuls);
+    const std::vector<SliceView> adds = kernels_launched_in(t, "user_annotation", "n=67108864");
+    if (!adds.empty()) {
+      add_tensor = mean_during(t.trace, "tensor pipe active %", adds);
+      add_dram = mean_during(t.trace, "DRAM read GB/s", adds);
     }
   }
   EXPECT_GT(matmul_tensor, 30) << "tensor pipe during bf16 matmuls";
