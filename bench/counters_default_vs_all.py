@@ -183,6 +183,10 @@ def ddp(args):
               f"{len(nccl)} NCCL kernels, {nccl_marked} marked communication")
         if not nccl or nccl_marked != len(nccl) or counted != len(compute):
             status = 1
+        # What the uncounted compute kernels are, and why, at most a few.
+        for k in [k for k in compute if not str(k.get("args", {}).get("flops source", "")).startswith("counters")][:6]:
+            print(f"  not counted: {k['name'][:70]} ({k.get('args', {}).get('flops source', 'no source')}, "
+                  f"{k.get('dur', 0):.1f} us)")
     if len(files) < 2:
         print(f"expected a trace per rank, found {files}")
         status = 1

@@ -128,6 +128,15 @@ void report(const CaptureWriteResult& r) {
   }
 }
 
+// FLOPLINE_WRITE_DEBUG=1: each step of a write on stderr, with the process, the thread
+// and the reason, to find where a final write that never finished stopped.
+void write_debug(const char* step, bool stop) {
+  static const bool on = std::getenv("FLOPLINE_WRITE_DEBUG") != nullptr;
+  if (!on) return;
+  std::fprintf(stderr, "flopline: write (pid %d, tid %ld, %s): %s\n", static_cast<int>(getpid()),
+               static_cast<long>(syscall(SYS_gettid)), stop ? "final" : "during the run", step);
+}
+
 // Flushes CUPTI, decodes and writes this process's trace. `stop` disables recording
 // first (exit and signals: nothing after this point is wanted). A process that did no
 // GPU work (a launcher, a compile worker) writes nothing unless `always`. With the
@@ -136,6 +145,7 @@ void report(const CaptureWriteResult& r) {
 void write_trace(bool stop, bool always = false) {
   InjectState& s = state();
   if (!s.initialized || getpid() != s.owner) return;  // not capturing, or a forked child
+  write_debug("waiting for any other write", stop);
   std::lock_guard<std::mutex> lock(s.write_mu);
   CuptiSource& source = CuptiSource::instance();
   PeriodicWriter& writer = PeriodicWriter::instance();
@@ -145,9 +155,13 @@ void write_trace(bool stop, bool always = false) {
       writer.append_now(always);
       return;
     }
+    write_debug("stopping the periodic appends", stop);
     writer.stop();  // no periodic append after this one
+    write_debug("stopping the capture", stop);
     source.stop();
+    write_debug("finishing the file", stop);
     const CaptureWriteResult r = writer.finish(trace_info(stop), always);
+    write_debug(r.ok ? "finished" : r.error.empty() ? "nothing to finish" : "failed", stop);
     if (r.ok || !r.error.empty()) report(r);
     return;
   }
@@ -169,7 +183,10 @@ std::atomic<pid_t> g_capturing_pid{0};
 
 void final_write() {
   if (g_capturing_pid.load() != getpid()) return;
-  if (g_final_write_started.exchange(true)) return;
+  if (g_final_write_started.exchange(true)) {
+    write_debug("already started on another path (exit, _exit, a signal)", true);
+    return;
+  }
   write_trace(true);
 }
 

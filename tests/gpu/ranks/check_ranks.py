@@ -40,12 +40,24 @@ def gpus():
 
 
 def run(cmd, log, timeout):
+    """The command's exit status; 99 when a process of it ended before its final write
+    (its trace holds only what was appended), which this check counts as a failure.
+    Every step of each write is in the log (FLOPLINE_WRITE_DEBUG)."""
+    env = dict(os.environ, FLOPLINE_WRITE_DEBUG="1")
     with open(log, "w") as f:
         try:
-            return subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=timeout).returncode
+            code = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=timeout,
+                                  env=env).returncode
         except subprocess.TimeoutExpired:
             f.write(f"\ntimed out after {timeout} s\n")
             return 124
+    with open(log, errors="replace") as f:
+        text = f.read()
+    if "ended before its final write" in text:
+        print(f"{os.path.basename(log)}: a process ended before its final write:\n" +
+              "\n".join(l for l in text.splitlines() if "flopline:" in l)[-3000:])
+        return 99
+    return code
 
 
 def json_of(cmd):
@@ -59,7 +71,8 @@ def straggler(a, rows, failures):
     d = os.path.join(a.out, "straggler")
     shutil.rmtree(d, ignore_errors=True)
     steps, skip = 14, 4
-    code = run([a.flopline, "run", "-o", d, "--", "torchrun", "--standalone", "--nproc_per_node=2",
+    os.makedirs(d)
+    code = run([a.flopline, "run", "-o", os.path.join(d, "straggler.json"), "--", "torchrun", "--standalone", "--nproc_per_node=2",
                 LOOP, "--steps", str(steps), "--straggle-ms", str(a.straggle_ms)],
                os.path.join(a.out, "straggler.log"), 240)
     if code != 0:
