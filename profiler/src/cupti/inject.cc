@@ -19,6 +19,7 @@
 // writes none. Each write is noted in the run's manifest once the file is on disk. A child
 // forked from a capturing process writes nothing of its parent's; a child forked
 // before CUDA started captures on its own when CUDA starts there.
+#include <execinfo.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -214,6 +215,21 @@ void on_signal(int sig, siginfo_t* info, void* context) {
     return;
   }
   if (interrupt && prev.sa_handler == SIG_IGN && !(prev.sa_flags & SA_SIGINFO)) return;
+  if (!interrupt && PeriodicWriter::appending_on_this_thread()) {
+    // A fault in flopline's own append: the write would wait for the lock this thread
+    // holds, and the other threads would run on to an exit that skips the write (the
+    // file silently left at its last append). Say so, with where, and let the signal
+    // end the process as it would have without flopline.
+    static const char kText[] =
+        "flopline: fatal signal while appending to the trace; the file holds the appends "
+        "before this one. Where:\n";
+    (void)!::write(STDERR_FILENO, kText, sizeof kText - 1);
+    void* frames[48];
+    backtrace_symbols_fd(frames, backtrace(frames, 48), STDERR_FILENO);
+    sigaction(sig, &prev, nullptr);
+    raise(sig);
+    return;
+  }
   // The signal ends the process: write first, once. Not async-signal-safe in general,
   // but the crash this is for (abort(), a fault, a kill) rarely holds the locks the
   // write needs; the alarm ends the process if it ever does.
@@ -228,6 +244,9 @@ void on_signal(int sig, siginfo_t* info, void* context) {
 
 void install_signal_handlers() {
   InjectState& s = state();
+  // The first backtrace() loads its unwinder, which allocates: done here, not in a handler.
+  void* frame[1];
+  backtrace(frame, 1);
   for (int sig : {SIGINT, SIGTERM, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL}) {
     struct sigaction sa {};
     sa.sa_sigaction = on_signal;

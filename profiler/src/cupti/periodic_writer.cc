@@ -17,6 +17,24 @@
 #include "flopline/trace/incremental_trace.h"
 
 namespace flopline::cupti {
+
+namespace {
+
+thread_local bool t_appending = false;
+
+// Marks this thread as holding the append lock for as long as it lives.
+struct Appending {
+  Appending() { t_appending = true; }
+  ~Appending() { t_appending = false; }
+  Appending(const Appending&) = delete;
+  Appending& operator=(const Appending&) = delete;
+};
+
+}  // namespace
+
+bool PeriodicWriter::appending_on_this_thread() {
+  return t_appending;
+}
 namespace {
 
 // Records of work that ended this long before an append may still be on their way
@@ -119,6 +137,7 @@ void PeriodicWriter::Impl::loop() {
     const auto begin = Clock::now();
     {
       std::lock_guard<std::mutex> append_lock(append_mu);
+      const Appending appending;
       if (!loop_stopped) {
         CuptiSource::instance().flush_completed();
         append(now_ns() - kSettleNs, false, false, nullptr);
@@ -167,6 +186,7 @@ void PeriodicWriter::append_now(bool create) {
   Impl& s = *impl_;
   if (!streaming()) return;
   std::lock_guard<std::mutex> lock(s.append_mu);
+  const Appending appending;
   s.append(now_ns(), false, create, nullptr);
 }
 

@@ -52,6 +52,9 @@ class PeriodicWriter {
                             bool always);
   // The file the appends went to ("" when none was written).
   std::string path() const;
+  // Whether this thread is inside an append (it holds the append lock): a fatal signal
+  // taken here cannot write the trace, since the write waits for that lock.
+  static bool appending_on_this_thread();
 
   PeriodicWriter(const PeriodicWriter&) = delete;
   PeriodicWriter& operator=(const PeriodicWriter&) = delete;
