@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "flopline/capture/capture_config.h"
+#include "flopline/capture/kernel_counts.h"
 #include "flopline/capture/record_decoder.h"
 #include "flopline/capture/segmented_batch.h"
 #include "flopline/capture/streaming_decoder.h"
@@ -59,14 +60,32 @@ struct Arriving {
   T record;
 };
 
+// A counter plan of four metrics, and values that put `tensor` in its tensor metric.
+CounterPlan small_plan() {
+  const std::vector<std::string> chip = {"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32",
+                                         "sm__sass_thread_inst_executed_op_ffma_pred_on",
+                                         "dram__bytes_read", "lts__t_sectors_srcunit_tex_op_write"};
+  return plan_counter_metrics(chip);
+}
+
+std::vector<double> plan_values(const CounterPlan& plan, double tensor) {
+  std::vector<double> v(plan.metrics.size(), 0);
+  for (std::size_t i = 0; i < plan.metrics.size(); ++i) {
+    if (plan.metrics[i].name.find("hgmma") != std::string::npos) v[i] = tensor;
+  }
+  return v;
+}
+
 // A synthetic run: a training loop with nested NVTX ranges (declared counts, operators
 // owning one or two kernels), copies, sets, syncs, instants, graph launches, NCCL calls
 // and kernels, failed and lost launches, a kernel with no launch, GPU metric samples,
 // overheads, names, start/end ranges ended on another thread, a range open for the whole
-// run and one never closed, capture windows.
+// run and one never closed, capture windows. With `counters`: each kernel name's first
+// launch measured (its kernel replayed, arriving without times, and its counter record),
+// later launches inferred from it; NCCL kernels neither.
 class Workload {
  public:
-  explicit Workload(std::uint32_t seed) : rng_(seed) {}
+  explicit Workload(std::uint32_t seed, bool counters = false) : rng_(seed), counters_(counters) {}
 
   void run(int steps) {
     meta_.process_id = kPid;
@@ -79,6 +98,11 @@ class Workload {
     meta_.gpu_metrics.interval_ns = 100 * kUs;
     meta_.world_size = 2;
     meta_.rank = 0;
+    if (counters_) {
+      meta_.counters.requested = true;
+      meta_.counters.plan = small_plan();
+      meta_.counters.per_signature = 1;
+    }
     TimeNs t = 10 * kMs;
     devices_.push_back({t, device(0)});
     devices_.push_back({t, device(1)});
@@ -196,7 +220,24 @@ class Workload {
                 std::uint32_t dev = 0, std::uint32_t stream = 7, std::uint32_t thread = kMain) {
     const ApiRecord a = call(thread, "cudaLaunchKernel", t, 4 * kUs);
     add_call(a);
-    add_kernel(kernel(a, name, a.end + gpu_lag, dur, dev, stream));
+    KernelRecord k = kernel(a, name, a.end + gpu_lag, dur, dev, stream);
+    if (counters_ && name.rfind("nccl", 0) != 0) {
+      const auto [source, first] = measured_.try_emplace(name, next_measurement_);
+      if (first) {
+        // Replayed: its record comes without times, placed at its call.
+        ++next_measurement_;
+        k.start = k.end = 0;
+        kernels_.push_back({a.end + late(), k});
+        counter_records_.push_back(
+            {a.end + late(),
+             CounterRecord{a.correlation_id, dev, plan_values(meta_.counters.plan, 1e9 * dur / kUs),
+                           source->second}});
+        return a.end + kUs;
+      }
+      inferred_.push_back(
+          {a.end + late(), InferredLaunch{a.correlation_id, dev, source->second, true}});
+    }
+    add_kernel(k);
     return a.end + kUs;
   }
 
@@ -396,6 +437,8 @@ class Workload {
     take(overheads_, after, upto, b.overheads);
     take(samples_, after, upto, b.gpu_metric_samples);
     take(nccl_, after, upto, b.nccl_calls);
+    take(counter_records_, after, upto, b.counter_records);
+    take(inferred_, after, upto, b.inferred_launches);
   }
 
   std::mt19937_64 rng_;
@@ -414,6 +457,11 @@ class Workload {
   std::vector<Arriving<OverheadRecord>> overheads_;
   std::vector<Arriving<GpuMetricSample>> samples_;
   std::vector<Arriving<NcclCallRecord>> nccl_;
+  bool counters_ = false;
+  std::unordered_map<std::string, std::uint32_t> measured_;  // kernel name -> measurement
+  std::uint32_t next_measurement_ = 1;
+  std::vector<Arriving<CounterRecord>> counter_records_;
+  std::vector<Arriving<InferredLaunch>> inferred_;
   std::unordered_map<std::uint64_t, TimeNs> stream_free_;
   std::uint32_t next_id_ = 1;
   std::uint32_t next_correlation_ = 100;
@@ -537,6 +585,40 @@ TEST_P(StreamingDecoderSeeds, AppendsTogetherWriteTheWholeRunsEventsOnce) {
 // Other seeds move the GPU's lag, and so what crosses an append boundary.
 INSTANTIATE_TEST_SUITE_P(Seeds, StreamingDecoderSeeds, ::testing::Values(7u, 8u, 9u, 10u));
 
+// The same with --counters: measured launches' kernels arrive without times and are
+// placed at their calls, later launches take the measurement's values across appends;
+// the appends together are decode() of the whole run, counted values included.
+class StreamingDecoderCountedSeeds : public ::testing::TestWithParam<std::uint32_t> {};
+
+TEST_P(StreamingDecoderCountedSeeds, AppendsTogetherWriteTheWholeRunsCountedEventsOnce) {
+  Workload w(GetParam(), true);
+  w.run(400);
+  RecordBatch all = w.whole();
+  place_replayed_kernels(all);
+  const std::vector<std::string> whole = event_lines(decode_to_trace(all));
+
+  std::vector<TimeNs> ends;
+  std::vector<RecordBatch> parts = w.parts(kInterval, &ends);
+  StreamingDecoder d(test_options());
+  std::vector<std::string> streamed;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    d.add(std::move(parts[i]));
+    const std::vector<std::string> lines = event_lines(d.take(ends[i] - kSettle));
+    streamed.insert(streamed.end(), lines.begin(), lines.end());
+  }
+  const std::vector<std::string> last = event_lines(d.take(kEndOfRun));
+  streamed.insert(streamed.end(), last.begin(), last.end());
+  std::sort(streamed.begin(), streamed.end());
+
+  ASSERT_TRUE(streamed == whole) << difference(streamed, whole);
+  EXPECT_GT(count_with(whole, "\"flops source\":\"counters\""), 0u);
+  EXPECT_GT(count_with(whole, "\"flops source\":\"counters (same work)\""), 1000u);
+  EXPECT_EQ(d.held().open(), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, StreamingDecoderCountedSeeds,
+                         ::testing::Values(7u, 8u, 9u, 10u, 11u, 12u));
+
 TEST(StreamingDecoder, TheMetadataOfTheLastAppendIsTheWholeRunsMetadata) {
   Workload w(3);
   w.run(60);
@@ -650,21 +732,6 @@ TEST(StreamingDecoder, AGraphsKernelsAcrossAppendsKeepTheirLaunch) {
 
 // --counters: the first launch of a work key is measured in one append; launches of the
 // same work in later appends take its values, by the measurement's id.
-CounterPlan small_plan() {
-  const std::vector<std::string> chip = {"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32",
-                                         "sm__sass_thread_inst_executed_op_ffma_pred_on",
-                                         "dram__bytes_read", "lts__t_sectors_srcunit_tex_op_write"};
-  return plan_counter_metrics(chip);
-}
-
-std::vector<double> plan_values(const CounterPlan& plan, double tensor) {
-  std::vector<double> v(plan.metrics.size(), 0);
-  for (std::size_t i = 0; i < plan.metrics.size(); ++i) {
-    if (plan.metrics[i].name.find("hgmma") != std::string::npos) v[i] = tensor;
-  }
-  return v;
-}
-
 RecordBatch counted_part(std::uint32_t correlation, TimeNs t, bool measured) {
   RecordBatch b;
   b.process_id = kPid;
