@@ -788,6 +788,51 @@ TEST(StreamingDecoder, CountsAreInferredFromALaunchMeasuredInAnEarlierAppend) {
   for (const auto& [key, value] : last.info) EXPECT_NE(key, "counters without their kernel");
 }
 
+// CUPTI hands a buffer over when it is full: on a quiet device a kernel's record can
+// come long after its launch call was written (past pending_limit_ns). A measured
+// launch's replayed kernel is then placed at the call written earlier, and an inferred
+// launch's record waits for its kernel, however many appends that takes: both keep their
+// counts (on an H200 pair 32 of 74 measured kernels of a DDP rank were lost this way).
+TEST(StreamingDecoder, KernelsThatComeAfterTheirCallWasWrittenKeepTheirCounts) {
+  StreamingDecoder d(test_options());  // pending_limit_ns: 60 ms
+  RecordBatch measured = counted_part(1, 1 * kMs, true);
+  RecordBatch inferred = counted_part(2, 2 * kMs, false);
+  // The calls and the counter records now, the kernels much later.
+  std::vector<KernelRecord> late = {measured.kernels[0], inferred.kernels[0]};
+  measured.kernels.clear();
+  inferred.kernels.clear();
+  d.add(std::move(measured));
+  d.add(std::move(inferred));
+  const std::vector<std::string> calls = event_lines(d.take(100 * kMs));
+  EXPECT_EQ(count_with(calls, "\"name\":\"cuLaunchKernel\""), 2u) << "written after 60 ms";
+  // Every batch a capture hands over carries the run's counter settings.
+  auto batch = [] {
+    RecordBatch b;
+    b.process_id = kPid;
+    b.counters.requested = true;
+    b.counters.plan = small_plan();
+    b.counters.per_signature = 1;
+    return b;
+  };
+  for (int i = 0; i < 4; ++i) {  // appends without them
+    d.add(batch());
+    EXPECT_TRUE(event_lines(d.take((200 + 100 * i) * kMs)).empty());
+  }
+  RecordBatch kernels = batch();
+  kernels.kernels = late;
+  d.add(std::move(kernels));
+  const std::vector<std::string> later = event_lines(d.take(700 * kMs));
+  EXPECT_EQ(count_with(later, "\"name\":\"gemm\""), 2u);
+  EXPECT_EQ(count_with(later, "\"flops source\":\"counters\""), 1u) << "the replayed kernel";
+  EXPECT_EQ(count_with(later, "\"flops source\":\"counters (same work)\""), 1u);
+  EXPECT_EQ(count_with(later, "\"flops\":3000000000"), 2u);
+  // The replayed kernel sits at its call's start (nothing ran before it).
+  EXPECT_EQ(count_with(later, "\"ts\":1000.000"), 1u);
+  EXPECT_EQ(d.held().open(), 0u);
+  const trace::Trace last = d.take(kEndOfRun);
+  for (const auto& [key, value] : last.info) EXPECT_NE(key, "counters without their kernel");
+}
+
 // The file as a capture writes it: appends, then finished in place. After every append
 // it reads as a trace of what was written (a kill leaves that); finished, it reads with
 // the metadata of the whole run.

@@ -60,12 +60,13 @@ class PriorWork {
 }  // namespace
 
 void place_replayed_kernels(RecordBatch& batch) {
-  place_replayed_kernels(batch, {}, false);
+  place_replayed_kernels(batch, {}, {}, false);
 }
 
-void place_replayed_kernels(RecordBatch& batch,
-                            const std::unordered_map<std::uint32_t, TimeNs>& earlier_end,
-                            bool keep_unplaced) {
+void place_replayed_kernels(
+    RecordBatch& batch, const std::unordered_map<std::uint32_t, TimeNs>& earlier_end,
+    const std::unordered_map<std::uint32_t, std::pair<TimeNs, TimeNs>>& written_calls,
+    bool keep_unplaced) {
   const bool any_untimed =
       std::any_of(batch.kernels.begin(), batch.kernels.end(),
                   [](const KernelRecord& k) { return k.start == 0 && k.end == 0; });
@@ -79,6 +80,7 @@ void place_replayed_kernels(RecordBatch& batch,
   for (const ApiRecord& a : batch.api_calls) {
     if (a.start != 0) call_of.emplace(a.correlation_id, std::make_pair(a.start, a.end));
   }
+  for (const auto& [correlation, times] : written_calls) call_of.emplace(correlation, times);
   PriorWork prior;
   for (const KernelRecord& k : batch.kernels) {
     if (k.start != 0 || k.end != 0) prior.add(k.device, k.start, k.end);

@@ -217,7 +217,7 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
   // Replayed kernels take their place now that their counter records and calls are here.
   if (std::any_of(p.kernels.begin(), p.kernels.end(),
                   [](const KernelRecord& k) { return k.start == 0 && k.end == 0; })) {
-    place_replayed_kernels(p, earlier_end_, !at_end);
+    place_replayed_kernels(p, earlier_end_, written_calls_, !at_end);
   }
 
   // Launch groups and the records tied to them.
@@ -488,11 +488,22 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
   for (std::size_t i = 0; i < p.inferred_launches.size(); ++i) {
     const InferredLaunch& l = p.inferred_launches[i];
     release_inferred[i] = written_kernels.count(device_key(l.device, l.correlation_id)) > 0;
-    drop_inferred[i] =
-        !release_inferred[i] && (at_end || (waiting_correlations.count(l.correlation_id) == 0 &&
-                                            inferred_age_[i] >= kOrphanAppends));
+    // Kept however long its kernel takes (CUPTI hands a buffer over when it is full, so
+    // on a quiet device a kernel can come minutes after its launch); the newest
+    // max_counter_sources are kept, below.
+    drop_inferred[i] = !release_inferred[i] && at_end;
   }
 
+  // Calls written before their GPU record came: a measured launch's replayed kernel is
+  // placed at its call when it comes.
+  for (std::uint32_t i = 0; i < p.api_calls.size(); ++i) {
+    if (!release[i] || at_end || launches.outermost(i) != i) continue;
+    const Group& g = groups[i];
+    if (!g.expects || g.has_record) continue;
+    const ApiRecord& a = p.api_calls[i];
+    if (written_calls_.emplace(a.correlation_id, std::make_pair(a.start, a.end)).second)
+      written_calls_order_.push_back(a.correlation_id);
+  }
   split(p.api_calls, release, chunk.api_calls);
   split(p.kernels, release_kernel, chunk.kernels);
   split(p.memcpys, release_memcpy, chunk.memcpys);
@@ -504,6 +515,18 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
   split_aged(p.marker_data, marker_data_age_, release_data, drop_data, chunk.marker_data);
   split_aged(p.inferred_launches, inferred_age_, release_inferred, drop_inferred,
              chunk.inferred_launches);
+  if (p.inferred_launches.size() > options_.max_counter_sources) {
+    const auto extra =
+        static_cast<std::ptrdiff_t>(p.inferred_launches.size() - options_.max_counter_sources);
+    p.inferred_launches.erase(p.inferred_launches.begin(), p.inferred_launches.begin() + extra);
+    inferred_age_.erase(inferred_age_.begin(), inferred_age_.begin() + extra);
+  }
+  if (written_calls_order_.size() > options_.max_counter_sources) {
+    const std::size_t extra = written_calls_order_.size() - options_.max_counter_sources;
+    for (std::size_t k = 0; k < extra; ++k) written_calls_.erase(written_calls_order_[k]);
+    written_calls_order_.erase(written_calls_order_.begin(),
+                               written_calls_order_.begin() + static_cast<std::ptrdiff_t>(extra));
+  }
   {
     std::vector<std::uint8_t> no_age(p.nccl_calls.size(), 0);
     split_aged(p.nccl_calls, no_age, release_nccl, drop_nccl, chunk.nccl_calls);
@@ -557,6 +580,8 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
   if (at_end) {
     sources_.clear();
     context_.carry.clear();
+    written_calls_.clear();
+    written_calls_order_.clear();
   }
   last_upto_ = upto;
   if (result != nullptr) *result = std::move(decoded);

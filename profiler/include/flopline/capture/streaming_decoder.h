@@ -19,8 +19,13 @@
 //     fewer than two GPU records: a kernel carries its operator's counts when that
 //     operator owns it alone;
 //   - devices, thread and stream names: every append names its tracks;
-//   - counter records not matched to their kernel yet, and measurements kept as the
-//     sources of inferred counts (up to max_counter_sources, the newest);
+//   - counter records and inferred launches not matched to their kernel yet (the newest
+//     max_counter_sources inferred launches: CUPTI hands a buffer over when it is full,
+//     so on a quiet device a kernel's record can come minutes after its launch), and
+//     measurements kept as the sources of inferred counts (up to max_counter_sources,
+//     the newest);
+//   - the times of measured launches' calls written before their replayed kernel came
+//     (the newest max_counter_sources): that kernel is placed at its call;
 //   - NCCL calls, until the launch of the NCCL kernel that carried them is written.
 //
 // Every other record is released at the append that writes it, so what is held does not
@@ -38,6 +43,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "flopline/capture/capture_config.h"
@@ -108,6 +114,10 @@ class StreamingDecoder {
   std::vector<CounterRecord> sources_;         // measurements whose kernels were written
   StreamDecodeContext context_;                // carried ranges, contexts, pids
   std::unordered_map<std::uint32_t, TimeNs> earlier_end_;  // per device: latest end written
+  // Calls of measured launches written without their kernel: correlation -> (start, end),
+  // in the order written (for the cap).
+  std::unordered_map<std::uint32_t, std::pair<TimeNs, TimeNs>> written_calls_;
+  std::vector<std::uint32_t> written_calls_order_;
   TimeNs capture_end_ = 0;
   TimeNs last_upto_ = INT64_MIN;
   bool gpu_work_seen_ = false;
