@@ -827,7 +827,13 @@ TEST(StreamingDecoder, KernelsThatComeAfterTheirCallWasWrittenKeepTheirCounts) {
   EXPECT_EQ(count_with(later, "\"flops source\":\"counters (same work)\""), 1u);
   EXPECT_EQ(count_with(later, "\"flops\":3000000000"), 2u);
   // The replayed kernel sits at its call's start (nothing ran before it).
-  EXPECT_EQ(count_with(later, "\"ts\":1000.000"), 1u);
+  EXPECT_EQ(count_with(later, "\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":1000.000"), 1u);
+  // Each still has its flow from the call written earlier: the call's start on the CPU
+  // thread, the kernel's start on its stream, by the launch's correlation id.
+  EXPECT_EQ(count_with(later, "\"ph\":\"s\",\"id\":1,"), 1u);
+  EXPECT_EQ(count_with(later, "\"ph\":\"s\",\"id\":2,"), 1u);
+  EXPECT_EQ(count_with(later, "\"ph\":\"f\",\"id\":2,"), 1u);
+  EXPECT_EQ(count_with(later, "\"tid\":4242,\"ts\":2000.000"), 1u) << "from the call's start";
   EXPECT_EQ(d.held().open(), 0u);
   const trace::Trace last = d.take(kEndOfRun);
   for (const auto& [key, value] : last.info) EXPECT_NE(key, "counters without their kernel");

@@ -40,6 +40,12 @@ struct DecodeContext {
   }
   std::unordered_set<std::uint32_t> gpu_devices_seen;  // ordinals with a GPU process
 
+  // A launch call an earlier append of a streaming capture wrote before this record came.
+  const WrittenCall* written_call(std::uint32_t correlation_id) const {
+    if (options.stream == nullptr) return nullptr;
+    const auto it = options.stream->written_calls.find(correlation_id);
+    return it == options.stream->written_calls.end() ? nullptr : &it->second;
+  }
   std::uint32_t cpu_track(std::uint32_t thread_id) {
     return builder.track(cpu_process, static_cast<std::int64_t>(thread_id));
   }

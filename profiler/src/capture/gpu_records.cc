@@ -297,17 +297,25 @@ void emit_gpu_records(DecodeContext& ctx, DecodeResult& result) {
     if (s.dur < 0) s.dur = 0;
     ctx.builder.add_slice(track, s);
 
-    if (g.launch == kNoId) {
+    std::uint32_t call_thread = 0;
+    TimeNs call_start = 0;
+    if (g.launch != kNoId) {
+      call_thread = ctx.batch.api_calls[g.launch].thread_id;
+      call_start = ctx.batch.api_calls[g.launch].start;
+    } else if (const WrittenCall* written = ctx.written_call(g.correlation_id)) {
+      // Its call went out in an earlier append, before this record came.
+      call_thread = written->thread_id;
+      call_start = written->start;
+    } else {
       ++result.gpu_records_without_launch;
       continue;
     }
-    const ApiRecord& call = ctx.batch.api_calls[g.launch];
     trace::Flow f;
     f.id = g.correlation_id;
     f.name = cat.flow;
     f.cat = cat.flow;
-    f.from.track = ctx.cpu_track(call.thread_id);
-    f.from.ts = call.start;
+    f.from.track = ctx.cpu_track(call_thread);
+    f.from.ts = call_start;
     f.from.enclosing = true;
     f.to.track = track;
     f.to.ts = g.start;

@@ -217,7 +217,10 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
   // Replayed kernels take their place now that their counter records and calls are here.
   if (std::any_of(p.kernels.begin(), p.kernels.end(),
                   [](const KernelRecord& k) { return k.start == 0 && k.end == 0; })) {
-    place_replayed_kernels(p, earlier_end_, written_calls_, !at_end);
+    std::unordered_map<std::uint32_t, std::pair<TimeNs, TimeNs>> written;
+    for (const auto& [correlation, c] : context_.written_calls)
+      written.emplace(correlation, std::make_pair(c.start, c.end));
+    place_replayed_kernels(p, earlier_end_, written, !at_end);
   }
 
   // Launch groups and the records tied to them.
@@ -494,14 +497,15 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
     drop_inferred[i] = !release_inferred[i] && at_end;
   }
 
-  // Calls written before their GPU record came: a measured launch's replayed kernel is
-  // placed at its call when it comes.
+  // Calls written before their GPU record came: the record gets its flow from the call
+  // when it comes, and a measured launch's replayed kernel is placed at it.
   for (std::uint32_t i = 0; i < p.api_calls.size(); ++i) {
     if (!release[i] || at_end || launches.outermost(i) != i) continue;
     const Group& g = groups[i];
     if (!g.expects || g.has_record) continue;
     const ApiRecord& a = p.api_calls[i];
-    if (written_calls_.emplace(a.correlation_id, std::make_pair(a.start, a.end)).second)
+    if (context_.written_calls.emplace(a.correlation_id, WrittenCall{a.start, a.end, a.thread_id})
+            .second)
       written_calls_order_.push_back(a.correlation_id);
   }
   split(p.api_calls, release, chunk.api_calls);
@@ -523,7 +527,7 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
   }
   if (written_calls_order_.size() > options_.max_counter_sources) {
     const std::size_t extra = written_calls_order_.size() - options_.max_counter_sources;
-    for (std::size_t k = 0; k < extra; ++k) written_calls_.erase(written_calls_order_[k]);
+    for (std::size_t k = 0; k < extra; ++k) context_.written_calls.erase(written_calls_order_[k]);
     written_calls_order_.erase(written_calls_order_.begin(),
                                written_calls_order_.begin() + static_cast<std::ptrdiff_t>(extra));
   }
@@ -580,7 +584,7 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
   if (at_end) {
     sources_.clear();
     context_.carry.clear();
-    written_calls_.clear();
+    context_.written_calls.clear();
     written_calls_order_.clear();
   }
   last_upto_ = upto;

@@ -60,6 +60,13 @@ using RangeKey = std::pair<std::uint32_t, TimeNs>;
 // events another append writes: the markers of ranges not final yet (they own the
 // launches released now), and counter records whose kernels were written before (the
 // sources of inferred counts).
+// A launch call written by an earlier append before its GPU record came.
+struct WrittenCall {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  std::uint32_t thread_id = 0;
+};
+
 struct StreamDecodeContext {
   // Where a range that never ended ends: the run's last timestamp so far (ns).
   TimeNs capture_end = 0;
@@ -81,6 +88,9 @@ struct StreamDecodeContext {
   std::optional<TracePids> pids;
   // NCCL ran in an earlier append (distributedInfo names the backend).
   bool nccl_seen = false;
+  // Launch calls written before their GPU record came, by correlation id: a record that
+  // comes later still gets its flow from the call (and a replayed kernel its place).
+  std::unordered_map<std::uint32_t, WrittenCall> written_calls;
 };
 
 struct DecodeOptions {

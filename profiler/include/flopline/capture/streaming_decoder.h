@@ -24,8 +24,9 @@
 //     so on a quiet device a kernel's record can come minutes after its launch), and
 //     measurements kept as the sources of inferred counts (up to max_counter_sources,
 //     the newest);
-//   - the times of measured launches' calls written before their replayed kernel came
-//     (the newest max_counter_sources): that kernel is placed at its call;
+//   - the thread and times of launch calls written before their GPU record came (the
+//     newest max_counter_sources): the record gets its flow from the call when it comes,
+//     and a measured launch's replayed kernel is placed at it;
 //   - NCCL calls, until the launch of the NCCL kernel that carried them is written.
 //
 // Every other record is released at the append that writes it, so what is held does not
@@ -35,9 +36,10 @@
 // the launches of its work in its own append ("unlike its work"), an estimated count takes
 // a measured launch of the same signature from its own append, a PyTorch convolution's
 // output shape needs its consumer in its own append, and GPU work that arrives after its
-// launch call was written (a CUDA graph's kernel that came after a pause of more than
-// graph_quiet_ns in its graph) has no flow or operator. Busy and GPU times of a range that spans
-// appends add up per append (merge_earlier_work()).
+// launch call was written (after pending_limit_ns, or a CUDA graph's kernel that came
+// after a pause of more than graph_quiet_ns in its graph) has its flow but no operator.
+// Busy and GPU times of a range that spans appends add up per append
+// (merge_earlier_work()).
 #pragma once
 
 #include <cstddef>
@@ -114,9 +116,7 @@ class StreamingDecoder {
   std::vector<CounterRecord> sources_;         // measurements whose kernels were written
   StreamDecodeContext context_;                // carried ranges, contexts, pids
   std::unordered_map<std::uint32_t, TimeNs> earlier_end_;  // per device: latest end written
-  // Calls of measured launches written without their kernel: correlation -> (start, end),
-  // in the order written (for the cap).
-  std::unordered_map<std::uint32_t, std::pair<TimeNs, TimeNs>> written_calls_;
+  // context_.written_calls in the order written (the newest max_counter_sources stay).
   std::vector<std::uint32_t> written_calls_order_;
   TimeNs capture_end_ = 0;
   TimeNs last_upto_ = INT64_MIN;
