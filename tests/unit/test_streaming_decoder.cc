@@ -836,7 +836,15 @@ TEST(StreamingDecoder, KernelsThatComeAfterTheirCallWasWrittenKeepTheirCounts) {
   EXPECT_EQ(count_with(later, "\"tid\":4242,\"ts\":2000.000"), 1u) << "from the call's start";
   EXPECT_EQ(d.held().open(), 0u);
   const trace::Trace last = d.take(kEndOfRun);
-  for (const auto& [key, value] : last.info) EXPECT_NE(key, "counters without their kernel");
+  bool said_late = false;
+  for (const auto& [key, value] : last.info) {
+    EXPECT_NE(key, "counters without their kernel");
+    if (key == "GPU records after their call was written") {
+      said_late = true;
+      EXPECT_EQ(value.rfind("2 ", 0), 0u) << value;
+    }
+  }
+  EXPECT_TRUE(said_late) << "the metadata says how many came late";
 }
 
 // The file as a capture writes it: appends, then finished in place. After every append

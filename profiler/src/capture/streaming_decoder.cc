@@ -390,6 +390,8 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
   for (const GpuWork& w : work) {
     const bool placed = !(w.kind == GpuWorkKind::kKernel && w.start == 0 && w.end == 0);
     const bool go = at_end || (placed && w.end <= upto && (w.launch == kNoId || ready(w.launch)));
+    if (go && w.launch == kNoId && context_.written_calls.count(w.correlation_id) > 0)
+      ++late_records_;
     switch (w.kind) {
       case GpuWorkKind::kKernel: {
         release_kernel[w.index] = go;
@@ -580,6 +582,12 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
     sources_.erase(sources_.begin(),
                    sources_.begin() +
                        static_cast<std::ptrdiff_t>(sources_.size() - options_.max_counter_sources));
+  }
+  if (at_end && late_records_ > 0) {
+    // How late CUPTI handed records over: each came after its call had waited
+    // pending_limit_ns and gone out alone.
+    t.info.emplace_back("GPU records after their call was written",
+                        std::to_string(late_records_) + " (with their flows; no operator)");
   }
   if (at_end) {
     sources_.clear();
