@@ -87,14 +87,7 @@ bool Session::start() {
   // NVTX reads this at its first call; CUPTI receives NVTX calls only through it.
   const std::string cupti = cupti::CuptiSource::cupti_library_path();
   if (!cupti.empty()) setenv("NVTX_INJECTION64_PATH", cupti.c_str(), 0);
-  cupti::SourceOptions o;
-  o.kinds = c.kinds;
-  o.max_memory_bytes = c.max_memory_bytes;
-  if (c.counters.on) o.counters = c.counters.per_signature;
-  o.counters_exclude = c.counters_exclude;
-  if (c.gpu_metrics.on) o.gpu_metrics_interval_ns = c.gpu_metrics.interval_ns;
-  o.windows = c.windows;
-  if (!cupti::CuptiSource::instance().start(o, &s.error)) return false;
+  if (!cupti::CuptiSource::instance().start(cupti::source_options(c), &s.error)) return false;
   s.running = true;
   return true;
 }

@@ -562,6 +562,17 @@ void add_process(RecordBatch& b, std::uint64_t dropped) {
 
 }  // namespace
 
+SourceOptions source_options(const capture::CaptureEnv& config) {
+  SourceOptions o;
+  o.kinds = config.kinds;
+  o.max_memory_bytes = config.max_memory_bytes;
+  if (config.counters.on) o.counters = config.counters.per_signature;
+  o.counters_exclude = config.counters_exclude;
+  if (config.gpu_metrics.on) o.gpu_metrics_interval_ns = config.gpu_metrics.interval_ns;
+  o.windows = config.windows;
+  return o;
+}
+
 RecordBatch CuptiSource::snapshot() {
   capture::SegmentedBatch::Segments segments;
   std::uint64_t dropped = 0;

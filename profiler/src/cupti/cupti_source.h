@@ -43,6 +43,10 @@ struct SourceOptions {
   std::optional<std::int64_t> window_origin_ns;
 };
 
+// The source options of a parsed capture configuration, the same for the injection
+// library and flopline::Session (window_origin_ns is the caller's: the run's start).
+SourceOptions source_options(const capture::CaptureEnv& config);
+
 struct SourceStats {
   std::uint64_t buffers_completed = 0;
   std::uint64_t records = 0;              // decoded and kept

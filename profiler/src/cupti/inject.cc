@@ -274,13 +274,7 @@ bool start_capture() {
   s.env = capture::read_capture_env([](const char* n) { return std::getenv(n); });
   for (const std::string& w : s.env.warnings) say(w);
   capture::set_self_timing(s.env.self_timing);
-  SourceOptions options;
-  options.kinds = s.env.kinds;
-  options.max_memory_bytes = s.env.max_memory_bytes;
-  if (s.env.counters.on) options.counters = s.env.counters.per_signature;
-  options.counters_exclude = s.env.counters_exclude;
-  if (s.env.gpu_metrics.on) options.gpu_metrics_interval_ns = s.env.gpu_metrics.interval_ns;
-  options.windows = s.env.windows;
+  SourceOptions options = source_options(s.env);
   // The delay counts from the run's start, the same instant for every process of it.
   options.window_origin_ns = capture::run_time_base([](const char* n) { return std::getenv(n); });
   std::string error;
