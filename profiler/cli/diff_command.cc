@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cli_parse.h"
-#include "flopline/capture/device_peaks.h"
+#include "flopline/trace/device_peaks.h"
 #include "flopline/trace/diff_schema.h"
 #include "flopline/trace/kernel_names.h"
 #include "flopline/trace/name_text.h"
@@ -143,7 +143,7 @@ std::optional<Side> summarize(const std::string& path, trace::GroupBy by, bool b
   trace::OperatorPathRows paths;
   const bool ok =
       for_each_trace(found.paths, err, found.from_directory, nullptr, [&](LoadedTrace& lt) {
-        capture::fill_missing_peaks(*lt.trace);
+        trace::fill_missing_peaks(*lt.trace);
         if (base_names) trace::use_kernel_base_names(*lt.trace);
         side.files.push_back(lt.path);
         if (by_path) {

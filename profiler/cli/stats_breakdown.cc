@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "flopline/capture/device_peaks.h"
 #include "flopline/trace/collective_waits.h"
+#include "flopline/trace/device_peaks.h"
 #include "flopline/trace/name_text.h"
 #include "flopline/trace/operator_time.h"
 #include "flopline/trace/stats_csv.h"
@@ -170,7 +170,7 @@ int run_breakdown_report(const StatsOptions& opt, const trace::TraceFiles& found
   std::vector<std::string> steps_missing;  // files with too few steps for --steps
   const bool ok =
       for_each_trace(found.paths, err, found.from_directory, nullptr, [&](LoadedTrace& lt) {
-        capture::fill_missing_peaks(*lt.trace);
+        trace::fill_missing_peaks(*lt.trace);
         std::optional<trace::TimeNs> begin, end;
         if (opt.range) {
           const trace::TimeNs first = lt.trace->time_bounds().first;

@@ -5,7 +5,7 @@
 #include <map>
 #include <utility>
 
-#include "flopline/capture/device_peaks.h"
+#include "flopline/trace/device_peaks.h"
 #include "flopline/trace/kernel_names.h"
 #include "flopline/trace/name_text.h"
 #include "flopline/trace/stats_schema.h"
@@ -293,7 +293,7 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
   // killed before it wrote) are left out by name; the others are summarized.
   const bool ok = for_each_trace(
       found.paths, err, found.from_directory, &report.files_left_out, [&](LoadedTrace& lt) {
-        capture::fill_missing_peaks(*lt.trace);
+        trace::fill_missing_peaks(*lt.trace);
         if (opt.base_names) trace::use_kernel_base_names(*lt.trace);
         ++traces_read;
         report.files.push_back(lt.path);

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "flopline/capture/device_peaks.h"
 #include "flopline/trace/analysis.h"
+#include "flopline/trace/device_peaks.h"
 #include "flopline/trace/kernel_names.h"
 #include "flopline/trace/name_text.h"
 #include "output_check.h"
@@ -60,7 +60,7 @@ int run_overview_report(const StatsOptions& opt, const trace::TraceFiles& found,
   std::vector<FileOverview> files;
   const bool ok =
       for_each_trace(found.paths, err, found.from_directory, nullptr, [&](LoadedTrace& lt) {
-        capture::fill_missing_peaks(*lt.trace);
+        trace::fill_missing_peaks(*lt.trace);
         trace::use_kernel_base_names(*lt.trace);
         trace::StatsAccumulator acc(trace::GroupBy::kName);
         trace::StatsQuery q;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "flopline/capture/peaks.h"
+#include "flopline/trace/device_peaks.h"
 
 namespace flopline::capture {
 namespace {
@@ -55,8 +56,9 @@ TEST(CapturePeaks, H200UsesItsReportedBusWidth) {
   expect_near_rel(p.peak_bytes_per_s, 4.8e12, 0.01, "bandwidth");
   expect_peak(p, "bf16", 989.4e12);
   expect_peak(p, "fp64", 67e12);
-  ASSERT_NE(known_part(device("NVIDIA H200", 9, 0, 132, 0, 0, 0)), nullptr);
-  EXPECT_STREQ(known_part(device("NVIDIA H200", 9, 0, 132, 0, 0, 0))->label, "H200 SXM");
+  ASSERT_NE(trace::known_part(fill_peaks(device("NVIDIA H200", 9, 0, 132, 0, 0, 0))), nullptr);
+  EXPECT_STREQ(trace::known_part(fill_peaks(device("NVIDIA H200", 9, 0, 132, 0, 0, 0)))->label,
+               "H200 SXM");
 }
 
 TEST(CapturePeaks, H100Pcie) {
@@ -104,12 +106,13 @@ TEST(CapturePeaks, B200) {
 TEST(CapturePeaks, FallbackByComputeCapabilityUsesTheReportedClock) {
   // RTX 4090 (Ada, 8.9): 128 SMs at 2520 MHz, 384-bit GDDR6X reported at 10501 MHz.
   const auto p = fill_peaks(device("NVIDIA GeForce RTX 4090", 8, 9, 128, 2520000, 10501000, 384));
-  EXPECT_EQ(known_part(device("NVIDIA GeForce RTX 4090", 8, 9, 128, 0, 0, 0)), nullptr);
+  EXPECT_EQ(trace::known_part(fill_peaks(device("NVIDIA GeForce RTX 4090", 8, 9, 128, 0, 0, 0))),
+            nullptr);
   expect_peak(p, "fp32", 82.6e12);
   expect_peak(p, "fp16", 330.3e12);  // dense, fp16 accumulate
   expect_near_rel(p.peak_bytes_per_s, 1008e9, 0.001, "bandwidth");
   // H100 NVL is not a table part: the reported clock is used.
-  EXPECT_EQ(known_part(device("NVIDIA H100 NVL", 9, 0, 132, 0, 0, 0)), nullptr);
+  EXPECT_EQ(trace::known_part(fill_peaks(device("NVIDIA H100 NVL", 9, 0, 132, 0, 0, 0))), nullptr);
 }
 
 TEST(CapturePeaks, UnknownArchitectureHasNoFlopPeaks) {
@@ -117,9 +120,34 @@ TEST(CapturePeaks, UnknownArchitectureHasNoFlopPeaks) {
   EXPECT_TRUE(p.peak_flops.empty());
   EXPECT_EQ(p.peak_bytes_per_s, 0);
   EXPECT_EQ(p.peak_source, "");
-  EXPECT_EQ(arch_rates(7, 2), nullptr);
-  ASSERT_NE(arch_rates(12, 0), nullptr);
-  EXPECT_FALSE(memory_bandwidth_from_clock(DeviceInfo{}));
+  EXPECT_EQ(trace::arch_rates(7, 2), nullptr);
+  ASSERT_NE(trace::arch_rates(12, 0), nullptr);
+  EXPECT_FALSE(trace::memory_bandwidth_from_clock(trace::DeviceProperties{}));
+}
+
+// A trace read from another tool (torch.profiler: deviceProperties without peaks) gets
+// the table's peaks; a device that carries its own keeps them.
+TEST(CapturePeaks, FillMissingPeaksLeavesDevicesThatHaveThem) {
+  trace::Trace t;
+  trace::DeviceProperties kineto;
+  kineto.name = "NVIDIA H100 80GB HBM3";
+  kineto.compute_major = 9;
+  kineto.num_sms = 132;
+  kineto.clock_khz = 1980000;
+  kineto.memory_clock_khz = 2619000;
+  kineto.memory_bus_width = 5120;
+  trace::DeviceProperties own = kineto;
+  own.id = 1;
+  own.peak_flops = {{"bf16", 1e15}};
+  own.peak_source = "measured";
+  t.devices = {kineto, own};
+  trace::fill_missing_peaks(t);
+  EXPECT_EQ(t.devices[0].peak_source, "table");
+  expect_peak(t.devices[0], "bf16", 989.4e12);
+  expect_near_rel(t.devices[0].peak_bytes_per_s, 3.35e12, 0.005, "bandwidth");
+  EXPECT_EQ(t.devices[1].peak_source, "measured");
+  ASSERT_EQ(t.devices[1].peak_flops.size(), 1u);
+  EXPECT_EQ(t.devices[1].peak_flops[0].second, 1e15);
 }
 
 }  // namespace

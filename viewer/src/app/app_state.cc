@@ -4,7 +4,7 @@
 #include <climits>
 #include <cstdio>
 
-#include "flopline/capture/device_peaks.h"
+#include "flopline/trace/device_peaks.h"
 #include "short_name.h"
 
 namespace flopline::viewer {
@@ -46,7 +46,7 @@ void adopt_load_result(AppState& s, LoadResult&& result) {
 
   s.files = std::move(result.files);
   // Other tools' traces name their GPU without its peaks: the table gives them.
-  for (auto& f : s.files) capture::fill_missing_peaks(f->trace);
+  for (auto& f : s.files) trace::fill_missing_peaks(f->trace);
   rebuild_trace_list(s);
   s.layout = std::move(result.layout);
   s.flows = std::move(result.flows);

@@ -12,8 +12,8 @@
 #include "core/viewport.h"
 #include "details_panel.h"
 #include "diff_window.h"
-#include "flopline/capture/device_peaks.h"
 #include "flopline/trace/atomic_file.h"
+#include "flopline/trace/device_peaks.h"
 #include "frame_pacer.h"
 #include "gl_includes.h"
 #include "gl_window.h"
@@ -58,7 +58,7 @@ LoadOptions ViewerApp::load_options(const std::vector<std::string>& paths) const
   LoadOptions o;
   // Other tools' traces name their GPU without its peaks: the table and the rank
   // summary's utilization need them.
-  o.prepare = [](trace::Trace& t) { capture::fill_missing_peaks(t); };
+  o.prepare = [](trace::Trace& t) { trace::fill_missing_peaks(t); };
   if (options_.diff && paths == options_.traces) {
     o.diff = LoadOptions::DiffSides{.a_given = options_.diff_a,
                                     .b_given = options_.diff_b,
