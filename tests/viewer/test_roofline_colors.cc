@@ -92,6 +92,24 @@ TEST(Roofline, LogLogMappingAndPick) {
   EXPECT_FALSE(pick_point(r, m, px + 30, py));
 }
 
+// The legend names kernels by their base name, so two PyTorch kernels read apart.
+TEST(Roofline, LegendNamesKernelsByTheirBaseName) {
+  RooflinePoint p;
+  p.name =
+      "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+      "namespace)::TensorListMetadata<4>, float>(at::native::(anonymous "
+      "namespace)::TensorListMetadata<4>, float)";
+  EXPECT_EQ(legend_label(p, 3), "3  multi_tensor_apply_kernel");
+  p.name =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+      "std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)";
+  EXPECT_EQ(legend_label(p, 1), "1  vectorized_elementwise_kernel");
+  p.name = "aten::mm";  // an operator keeps its name
+  EXPECT_EQ(legend_label(p, 2), "2  aten::mm");
+  p.name = "triton_poi_fused_gelu_native_layer_norm_backward_1";  // no C++ signature: cut
+  EXPECT_EQ(legend_label(p, 4, 20), "4  triton_poi_fused_...");   // 17 + "..."
+}
+
 TEST(Colors, StableAndDistinct) {
   // The same name gives the same colour in every run and on every machine: FNV-1a of the
   // bytes (not std::hash, which differs between standard libraries), hue from its low 16

@@ -85,13 +85,6 @@ void draw_ceilings(ImDrawList* dl, const Roofline& r, const LogLogMap& m) {
 // point too) and its name.
 constexpr std::size_t kLegendRows = 16;
 
-std::string legend_text(const RooflinePoint& p, std::size_t number) {
-  std::string name = p.name.size() > 34 ? p.name.substr(0, 31) + "..." : p.name;
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%zu  %s", number, name.c_str());
-  return buf;
-}
-
 }  // namespace
 
 void RooflineWindow::draw_plot(AppState& s, const OpTable& table) {
@@ -120,7 +113,7 @@ void RooflineWindow::draw_plot(AppState& s, const OpTable& table) {
   float legend_w = 0;
   for (std::size_t k = 0; k < legend.size(); ++k)
     legend_w =
-        std::max(legend_w, ImGui::CalcTextSize(legend_text(r.points[legend[k]], k + 1).c_str()).x);
+        std::max(legend_w, ImGui::CalcTextSize(legend_label(r.points[legend[k]], k + 1).c_str()).x);
   legend_w = std::min(legend_w + font * 2, avail.x * 0.35f);
   const float left = origin.x + font * 4;
   const float top = origin.y + font * 1.5f;
@@ -153,7 +146,7 @@ void RooflineWindow::draw_plot(AppState& s, const OpTable& table) {
     const RooflinePoint& p = r.points[legend[k]];
     const float ly = top + static_cast<float>(k) * (font + 4);
     dl->AddCircleFilled({lx + font * 0.4f, ly + font * 0.5f}, font * 0.35f, color_for_key(p.name));
-    const std::string text = legend_text(p, k + 1);
+    const std::string text = legend_label(p, k + 1);
     dl->PushClipRect({lx, ly}, {lx + legend_w, ly + font + 4}, true);
     dl->AddText({lx + font, ly}, kLabel, text.c_str());
     dl->PopClipRect();

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <string>
+
+#include "flopline/trace/kernel_names.h"
 
 namespace flopline::viewer {
 
@@ -199,6 +202,12 @@ std::vector<std::size_t> legend_points(const Roofline& r, std::size_t max) {
   });
   if (idx.size() > max) idx.resize(max);
   return idx;
+}
+
+std::string legend_label(const RooflinePoint& p, std::size_t number, std::size_t max_chars) {
+  std::string name = trace::kernel_base_name(p.name);
+  if (name.size() > max_chars && max_chars > 3) name = name.substr(0, max_chars - 3) + "...";
+  return std::to_string(number) + "  " + name;
 }
 
 std::optional<std::size_t> pick_point(const Roofline& r, const LogLogMap& map, float x, float y,

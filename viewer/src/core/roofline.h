@@ -80,6 +80,12 @@ std::vector<CeilingLabel> ceiling_labels(const Roofline& r, const LogLogMap& map
 // The points the legend lists, most time first, at most `max` (indices into points).
 std::vector<std::size_t> legend_points(const Roofline& r, std::size_t max);
 
+// A legend entry: the point's number and its name, a kernel's by its base name (no
+// return type, namespaces, template arguments or parameters: trace/kernel_names.h), so
+// that a dozen PyTorch kernels do not all read "void at::native::(anonymous nam...";
+// cut to `max_chars` with "...". The full name is in the point's tooltip.
+std::string legend_label(const RooflinePoint& p, std::size_t number, std::size_t max_chars = 34);
+
 // The point nearest (x, y) within radius_px, or nullopt.
 std::optional<std::size_t> pick_point(const Roofline& r, const LogLogMap& map, float x, float y,
                                       float radius_px = 6.0f);
