@@ -272,6 +272,34 @@ TEST(ShortKernelName, TemplatesThatDifferInTheirArgumentsStayApart) {
   EXPECT_EQ(shown[3], shown[2]);
 }
 
+// A step range on the main thread owns the forward's kernel; the backward's kernel comes
+// from another thread of the process while the step is open: the details panel gives
+// both the range's own GPU busy time and its window's.
+TEST(OperatorInfo, ATopLevelRangeShowsItsWindowsBusyTime) {
+  const trace::Trace t = read(R"({"traceEvents":[
+    {"ph":"X","name":"step 0","cat":"user_annotation","pid":1,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","name":"cudaLaunchKernel","cat":"cuda_runtime","pid":1,"tid":1,"ts":10,"dur":2},
+    {"ph":"s","id":5,"pid":1,"tid":1,"ts":10,"cat":"ac2g","name":"ac2g"},
+    {"ph":"X","name":"forward","cat":"kernel","pid":0,"tid":7,"ts":20,"dur":10},
+    {"ph":"f","id":5,"pid":0,"tid":7,"ts":20,"cat":"ac2g","name":"ac2g","bp":"e"},
+    {"ph":"X","name":"cudaLaunchKernel","cat":"cuda_runtime","pid":1,"tid":2,"ts":50,"dur":2},
+    {"ph":"s","id":6,"pid":1,"tid":2,"ts":50,"cat":"ac2g","name":"ac2g"},
+    {"ph":"X","name":"backward","cat":"kernel","pid":0,"tid":7,"ts":60,"dur":30},
+    {"ph":"f","id":6,"pid":0,"tid":7,"ts":60,"cat":"ac2g","name":"ac2g","bp":"e"}]})");
+  const trace::OperatorIndex index = trace::OperatorIndex::build(t);
+  trace::SliceRef step{};
+  for (std::uint32_t k = 0; k < t.tracks.size(); ++k) {
+    if (t.str(t.tracks[k].rows[0][0].name) == "step 0") step = {k, 0, 0};
+  }
+  std::string busy = "(none)", window = "(none)";
+  for (const InfoLine& l : operator_info(t, &index, step)) {
+    if (l.key == "GPU busy") busy = l.value;
+    if (l.key == "window busy") window = l.value;
+  }
+  EXPECT_EQ(busy.rfind(format_duration(10000), 0), 0u) << busy;
+  EXPECT_EQ(window.rfind(format_duration(40000), 0), 0u) << window;
+}
+
 TEST(OperatorInfo, OperatorsAndTheWorkTheyLaunched) {
   const trace::Trace t = read(R"({"traceEvents":[
     {"ph":"X","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":0,"dur":10,

@@ -111,6 +111,13 @@ std::vector<InfoLine> operator_info(const trace::Trace& trace,
   if (o != trace::kNone) {
     const trace::OperatorTime& op = operators->operators()[o];
     if (on_gpu) out.push_back({"operator", name_of(o) + " (this is its GPU extent)"});
+    // A top-level range is also a window of its process: a step's backward kernels come
+    // from autograd's thread, outside the range's own work.
+    if (op.window_busy_ns) {
+      out.push_back({"window busy", format_duration(*op.window_busy_ns) +
+                                        " (all GPU work its process launched while it was "
+                                        "open, from any thread)"});
+    }
     if (op.items == 0) {
       out.push_back({"GPU work", "none launched inside it"});
       return out;

@@ -39,9 +39,10 @@ std::vector<InfoLine> tooltip_args(const SliceInfo& info);
 
 // What operator ownership says about a slice (flopline/trace/operator_time.h): for an
 // operator (or a gpu_user_annotation standing for one), its GPU busy, self, total and
-// extent times, how much GPU work it owns, its FLOPs and where they came from, and its
-// rate on busy time; for GPU work, the operator that launched it and what it inherits.
-// `operators` is the trace's index (nullptr: nothing to say).
+// extent times (a top-level range also its window's busy time: the GPU work any thread
+// of its process launched while it was open), how much GPU work it owns, its FLOPs and where they
+// came from, and its rate on busy time; for GPU work, the operator that launched it and what it
+// inherits. `operators` is the trace's index (nullptr: nothing to say).
 std::vector<InfoLine> operator_info(const trace::Trace& trace,
                                     const trace::OperatorIndex* operators,
                                     const trace::SliceRef& slice);
