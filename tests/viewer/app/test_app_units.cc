@@ -275,6 +275,25 @@ TEST(ShortKernelName, TemplatesThatDifferInTheirArgumentsStayApart) {
 // A step range on the main thread owns the forward's kernel; the backward's kernel comes
 // from another thread of the process while the step is open: the details panel gives
 // both the range's own GPU busy time and its window's.
+// The FLOP/s table shows kernels as the timeline does (short, told apart); operators and
+// other groupings keep their names.
+TEST(ShortNames, TableRowsShowKernelsShortAndOperatorsAsTheyAre) {
+  const std::vector<std::string> kernels = {
+      "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+      "std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)",
+      "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<bool>, "
+      "std::array<char*, 1ul> >(int, at::native::FillFunctor<bool>, std::array<char*, 1ul>)",
+      "ampere_sgemm_128x64_nn"};
+  const std::vector<std::string> shown = table_row_names(kernels, true);
+  ASSERT_EQ(shown.size(), 3u);
+  EXPECT_EQ(shown[0].rfind("vectorized_elementwise_kernel<...>", 0), 0u) << shown[0];
+  EXPECT_NE(shown[0], shown[1]) << "two instantiations stay two names";
+  EXPECT_LT(shown[0].size(), kernels[0].size());
+  EXPECT_EQ(shown[2], "ampere_sgemm_128x64_nn");
+  const std::vector<std::string> ops = {"aten::linear", "step 3", "matmul (bf16)"};
+  EXPECT_EQ(table_row_names(ops, false), ops);
+}
+
 TEST(OperatorInfo, ATopLevelRangeShowsItsWindowsBusyTime) {
   const trace::Trace t = read(R"({"traceEvents":[
     {"ph":"X","name":"step 0","cat":"user_annotation","pid":1,"tid":1,"ts":0,"dur":100},

@@ -107,4 +107,10 @@ std::vector<std::string> distinct_short_kernel_names(std::span<const std::string
   return shown;
 }
 
+std::vector<std::string> table_row_names(std::span<const std::string> names, bool kernels) {
+  if (!kernels) return {names.begin(), names.end()};
+  std::vector<std::string_view> views(names.begin(), names.end());
+  return distinct_short_kernel_names(views);
+}
+
 }  // namespace flopline::viewer

@@ -23,4 +23,9 @@ std::string short_kernel_name(std::string_view name, std::size_t max_qualified =
 std::vector<std::string> distinct_short_kernel_names(std::span<const std::string_view> names,
                                                      std::size_t max_qualified = 40);
 
+// The names the FLOP/s table shows for its rows: kernels (rows by name) by their distinct
+// short names, so the table reads like the timeline; operators, categories, streams and
+// GPUs as they are. The row's full name is in its tooltip.
+std::vector<std::string> table_row_names(std::span<const std::string> names, bool kernels);
+
 }  // namespace flopline::viewer

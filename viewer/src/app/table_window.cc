@@ -12,6 +12,7 @@
 
 #include "core/table_columns.h"
 #include "core/viewport.h"
+#include "short_name.h"
 #include "slice_info.h"
 
 namespace flopline::viewer {
@@ -143,9 +144,19 @@ void TableWindow::draw_table(AppState& s) {
   const float available = ImGui::GetContentRegionAvail().x;
   if (!ImGui::BeginTable("##ops", ncol, flags)) return;
   ImGui::TableSetupScrollFreeze(1, 1);
+  if (row_names_build_ != builds_) {
+    std::vector<std::string> full;
+    full.reserve(t.rows().size());
+    for (const OpRow& r : t.rows()) full.push_back(r.stats.name);
+    const std::vector<std::string> shown =
+        table_row_names(full, t.query().by == trace::GroupBy::kName);
+    row_names_.clear();
+    for (std::size_t r = 0; r < full.size(); ++r) row_names_.emplace(full[r], shown[r]);
+    row_names_build_ = builds_;
+  }
   float longest = 0;
-  for (const OpRow& r : t.rows()) {
-    longest = std::max(longest, ImGui::CalcTextSize(r.stats.name.c_str()).x);
+  for (const auto& [full, shown] : row_names_) {
+    longest = std::max(longest, ImGui::CalcTextSize(shown.c_str()).x);
   }
   const float name_width = name_column_width(longest + ImGui::GetStyle().CellPadding.x * 2 + 8,
                                              available, ImGui::GetFontSize());
@@ -197,13 +208,20 @@ void TableWindow::draw_table(AppState& s) {
       for (int c = 0; c < ncol; ++c) {
         if (!ImGui::TableSetColumnIndex(c)) continue;
         const trace::StatsColumn& col = *columns[static_cast<std::size_t>(c)];
-        const std::string text = op_cell_text(row, col);
+        std::string text;
+        if (const auto it = col.is_name ? row_names_.find(row.stats.name) : row_names_.end();
+            it != row_names_.end()) {
+          text = it->second;
+        } else {
+          text = op_cell_text(row, col);
+        }
         if (col.is_name) {
           const bool lit = s.selection.highlighted_name == row.stats.name;
           if (ImGui::Selectable(text.c_str(), lit, ImGuiSelectableFlags_SpanAllColumns)) {
             highlight_and_jump(s, t.query(), row.stats.name);
           }
-          if (ImGui::IsItemHovered() && text.size() > 40) ImGui::SetTooltip("%s", text.c_str());
+          if (ImGui::IsItemHovered() && (text != row.stats.name || text.size() > 40))
+            ImGui::SetTooltip("%s", row.stats.name.c_str());
         } else {
           ImGui::TextUnformatted(text.c_str());
         }

@@ -9,6 +9,7 @@
 #include <future>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <imgui.h>
@@ -82,6 +83,9 @@ class TableWindow {
   std::uint64_t version_ = 0;
   std::uint64_t builds_ = 0;                            // tables built so far
   std::uint64_t name_width_build_ = ~std::uint64_t{0};  // the build the Name width was set for
+  // The name shown for each row's full name (rows are sorted in place; names are unique).
+  std::unordered_map<std::string, std::string> row_names_;
+  std::uint64_t row_names_build_ = ~std::uint64_t{0};  // the build row_names_ are of
 };
 
 }  // namespace flopline::viewer
