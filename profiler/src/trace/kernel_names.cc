@@ -2,7 +2,9 @@
 #include "flopline/trace/kernel_names.h"
 
 #include <cctype>
+#include <string>
 #include <unordered_map>
+#include <utility>
 
 namespace flopline::trace {
 namespace {
@@ -33,7 +35,7 @@ bool strip_templates(std::string_view s, std::string& out) {
 
 }  // namespace
 
-std::string kernel_base_name(std::string_view name) {
+std::string kernel_function_name(std::string_view name) {
   std::string_view s = name;
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
   // Qualifiers after the parameter list ("... ) const").
@@ -64,30 +66,55 @@ std::string kernel_base_name(std::string_view name) {
     if (head[i] == ')') --paren;
     if (paren == 0 && head[i] == ' ') cut = i + 1;
   }
-  std::string_view qualified = std::string_view(head).substr(cut);
+  const std::string_view qualified = std::string_view(head).substr(cut);
+  return qualified.empty() ? std::string(name) : std::string(qualified);
+}
+
+std::string kernel_base_name(std::string_view name) {
+  const std::string qualified = kernel_function_name(name);
+  if (qualified == name) return qualified;  // not a C++ signature: unchanged
   // Namespaces and classes: what follows the last "::" outside parentheses.
-  paren = 0;
+  int paren = 0;
   std::size_t last = 0;
   for (std::size_t i = 0; i + 1 < qualified.size(); ++i) {
     if (qualified[i] == '(') ++paren;
     if (qualified[i] == ')') --paren;
     if (paren == 0 && qualified[i] == ':' && qualified[i + 1] == ':') last = i + 2;
   }
-  const std::string_view base = qualified.substr(last);
-  return base.empty() ? std::string(name) : std::string(base);
+  const std::string_view base = std::string_view(qualified).substr(last);
+  return base.empty() ? qualified : std::string(base);
 }
 
 void use_kernel_base_names(Trace& t) {
   const StringId kernel = t.strings.find("kernel");
   if (kernel == kNone) return;
+  // Every kernel name of the trace, its function and its base name.
+  std::unordered_map<StringId, std::pair<std::string, std::string>> names;
+  for (const Track& track : t.tracks) {
+    for (const auto& row : track.rows) {
+      for (const Slice& s : row) {
+        if (s.cat != kernel || names.count(s.name) > 0) continue;
+        const std::string_view full = t.str(s.name);
+        names.emplace(s.name, std::make_pair(kernel_function_name(full), kernel_base_name(full)));
+      }
+    }
+  }
+  // A base name two different functions share (foo in two namespaces) is not enough to
+  // tell them apart: those kernels keep their functions' qualified names.
+  std::unordered_map<std::string, std::string> function_of_base;
+  std::unordered_map<std::string, bool> shared;
+  for (const auto& [id, fb] : names) {
+    const auto [it, fresh] = function_of_base.try_emplace(fb.second, fb.first);
+    if (!fresh && it->second != fb.first) shared[fb.second] = true;
+  }
   std::unordered_map<StringId, StringId> renamed;
+  for (const auto& [id, fb] : names) {
+    renamed[id] = t.strings.intern(shared.count(fb.second) > 0 ? fb.first : fb.second);
+  }
   for (Track& track : t.tracks) {
     for (auto& row : track.rows) {
       for (Slice& s : row) {
-        if (s.cat != kernel) continue;
-        auto [it, fresh] = renamed.try_emplace(s.name, s.name);
-        if (fresh) it->second = t.strings.intern(kernel_base_name(t.str(s.name)));
-        s.name = it->second;
+        if (s.cat == kernel) s.name = renamed[s.name];
       }
     }
   }

@@ -18,7 +18,15 @@ namespace flopline::trace {
 // so does anything whose brackets do not balance.
 std::string kernel_base_name(std::string_view name);
 
-// Renames every kernel slice (category "kernel") of `t` to its base name.
+// The function a demangled C++ signature names, with its namespaces and classes but
+// without return type, template arguments and parameters ("at::native::(anonymous
+// namespace)::multi_tensor_apply_kernel"); other names unchanged, as kernel_base_name.
+std::string kernel_function_name(std::string_view name);
+
+// Renames every kernel slice (category "kernel") of `t` to its base name, except where
+// two different functions of the trace share a base name (foo in two namespaces): those
+// keep their functions' qualified names, so distinct kernels stay distinct rows. The
+// instantiations of one function template do become one name.
 void use_kernel_base_names(Trace& t);
 
 }  // namespace flopline::trace
