@@ -132,10 +132,11 @@ std::string stats_usage() {
          "  --range T0:T1          only slices that start in [T0, T1), times after the first\n"
          "                         event of each file; units ns (default), us, ms, s; either\n"
          "                         side may be empty (5ms: or :10ms)\n"
-         "  --names full|base      kernels by their full name (default) or their base name:\n"
-         "                         no return type, namespaces, template arguments or\n"
-         "                         parameters (nsys' :base), so a kernel's instantiations\n"
-         "                         make one row\n"
+         "  --names base|full      kernels by their base name (default: no return type,\n"
+         "                         namespaces, template arguments or parameters, as nsys'\n"
+         "                         :base, so a kernel's instantiations make one row;\n"
+         "                         namespaces stay where two functions share a name) or by\n"
+         "                         their full name\n"
          "  --steps PATTERN        only what starts inside the span of the steps: the CPU\n"
          "                         slices (NVTX ranges, ProfilerStep#N) whose names match\n"
          "                         PATTERN (* any run, ? one character; e.g. 'step *')\n"
@@ -211,7 +212,7 @@ Parsed<StatsOptions> parse_stats_args(std::span<const std::string> args) {
       }
     } else if (name == "--names") {
       if (value != "full" && value != "base")
-        return P::fail(concat("--names '", value, "' is not a naming; use full or base"));
+        return P::fail(concat("--names '", value, "' is not a naming; use base or full"));
       o.base_names = value == "base";
     } else if (name == "--per-step") {
       o.per_step = true;

@@ -36,8 +36,9 @@ struct StatsOptions {
   // whose names match the pattern (flopline/trace/step_window.h), the first N left out.
   std::string steps;
   std::size_t skip_first = 0;
-  bool base_names = false;  // --names base: kernels by base name (trace/kernel_names.h)
-  bool per_step = false;    // --per-step: the breakdown's rows step by step (with --steps)
+  // --names base, the default: kernels by base name (trace/kernel_names.h).
+  bool base_names = true;
+  bool per_step = false;  // --per-step: the breakdown's rows step by step (with --steps)
 };
 
 Parsed<StatsOptions> parse_stats_args(std::span<const std::string> args);

@@ -113,7 +113,8 @@ def parse_csv(text):
 def check_corpus_file(c, flopline, path):
     base = os.path.basename(path)
     expected = expected_kernels(load_events(path))
-    rc, out, err = run(flopline, "stats", path, "--by", "name", "--cat", "kernel", "--csv")
+    rc, out, err = run(flopline, "stats", path, "--by", "name", "--cat", "kernel", "--csv",
+                         "--names", "full")
     if not expected:
         c.check(rc == 1, f"{base}: no kernels, expected exit 1, got {rc}")
         c.check("no slices match (categories: kernel" in err, f"{base}: no-match message: {err!r}")
@@ -145,7 +146,8 @@ def check_corpus_file(c, flopline, path):
 
 
 def check_json_matches_csv(c, flopline, path, csv_rows):
-    rc, out, err = run(flopline, "stats", path, "--by", "name", "--cat", "kernel", "--json")
+    rc, out, err = run(flopline, "stats", path, "--by", "name", "--cat", "kernel", "--json",
+                         "--names", "full")
     if not c.check(rc == 0, f"--json exit {rc}: {err}"):
         return
     try:
@@ -168,12 +170,12 @@ def check_json_matches_csv(c, flopline, path, csv_rows):
 
 
 def check_top(c, flopline, path, csv_rows):
-    rc, out, err = run(flopline, "stats", path, "--cat", "kernel", "--csv", "--top", "3")
+    rc, out, err = run(flopline, "stats", path, "--cat", "kernel", "--csv", "--top", "3", "--names", "full")
     if c.check(rc == 0, f"--top exit {rc}: {err}"):
         _, rows = parse_csv(out)
         c.check([r["name"] for r in rows] == [r["name"] for r in csv_rows[:3]],
                 "--top 3 gives the first three rows")
-    rc, out, _ = run(flopline, "stats", path, "--cat", "kernel", "--top", "2")
+    rc, out, _ = run(flopline, "stats", path, "--cat", "kernel", "--top", "2", "--names", "full")
     c.check(rc == 0 and "(top 2 shown)" in out, "table says how many rows --top kept")
 
 
@@ -206,7 +208,7 @@ def check_range(c, flopline, tmp):
     for spec, lo, hi in (("1us:10us", 1000, 10000), ("1000:2500", 1000, 2500),
                          ("2.5us:", 2500, None), (":1us", None, 1000), ("0.001ms:0.01ms", 1000, 10000),
                          ("0s:1s", 0, 10**9)):
-        rc, out, err = run(flopline, "stats", path, "--csv", "--range", spec)
+        rc, out, err = run(flopline, "stats", path, "--csv", "--range", spec, "--names", "full")
         if not c.check(rc == 0, f"--range {spec}: exit {rc}: {err}"):
             continue
         _, rows = parse_csv(out)

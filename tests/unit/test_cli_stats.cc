@@ -682,7 +682,7 @@ TEST_F(StatsCommand, ControlBytesAreNeverPrinted) {
     }
     return true;
   };
-  const CliRun t = run_flopline({"stats", f, "--name-width", "40"});
+  const CliRun t = run_flopline({"stats", f, "--name-width", "40", "--names", "full"});
   ASSERT_EQ(t.rc, kExitOk) << t.err;
   EXPECT_TRUE(clean(t.out)) << t.out;
   EXPECT_TRUE(clean(t.err)) << t.err;
