@@ -6,6 +6,7 @@
 #include "flopline/trace/analysis.h"
 #include "flopline/trace/counted_basis.h"
 #include "flopline/trace/device_peaks.h"
+#include "flopline/trace/kernel_names.h"
 #include "stats_output.h"
 #include "trace_loading.h"
 
@@ -66,7 +67,10 @@ void print_run_summary(const std::vector<std::string>& files, std::uint64_t top,
                        std::ostream& err) {
   auto loaded = load_traces(files, err);
   if (!loaded) return;
-  for (LoadedTrace& lt : *loaded) trace::fill_missing_peaks(*lt.trace);
+  for (LoadedTrace& lt : *loaded) {
+    trace::fill_missing_peaks(*lt.trace);
+    trace::use_kernel_base_names(*lt.trace);  // as flopline stats shows them by default
+  }
   std::vector<const trace::Trace*> all;
   std::uint64_t dropped = 0;
   for (const LoadedTrace& lt : *loaded) {
