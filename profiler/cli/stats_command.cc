@@ -132,11 +132,14 @@ std::string stats_usage() {
          "  --range T0:T1          only slices that start in [T0, T1), times after the first\n"
          "                         event of each file; units ns (default), us, ms, s; either\n"
          "                         side may be empty (5ms: or :10ms)\n"
-         "  --names base|full      kernels by their base name (default: no return type,\n"
+         "  --names base|full|mangled\n"
+         "                         kernels by their base name (default: no return type,\n"
          "                         namespaces, template arguments or parameters, as nsys'\n"
          "                         :base, so a kernel's instantiations make one row;\n"
          "                         namespaces stay where two functions share a name) or by\n"
-         "                         their full name\n"
+         "                         their full name, or their mangled name as the driver\n"
+         "                         gave it (traces flopline records; what ncu's\n"
+         "                         --kernel-name takes)\n"
          "  --steps PATTERN        only what starts inside the span of the steps: the CPU\n"
          "                         slices (NVTX ranges, ProfilerStep#N) whose names match\n"
          "                         PATTERN (* any run, ? one character; e.g. 'step *')\n"
@@ -211,9 +214,10 @@ Parsed<StatsOptions> parse_stats_args(std::span<const std::string> args) {
             concat("--report '", value, "' is not a report; use summary, breakdown or overview"));
       }
     } else if (name == "--names") {
-      if (value != "full" && value != "base")
-        return P::fail(concat("--names '", value, "' is not a naming; use base or full"));
+      if (value != "full" && value != "base" && value != "mangled")
+        return P::fail(concat("--names '", value, "' is not a naming; use base, full or mangled"));
       o.base_names = value == "base";
+      o.mangled_names = value == "mangled";
     } else if (name == "--per-step") {
       o.per_step = true;
     } else if (name == "--steps") {
@@ -295,7 +299,13 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
   const bool ok = for_each_trace(
       found.paths, err, found.from_directory, &report.files_left_out, [&](LoadedTrace& lt) {
         trace::fill_missing_peaks(*lt.trace);
-        if (opt.base_names) trace::use_kernel_base_names(*lt.trace);
+        if (opt.mangled_names && !trace::use_kernel_mangled_names(*lt.trace)) {
+          err << "flopline: " << trace::terminal_safe(lt.path)
+              << ": no mangled kernel names (only traces flopline records carry them); "
+                 "full names shown\n";
+        } else if (opt.base_names) {
+          trace::use_kernel_base_names(*lt.trace);
+        }
         ++traces_read;
         report.files.push_back(lt.path);
         defaults.note(*lt.trace);

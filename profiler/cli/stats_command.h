@@ -38,6 +38,8 @@ struct StatsOptions {
   std::size_t skip_first = 0;
   // --names base, the default: kernels by base name (trace/kernel_names.h).
   bool base_names = true;
+  // --names mangled: kernels by the names the driver gave them (trace/kernel_names.h).
+  bool mangled_names = false;
   bool per_step = false;  // --per-step: the breakdown's rows step by step (with --steps)
 };
 

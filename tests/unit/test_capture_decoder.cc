@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "flopline/capture/record_decoder.h"
+#include "flopline/trace/chrome_reader.h"
+#include "flopline/trace/chrome_writer.h"
+#include "flopline/trace/kernel_names.h"
 
 namespace flopline::capture {
 namespace {
@@ -458,6 +461,36 @@ TEST(CaptureDecoder, ClusterCooperativeAndMangledNamesOptions) {
   EXPECT_NE(k[0].args.find(R"("shared memory":1024)"), std::string_view::npos);
   EXPECT_NE(k[0].args.find(R"("launch type":"cooperative","cluster":[2,1,1])"),
             std::string_view::npos);
+}
+
+// The names the decoder demangled go into the trace once, as demangled -> mangled, and
+// `flopline stats --names mangled` (use_kernel_mangled_names) reads them back, through a
+// written and re-read file; a trace without them is left alone.
+TEST(CaptureDecoder, DemangledKernelNamesKeepTheirMangledNames) {
+  RecordBatch b = basic_batch();
+  b.api_calls.push_back(api(ApiDomain::kRuntime, "cudaLaunchKernel", 211, 5000, 5100, 11));
+  b.kernels.push_back(kernel("triton_poi_fused_add_0", 6000, 6100, 11));  // not mangled
+  const Trace t = decode_to_trace(b);
+  const auto member = std::find_if(t.extra_top_level.begin(), t.extra_top_level.end(),
+                                   [](const auto& kv) { return kv.first == "mangledKernelNames"; });
+  ASSERT_NE(member, t.extra_top_level.end());
+  const std::string want = "{\"kernel(float*, int)\":\"_Z6kernelPfi\"}";
+  EXPECT_EQ(member->second, want);
+
+  const std::string path = ::testing::TempDir() + "flopline_mangled_names.json";
+  ASSERT_TRUE(write_chrome_trace(t, path).ok);
+  trace::ReadResult r = trace::read_chrome_trace_file(path);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(trace::use_kernel_mangled_names(r.trace));
+  std::vector<std::string> names;
+  for (const Found& k : with_cat(r.trace, "kernel")) names.emplace_back(k.name);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"_Z6kernelPfi", "triton_poi_fused_add_0"}));
+
+  DecodeOptions raw;
+  raw.demangle = false;  // nothing demangled: no member
+  Trace plain = decode_to_trace(b, raw);
+  EXPECT_FALSE(trace::use_kernel_mangled_names(plain));
 }
 
 TEST(CaptureDecoder, DecodeAddsToAnExistingBuilderWithoutFinalizing) {

@@ -662,6 +662,36 @@ TEST_F(StatsCommand, CountedValuesOutOfRangeAreNoCounts) {
   EXPECT_EQ(j.out.find(R"("flops":7)"), std::string::npos) << j.out;
 }
 
+// --names: base by default, full, and mangled from the trace's "mangledKernelNames"
+// (what flopline's capture writes); a trace without them says so and keeps full names.
+TEST_F(StatsCommand, NamesBaseFullAndMangled) {
+  const std::string events = R"json("traceEvents":[
+{"ph":"X","cat":"kernel","name":"void ns::scale<float>(float*, int)","pid":0,"tid":7,"ts":1,"dur":5},
+{"ph":"X","cat":"kernel","name":"void ns::scale<double>(double*, int)","pid":0,"tid":7,"ts":10,"dur":5}])json";
+  const std::string with = write(
+      "mangled.json", "{" + events +
+                          ",\"mangledKernelNames\":{\"void ns::scale<float>(float*, "
+                          "int)\":\"_ZN2ns5scaleIfEEvPfi\","
+                          "\"void ns::scale<double>(double*, int)\":\"_ZN2ns5scaleIdEEvPdi\"}}");
+  const std::string without = write("demangled.json", "{" + events + "}");
+  const CliRun base = run_flopline({"stats", with, "--csv"});
+  ASSERT_EQ(base.rc, kExitOk) << base.err;
+  EXPECT_NE(base.out.find("\nscale,2,"), std::string::npos) << base.out;  // one row
+  const CliRun full = run_flopline({"stats", with, "--csv", "--names", "full"});
+  EXPECT_NE(full.out.find("\"void ns::scale<float>(float*, int)\",1,"), std::string::npos)
+      << full.out;
+  const CliRun mangled = run_flopline({"stats", with, "--csv", "--names", "mangled"});
+  ASSERT_EQ(mangled.rc, kExitOk) << mangled.err;
+  EXPECT_NE(mangled.out.find("\n_ZN2ns5scaleIfEEvPfi,1,"), std::string::npos) << mangled.out;
+  EXPECT_NE(mangled.out.find("\n_ZN2ns5scaleIdEEvPdi,1,"), std::string::npos) << mangled.out;
+  const CliRun none = run_flopline({"stats", without, "--csv", "--names", "mangled"});
+  ASSERT_EQ(none.rc, kExitOk) << none.err;
+  EXPECT_NE(none.err.find("no mangled kernel names"), std::string::npos) << none.err;
+  EXPECT_NE(none.out.find("\"void ns::scale<float>(float*, int)\",1,"), std::string::npos)
+      << none.out;
+  EXPECT_EQ(run_flopline({"stats", with, "--names", "short"}).rc, kExitUsage);
+}
+
 // Control bytes from a trace never reach the terminal: in the fragment that tells
 // look-alike names apart, in category names of "no slices match", in file names.
 TEST_F(StatsCommand, ControlBytesAreNeverPrinted) {

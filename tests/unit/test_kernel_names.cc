@@ -116,7 +116,9 @@ void check_base_names_of(const std::string& path, int* kernels) {
     const std::string shown(t.str(slice->name));
     const std::string function = kernel_function_name(full);
     EXPECT_FALSE(shown.empty()) << full;
-    if (function != full) EXPECT_LT(shown.size(), full.size()) << full;
+    if (function != full) {
+      EXPECT_LT(shown.size(), full.size()) << full;
+    }
     functions_of_name[shown].insert(function);
     names_of_function[function].insert(shown);
   }

@@ -847,6 +847,28 @@ TEST(StreamingDecoder, KernelsThatComeAfterTheirCallWasWrittenKeepTheirCounts) {
   EXPECT_TRUE(said_late) << "the metadata says how many came late";
 }
 
+// The names demangled in every append reach the end's metadata together.
+TEST(StreamingDecoder, MangledNamesOfEveryAppendAreWrittenAtTheEnd) {
+  StreamingDecoder d(test_options());
+  const char* mangled[] = {"_Z6kernelPfi", "_Z5otheri"};
+  for (std::uint32_t i = 0; i < 2; ++i) {
+    RecordBatch b = counted_part(10 + i, (1 + 100 * i) * kMs, false);
+    b.counters = {};
+    b.inferred_launches.clear();
+    b.kernels[0].name = mangled[i];
+    d.add(std::move(b));
+    const trace::Trace t = d.take((60 + 100 * i) * kMs);
+    for (const auto& [key, value] : t.extra_top_level) EXPECT_NE(key, "mangledKernelNames");
+  }
+  const trace::Trace last = d.take(kEndOfRun);
+  const auto member = std::find_if(last.extra_top_level.begin(), last.extra_top_level.end(),
+                                   [](const auto& kv) { return kv.first == "mangledKernelNames"; });
+  ASSERT_NE(member, last.extra_top_level.end());
+  const std::string want =
+      "{\"kernel(float*, int)\":\"_Z6kernelPfi\",\"other(int)\":\"_Z5otheri\"}";
+  EXPECT_EQ(member->second, want);
+}
+
 // The file as a capture writes it: appends, then finished in place. After every append
 // it reads as a trace of what was written (a kill leaves that); finished, it reads with
 // the metadata of the whole run.

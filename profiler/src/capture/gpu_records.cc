@@ -262,8 +262,11 @@ void emit_gpu_records(DecodeContext& ctx, DecodeResult& result) {
       case GpuWorkKind::kKernel: {
         const KernelRecord& k = ctx.batch.kernels[g.index];
         auto [it, added] = kernel_names.try_emplace(k.name, 0);
-        if (added)
-          it->second = ctx.trace.strings.intern(ctx.options.demangle ? demangle(k.name) : k.name);
+        if (added) {
+          std::string shown = ctx.options.demangle ? demangle(k.name) : k.name;
+          if (shown != k.name) result.mangled_names.emplace(shown, k.name);
+          it->second = ctx.trace.strings.intern(shown);
+        }
         s.name = it->second;
         s.cat = cat.kernel;
         s.args = kernel_args(ctx, a, k, w, g.index);

@@ -2,6 +2,8 @@
 // side (API calls, syncs, overhead) and the metadata; gpu_records.cc the GPU side.
 #include "flopline/capture/record_decoder.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <string>
 
@@ -267,8 +269,26 @@ DecodeResult decode(const RecordBatch& batch, trace::TraceBuilder& builder,
   emit_metadata(ctx);
   detail::add_counter_info(ctx);
   detail::emit_capture_windows(ctx);
+  // A streaming capture gathers them over its appends and writes them with the last.
+  if (stream == nullptr) add_mangled_kernel_names(ctx.trace, result.mangled_names);
   ctx.trace.report.dropped_records += batch.dropped_records;
   return result;
+}
+
+void add_mangled_kernel_names(trace::Trace& t, const std::map<std::string, std::string>& names) {
+  if (names.empty()) return;
+  // Readers keep a top-level member up to 1 MB: names past that stay demangled.
+  constexpr std::size_t kMaxBytes = 900'000;
+  nlohmann::json object = nlohmann::json::object();
+  std::size_t bytes = 0;
+  for (const auto& [shown, mangled] : names) {
+    bytes += shown.size() + mangled.size() + 6;
+    if (bytes > kMaxBytes) break;
+    object[shown] = mangled;
+  }
+  std::erase_if(t.extra_top_level, [](const auto& kv) { return kv.first == "mangledKernelNames"; });
+  t.extra_top_level.emplace_back(
+      "mangledKernelNames", object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 trace::Trace decode_to_trace(const RecordBatch& batch, const DecodeOptions& options,

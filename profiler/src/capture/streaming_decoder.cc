@@ -553,6 +553,12 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
   DecodeResult decoded;
   trace::Trace t = decode_to_trace(chunk, options, &decoded);
   if (!context_.pids) context_.pids = decoded.pids;
+  // Every name the run demangled, written once with the metadata at the end.
+  mangled_names_.insert(decoded.mangled_names.begin(), decoded.mangled_names.end());
+  if (at_end) {
+    add_mangled_kernel_names(t, mangled_names_);
+    mangled_names_.clear();
+  }
 
   // Ranges written now leave the carry; the others carry what they own so far.
   for (std::size_t i = 0; i < decoded.markers.ranges.size(); ++i) {

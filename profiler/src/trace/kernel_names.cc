@@ -1,6 +1,9 @@
 // Kernel base names; see kernel_names.h.
 #include "flopline/trace/kernel_names.h"
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <cctype>
 #include <string>
 #include <unordered_map>
@@ -118,6 +121,32 @@ void use_kernel_base_names(Trace& t) {
       }
     }
   }
+}
+
+bool use_kernel_mangled_names(Trace& t) {
+  const auto member = std::find_if(t.extra_top_level.begin(), t.extra_top_level.end(),
+                                   [](const auto& kv) { return kv.first == "mangledKernelNames"; });
+  if (member == t.extra_top_level.end()) return false;
+  const nlohmann::json names = nlohmann::json::parse(member->second, nullptr, false);
+  if (!names.is_object()) return false;
+  const StringId kernel = t.strings.find("kernel");
+  if (kernel == kNone) return true;
+  std::unordered_map<StringId, StringId> renamed;
+  for (Track& track : t.tracks) {
+    for (auto& row : track.rows) {
+      for (Slice& s : row) {
+        if (s.cat != kernel) continue;
+        auto [it, fresh] = renamed.try_emplace(s.name, s.name);
+        if (fresh) {
+          const auto found = names.find(std::string(t.str(s.name)));
+          if (found != names.end() && found->is_string())
+            it->second = t.strings.intern(found->get<std::string>());
+        }
+        s.name = it->second;
+      }
+    }
+  }
+  return true;
 }
 
 }  // namespace flopline::trace

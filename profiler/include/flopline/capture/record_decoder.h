@@ -41,6 +41,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -110,7 +111,14 @@ struct DecodeResult {
   std::uint64_t syncs_without_call = 0;          // placed on their stream instead
   std::uint64_t untimed_api_calls = 0;           // start = end = 0: left out
   std::uint64_t skipped_overheads = 0;           // object neither thread nor process
+  // The kernels' names as demangled -> as the driver gave them, for those the decoder
+  // demangled ("_Z..."): `flopline stats --names mangled` reads them back.
+  std::map<std::string, std::string> mangled_names;
 };
+
+// Writes `names` (demangled -> mangled) as the trace's top-level "mangledKernelNames"
+// object (docs/TRACE_FORMAT.md), replacing one there; nothing when empty.
+void add_mangled_kernel_names(trace::Trace& t, const std::map<std::string, std::string>& names);
 
 // Adds the batch to the builder's trace (processes, tracks, slices, flows, devices,
 // report.dropped_records). Does not finalize: the caller calls builder.finalize().

@@ -44,6 +44,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -118,7 +120,8 @@ class StreamingDecoder {
   std::unordered_map<std::uint32_t, TimeNs> earlier_end_;  // per device: latest end written
   // context_.written_calls in the order written (the newest max_counter_sources stay).
   std::vector<std::uint32_t> written_calls_order_;
-  std::uint64_t late_records_ = 0;  // GPU records written after their call was
+  std::uint64_t late_records_ = 0;                    // GPU records written after their call was
+  std::map<std::string, std::string> mangled_names_;  // demangled -> mangled, for the end
   TimeNs capture_end_ = 0;
   TimeNs last_upto_ = INT64_MIN;
   bool gpu_work_seen_ = false;

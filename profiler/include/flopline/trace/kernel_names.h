@@ -29,4 +29,10 @@ std::string kernel_function_name(std::string_view name);
 // instantiations of one function template do become one name.
 void use_kernel_base_names(Trace& t);
 
+// Renames every kernel slice of `t` to the name the driver gave it (mangled), from the
+// trace's top-level "mangledKernelNames" object (demangled -> mangled, written by
+// flopline's capture for the names it demangled); names not in it stay. False when the
+// trace has no such object (other tools' traces): nothing is renamed.
+bool use_kernel_mangled_names(Trace& t);
+
 }  // namespace flopline::trace
