@@ -24,7 +24,7 @@ since() { echo $(( $(date +%s) - start )); }
 summary="$work/logs/summary.txt"
 note() { echo "[$(since) s] $*" | tee -a "$summary"; }
 
-(OUT="$work" STREAMING_FORMAT="${STREAMING_FORMAT:-json}" STREAMING_MINUTES="${STREAMING_MINUTES:-8}" STREAMING_KILL_AT="${STREAMING_KILL_AT:-5}" \
+(OUT="$work" STREAMING_FORMAT="${STREAMING_FORMAT:-json}" STREAMING_READ="${STREAMING_READ:-summary}" STREAMING_MINUTES="${STREAMING_MINUTES:-8}" STREAMING_KILL_AT="${STREAMING_KILL_AT:-5}" \
   timeout "${STREAMING_LIMIT_S:-575}" "$root/scripts/gpu_streaming.sh" > "$work/logs/streaming.log" 2>&1) &
 streaming=$!
 

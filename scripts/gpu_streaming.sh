@@ -23,7 +23,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/mac
 python3 "$root/tests/gpu/streaming/check_streaming.py" --flopline "$build/profiler/flopline" \
   --out "$OUT" --minutes "${STREAMING_MINUTES:-8}" --kill-at "${STREAMING_KILL_AT:-5}" \
   --rate "${STREAMING_RATE:-30000}" --modes "${STREAMING_MODES:-plain,metrics,kill}" \
-  --format "${STREAMING_FORMAT:-json.gz}" \
+  --format "${STREAMING_FORMAT:-json.gz}" --read "${STREAMING_READ:-stats}" \
   2>&1 | tee "$OUT/check.log"
 status=${PIPESTATUS[0]}
 # The big traces stay on the machine; what comes back is the logs and RSS samples.
