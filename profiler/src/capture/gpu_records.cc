@@ -7,6 +7,7 @@
 #include "capture/decode_context.h"
 #include "flopline/capture/occupancy.h"
 #include "flopline/trace/counted_basis.h"
+#include "flopline/trace/trace_args.h"
 
 namespace flopline::capture::detail {
 namespace {
@@ -53,13 +54,13 @@ void add_counter_args(ArgsBuilder& a, const CountedWork& w, const KernelCounts& 
   }
   switch (how.basis) {
     case trace::CountedBasis::kMeasured:
-      a.add("flops source", trace::kSourceMeasured);
+      a.add(trace::kArgFlopsSource, trace::kSourceMeasured);
       break;
     case trace::CountedBasis::kSameWork:
-      a.add("flops source", trace::kSourceSameWork);
+      a.add(trace::kArgFlopsSource, trace::kSourceSameWork);
       break;
     default: {
-      a.add("flops source", trace::kSourceEstimated);
+      a.add(trace::kArgFlopsSource, trace::kSourceEstimated);
       std::string note = to_string(how.note);
       if (how.note == CountNote::kUnlikeItsWork && how.time_ratio > 0) {
         char ratio[64];
@@ -144,10 +145,10 @@ trace::ArgsId kernel_args(DecodeContext& ctx, ArgsBuilder& a, const KernelRecord
              ctx.kernel_counts[kernel_index].basis == trace::CountedBasis::kNotCounted) {
     std::string source(trace::kSourceNotCountedPrefix);
     source += ctx.kernel_counts[kernel_index].not_counted;
-    a.add("flops source", source);
+    a.add(trace::kArgFlopsSource, source);
   }
   const std::string precision = kernel_precision(ctx, work_index, counted);
-  if (!precision.empty()) a.add("precision", precision);
+  if (!precision.empty()) a.add(trace::kArgPrecision, precision);
   if (kernel_index < ctx.collectives.size() && ctx.collectives[kernel_index])
     add_collective_args(a, *ctx.collectives[kernel_index], ctx.batch.world_size, k.end - k.start);
   return ctx.trace.args.add_json(a.finish());

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "flopline/capture/attribution.h"
+#include "flopline/trace/trace_args.h"
 
 namespace flopline::capture {
 namespace {
@@ -38,23 +39,25 @@ void add_marker_data(ArgsBuilder& a, const NvtxMarkerData& d) {
 void add_counted(ArgsBuilder& a, const NvtxRange& r, const OperatorSummary* op) {
   if (op == nullptr || !op->counted_flops) return;
   if (r.count_source == CountSource::kNone) {
-    a.add("flops source",
+    a.add(trace::kArgFlopsSource,
           op->counted_basis == trace::CountedBasis::kEstimated  ? trace::kSourceEstimated
           : op->counted_basis == trace::CountedBasis::kSameWork ? trace::kSourceSameWork
                                                                 : trace::kSourceMeasured);
     return;
   }
-  a.add("counted flops", *op->counted_flops);
-  if (op->counted_bytes) a.add("counted dram bytes", *op->counted_bytes);
+  a.add(trace::kArgCountedFlops, *op->counted_flops);
+  if (op->counted_bytes) a.add(trace::kArgCountedDramBytes, *op->counted_bytes);
 }
 
 trace::ArgsId range_args(trace::Trace& t, ArgsBuilder& a, const NvtxRange& r,
                          const OperatorSummary* op) {
   a.clear();
   add_marker_data(a, r.data);
-  if (r.count_source != CountSource::kNone) a.add("flops source", to_string(r.count_source));
+  if (r.count_source != CountSource::kNone)
+    a.add(trace::kArgFlopsSource, to_string(r.count_source));
   add_counted(a, r, op);
-  if (!r.precision.empty()) a.add("precision", r.precision);  // picks the peak for % of peak
+  if (!r.precision.empty())
+    a.add(trace::kArgPrecision, r.precision);  // picks the peak for % of peak
   if (!r.plan.empty()) a.add("plan", r.plan);
   if (r.from_torch) {
     // Kineto's cpu_op keys, so tools that read torch.profiler traces find them.
@@ -115,9 +118,10 @@ std::vector<std::uint32_t> emit_operators(const PairedMarkers& markers,
       a.clear();
       a.add_uint("gpu records", e.records);
       const NvtxRange& r = markers.ranges[op.range];
-      if (!r.precision.empty()) a.add("precision", r.precision);
+      if (!r.precision.empty()) a.add(trace::kArgPrecision, r.precision);
       if (!r.plan.empty()) a.add("plan", r.plan);
-      if (r.count_source != CountSource::kNone) a.add("flops source", to_string(r.count_source));
+      if (r.count_source != CountSource::kNone)
+        a.add(trace::kArgFlopsSource, to_string(r.count_source));
       add_counted(a, r, &op);
       if (r.unclosed) a.add_bool("unclosed", true);  // its extent may still grow
       const trace::ArgsId args = t.args.add_json(a.finish());

@@ -9,6 +9,7 @@
 #include "analysis_internal.h"
 #include "flopline/trace/analysis.h"
 #include "flopline/trace/json_value.h"
+#include "flopline/trace/trace_args.h"
 
 namespace flopline::trace {
 
@@ -97,7 +98,7 @@ std::vector<const DeviceProperties*> devices_by_track(const Trace& trace) {
 
 std::string slice_precision(const Trace& trace, const Slice& s) {
   if (s.args == kNoArgs || s.args >= trace.args.size()) return {};
-  const auto member = json_member(trace.args.json(s.args), "precision");
+  const auto member = json_member(trace.args.json(s.args), kArgPrecision);
   if (!member) return {};
   const auto text = json_string(*member);
   return text ? normalize_precision(*text) : std::string();

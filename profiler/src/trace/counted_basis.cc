@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "flopline/trace/json_value.h"
+#include "flopline/trace/trace_args.h"
 
 namespace flopline::trace {
 
@@ -60,7 +61,7 @@ CountedCoverage counted_coverage(const Trace& t) {
         ++c.kernels;
         CountedBasis b = CountedBasis::kNoCounts;
         if (s.args != kNoArgs) {
-          if (const auto m = json_member(t.args.json(s.args), "flops source")) {
+          if (const auto m = json_member(t.args.json(s.args), kArgFlopsSource)) {
             if (const auto text = json_string(*m)) b = counted_basis(*text);
           }
         }

@@ -16,6 +16,7 @@
 #include "flopline/trace/json_value.h"
 #include "flopline/trace/slice_terms.h"
 #include "flopline/trace/torch_op_args.h"
+#include "flopline/trace/trace_args.h"
 
 namespace flopline::trace {
 namespace {
@@ -123,7 +124,7 @@ const char* to_string(FlopsSource s) {
 FlopsSource own_flops_source(const Trace& trace, const Slice& s) {
   const std::string_view args = slice_args_text(trace, s);
   if (args.empty()) return FlopsSource::kTrace;
-  const auto member = json_member(args, "flops source");
+  const auto member = json_member(args, kArgFlopsSource);
   if (!member) return FlopsSource::kTrace;
   const auto text = json_string(*member);
   return text && text->starts_with("counters") ? FlopsSource::kCounters : FlopsSource::kTrace;
@@ -133,7 +134,7 @@ std::optional<double> counted_flops_beside_declared(const Trace& trace, const Sl
   const std::string_view args = slice_args_text(trace, s);
   if (args.empty()) return std::nullopt;
   // The rule of "flops": a JSON number, finite and not negative; anything else is no count.
-  const auto member = json_member(args, "counted flops");
+  const auto member = json_member(args, kArgCountedFlops);
   if (!member || member->empty()) return std::nullopt;
   const char c = member->front();
   if (!(c == '-' || c == '.' || (c >= '0' && c <= '9'))) return std::nullopt;
@@ -514,7 +515,7 @@ void OperatorIndex::Impl::count() {
     if (!formula && !m.has_flops() && !m.has_bytes()) continue;
     const std::string_view args = args_text(s);
     if (args.empty()) continue;
-    if (const auto p = json_member(args, "precision")) {
+    if (const auto p = json_member(args, kArgPrecision)) {
       if (const auto text = json_string(*p)) op.precision = normalize_precision(*text);
     }
     if (!formula) continue;
@@ -624,7 +625,7 @@ void OperatorIndex::Impl::adjust_precision(const std::vector<std::uint32_t>& ord
     bool agree = true;
     for (std::uint32_t i = item_begin[o]; i < item_end[o] && agree; ++i) {
       const std::string_view args = args_text(t.tracks[items[i].slice.track].at(items[i].slice));
-      const auto p = args.empty() ? std::nullopt : json_member(args, "precision");
+      const auto p = args.empty() ? std::nullopt : json_member(args, kArgPrecision);
       const auto text = p ? json_string(*p) : std::nullopt;
       if (!text || text->empty()) continue;
       const std::string kernel = normalize_precision(*text);

@@ -9,6 +9,7 @@
 #include "flopline/trace/collectives.h"
 #include "flopline/trace/json_value.h"
 #include "flopline/trace/operator_time.h"
+#include "flopline/trace/trace_args.h"
 #include "flopline/trace/types.h"
 
 namespace flopline::trace {
@@ -187,7 +188,7 @@ std::vector<DeviceBreakdown> time_breakdown(const Trace& t, std::optional<TimeNs
         w.any_flops = true;
         std::string precision;
         if (s.args != kNoArgs) {
-          if (const auto v = json_member(t.args.json(s.args), "precision"))
+          if (const auto v = json_member(t.args.json(s.args), kArgPrecision))
             precision = json_string(*v).value_or(std::string());
         }
         const double peak = props != nullptr ? props->peak_flops_for(precision) : 0;

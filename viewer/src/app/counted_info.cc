@@ -7,6 +7,7 @@
 
 #include "flopline/trace/counted_basis.h"
 #include "flopline/trace/json_value.h"
+#include "flopline/trace/trace_args.h"
 
 namespace flopline::viewer {
 namespace {
@@ -104,7 +105,7 @@ std::string flops_source_words(std::string_view source, bool replayed, bool kern
 
 std::vector<InfoLine> counted_info(const SliceInfo& info) {
   std::vector<InfoLine> out;
-  const InfoLine* source = find_arg(info, "flops source");
+  const InfoLine* source = find_arg(info, trace::kArgFlopsSource);
   const InfoLine* replayed = find_arg(info, "counters replayed");
   if (source != nullptr) {
     out.push_back(
@@ -127,10 +128,10 @@ std::vector<InfoLine> counted_info(const SliceInfo& info) {
     out.push_back({"integer tensor ops", format_si(*i) + " (not FLOPs)"});
   // An operator that declared its FLOPs keeps them; the counters' sums sit beside them.
   const std::optional<double> declared = number_arg(info, "flops");
-  if (auto f = number_arg(info, "counted flops")) {
+  if (auto f = number_arg(info, trace::kArgCountedFlops)) {
     out.push_back({"counted FLOPs", format_si(*f) + difference(*f, declared.value_or(0))});
   }
-  if (auto b = number_arg(info, "counted dram bytes"))
+  if (auto b = number_arg(info, trace::kArgCountedDramBytes))
     out.push_back({"counted DRAM bytes", format_si(*b) + "B"});
   return out;
 }

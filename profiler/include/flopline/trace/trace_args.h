@@ -9,6 +9,12 @@
 
 namespace flopline::trace {
 
+// The keys the writer and several readers share, by name.
+inline constexpr std::string_view kArgPrecision = "precision";
+inline constexpr std::string_view kArgFlopsSource = "flops source";
+inline constexpr std::string_view kArgCountedFlops = "counted flops";
+inline constexpr std::string_view kArgCountedDramBytes = "counted dram bytes";
+
 struct TraceArg {
   std::string_view key;
   std::string_view type;   // "uint", "int", "number", "string", "bool", "[int]", "object"
@@ -32,13 +38,13 @@ inline constexpr TraceArg kTraceArgs[] = {
     {"cluster", "[int]", "kernel (cluster launch)"},
     {"graph id", "uint", "kernel, copy, set (in a CUDA graph)"},
     {"graph node id", "uint", "kernel, copy, set (in a CUDA graph)"},
-    {"precision", "string", "kernel, operator"},
+    {kArgPrecision, "string", "kernel, operator"},
     // Counted and declared work (docs/COUNTERS.md, docs/NVTX.md).
     {"flops", "number", "kernel, operator"},
     {"bytes", "number", "kernel, operator, copy, set"},
     {"TFLOP/s", "number", "slices with flops"},
     {"GB/s", "number", "slices with bytes"},
-    {"flops source", "string", "kernel, operator"},
+    {kArgFlopsSource, "string", "kernel, operator"},
     {"counters note", "string", "kernel (estimated values)"},
     {"counters replayed", "bool", "kernel (measured)"},
     {"flops by precision", "object", "kernel (counted)"},
@@ -48,8 +54,8 @@ inline constexpr TraceArg kTraceArgs[] = {
     {"dram bytes", "number", "kernel (counted)"},
     {"dram bytes read", "number", "kernel (counted)"},
     {"dram bytes written", "number", "kernel (counted)"},
-    {"counted flops", "number", "operator (declared and counted)"},
-    {"counted dram bytes", "number", "operator (declared and counted)"},
+    {kArgCountedFlops, "number", "operator (declared and counted)"},
+    {kArgCountedDramBytes, "number", "operator (declared and counted)"},
     // NCCL (collectives.h).
     {"collective", "string", "NCCL kernel"},
     {"collective message bytes", "uint", "NCCL kernel"},
