@@ -805,6 +805,7 @@ TEST(StreamingDecoder, KernelsThatComeAfterTheirCallWasWrittenKeepTheirCounts) {
   d.add(std::move(inferred));
   const std::vector<std::string> calls = event_lines(d.take(100 * kMs));
   EXPECT_EQ(count_with(calls, "\"name\":\"cuLaunchKernel\""), 2u) << "written after 60 ms";
+  EXPECT_EQ(d.held().written_calls, 2u) << "their thread and times are kept";
   // Every batch a capture hands over carries the run's counter settings.
   auto batch = [] {
     RecordBatch b;
@@ -834,6 +835,7 @@ TEST(StreamingDecoder, KernelsThatComeAfterTheirCallWasWrittenKeepTheirCounts) {
   EXPECT_EQ(count_with(later, "\"ph\":\"s\",\"id\":2,"), 1u);
   EXPECT_EQ(count_with(later, "\"ph\":\"f\",\"id\":2,"), 1u);
   EXPECT_EQ(count_with(later, "\"tid\":4242,\"ts\":2000.000"), 1u) << "from the call's start";
+  EXPECT_EQ(d.held().written_calls, 0u) << "released once their records went out";
   EXPECT_EQ(d.held().open(), 0u);
   const trace::Trace last = d.take(kEndOfRun);
   bool said_late = false;

@@ -387,11 +387,14 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
   std::vector<bool> release_memcpy(p.memcpys.size(), false);
   std::vector<bool> release_memset(p.memsets.size(), false);
   std::unordered_set<std::uint64_t> written_kernels;  // (device, correlation)
+  std::vector<std::uint32_t> late_correlations;       // records of calls written before
   for (const GpuWork& w : work) {
     const bool placed = !(w.kind == GpuWorkKind::kKernel && w.start == 0 && w.end == 0);
     const bool go = at_end || (placed && w.end <= upto && (w.launch == kNoId || ready(w.launch)));
-    if (go && w.launch == kNoId && context_.written_calls.count(w.correlation_id) > 0)
+    if (go && w.launch == kNoId && context_.written_calls.count(w.correlation_id) > 0) {
       ++late_records_;
+      late_correlations.push_back(w.correlation_id);
+    }
     switch (w.kind) {
       case GpuWorkKind::kKernel: {
         release_kernel[w.index] = go;
@@ -553,6 +556,8 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
   DecodeResult decoded;
   trace::Trace t = decode_to_trace(chunk, options, &decoded);
   if (!context_.pids) context_.pids = decoded.pids;
+  // A written call's entry has served once its record went out with its flow.
+  for (const std::uint32_t c : late_correlations) context_.written_calls.erase(c);
   // Every name the run demangled, written once with the metadata at the end.
   mangled_names_.insert(decoded.mangled_names.begin(), decoded.mangled_names.end());
   if (at_end) {
@@ -624,6 +629,7 @@ HeldRecords StreamingDecoder::held() const {
   h.gpu_metric_samples = p.gpu_metric_samples.size();
   h.nccl_calls = p.nccl_calls.size();
   h.carried_ranges = context_.carry.size();
+  h.written_calls = context_.written_calls.size();
   return h;
 }
 
@@ -635,7 +641,8 @@ std::uint64_t StreamingDecoder::held_bytes() const {
   b += p.memcpys.size() * sizeof(MemcpyRecord) + p.memsets.size() * sizeof(MemsetRecord) +
        p.syncs.size() * sizeof(SyncRecord) + p.marker_data.size() * sizeof(MarkerDataRecord) +
        p.overheads.size() * sizeof(OverheadRecord) + p.nccl_calls.size() * sizeof(NcclCallRecord) +
-       p.inferred_launches.size() * sizeof(InferredLaunch);
+       p.inferred_launches.size() * sizeof(InferredLaunch) +
+       context_.written_calls.size() * (sizeof(std::uint32_t) + sizeof(WrittenCall) + 16);
   for (const MarkerRecord& m : p.markers) b += sizeof m + m.name.capacity() + m.domain.capacity();
   for (const NameRecord& n : p.names) b += sizeof n + n.name.capacity();
   for (const ThreadName& n : p.thread_names) b += sizeof n + n.name.capacity();

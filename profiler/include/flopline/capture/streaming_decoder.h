@@ -80,7 +80,8 @@ struct StreamingOptions {
 struct HeldRecords {
   std::size_t api_calls = 0, kernels = 0, memcpys = 0, memsets = 0, syncs = 0, markers = 0,
               marker_data = 0, overheads = 0, names = 0, counter_records = 0, counter_sources = 0,
-              inferred_launches = 0, gpu_metric_samples = 0, nccl_calls = 0, carried_ranges = 0;
+              inferred_launches = 0, gpu_metric_samples = 0, nccl_calls = 0, carried_ranges = 0,
+              written_calls = 0;  // calls written whose GPU record has not come yet
   // Records that belong to events not written yet (names, devices and sources aside).
   std::size_t open() const {
     return api_calls + kernels + memcpys + memsets + syncs + markers + marker_data + overheads +
