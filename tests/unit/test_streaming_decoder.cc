@@ -730,14 +730,20 @@ TEST(StreamingDecoder, AGraphsKernelsAcrossAppendsKeepTheirLaunch) {
   EXPECT_TRUE(last.empty()) << "the graph went out before the run's end";
 }
 
-// --counters: the first launch of a work key is measured in one append; launches of the
-// same work in later appends take its values, by the measurement's id.
-RecordBatch counted_part(std::uint32_t correlation, TimeNs t, bool measured) {
+// A batch as a capture with --counters hands it over: its process and counter settings.
+RecordBatch counted_batch() {
   RecordBatch b;
   b.process_id = kPid;
   b.counters.requested = true;
   b.counters.plan = small_plan();
   b.counters.per_signature = 1;
+  return b;
+}
+
+// --counters: the first launch of a work key is measured in one append; launches of the
+// same work in later appends take its values, by the measurement's id.
+RecordBatch counted_part(std::uint32_t correlation, TimeNs t, bool measured) {
+  RecordBatch b = counted_batch();
   ApiRecord a;
   a.name = "cuLaunchKernel";
   a.start = t;
@@ -792,7 +798,7 @@ TEST(StreamingDecoder, CountsAreInferredFromALaunchMeasuredInAnEarlierAppend) {
 // come long after its launch call was written (past pending_limit_ns). A measured
 // launch's replayed kernel is then placed at the call written earlier, and an inferred
 // launch's record waits for its kernel, however many appends that takes: both keep their
-// counts (on an H200 pair 32 of 74 measured kernels of a DDP rank were lost this way).
+// counts (a DDP rank's measured kernels were lost this way: docs/results).
 TEST(StreamingDecoder, KernelsThatComeAfterTheirCallWasWrittenKeepTheirCounts) {
   StreamingDecoder d(test_options());  // pending_limit_ns: 60 ms
   RecordBatch measured = counted_part(1, 1 * kMs, true);
@@ -806,20 +812,11 @@ TEST(StreamingDecoder, KernelsThatComeAfterTheirCallWasWrittenKeepTheirCounts) {
   const std::vector<std::string> calls = event_lines(d.take(100 * kMs));
   EXPECT_EQ(count_with(calls, "\"name\":\"cuLaunchKernel\""), 2u) << "written after 60 ms";
   EXPECT_EQ(d.held().written_calls, 2u) << "their thread and times are kept";
-  // Every batch a capture hands over carries the run's counter settings.
-  auto batch = [] {
-    RecordBatch b;
-    b.process_id = kPid;
-    b.counters.requested = true;
-    b.counters.plan = small_plan();
-    b.counters.per_signature = 1;
-    return b;
-  };
   for (int i = 0; i < 4; ++i) {  // appends without them
-    d.add(batch());
+    d.add(counted_batch());
     EXPECT_TRUE(event_lines(d.take((200 + 100 * i) * kMs)).empty());
   }
-  RecordBatch kernels = batch();
+  RecordBatch kernels = counted_batch();
   kernels.kernels = late;
   d.add(std::move(kernels));
   const std::vector<std::string> later = event_lines(d.take(700 * kMs));

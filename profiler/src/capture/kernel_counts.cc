@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <tuple>
 
 namespace flopline::capture {
@@ -63,10 +64,10 @@ void place_replayed_kernels(RecordBatch& batch) {
   place_replayed_kernels(batch, {}, {}, false);
 }
 
-void place_replayed_kernels(
-    RecordBatch& batch, const std::unordered_map<std::uint32_t, TimeNs>& earlier_end,
-    const std::unordered_map<std::uint32_t, std::pair<TimeNs, TimeNs>>& written_calls,
-    bool keep_unplaced) {
+void place_replayed_kernels(RecordBatch& batch,
+                            const std::unordered_map<std::uint32_t, TimeNs>& earlier_end,
+                            const std::unordered_map<std::uint32_t, WrittenCall>& written_calls,
+                            bool keep_unplaced) {
   const bool any_untimed =
       std::any_of(batch.kernels.begin(), batch.kernels.end(),
                   [](const KernelRecord& k) { return k.start == 0 && k.end == 0; });
@@ -80,7 +81,6 @@ void place_replayed_kernels(
   for (const ApiRecord& a : batch.api_calls) {
     if (a.start != 0) call_of.emplace(a.correlation_id, std::make_pair(a.start, a.end));
   }
-  for (const auto& [correlation, times] : written_calls) call_of.emplace(correlation, times);
   PriorWork prior;
   for (const KernelRecord& k : batch.kernels) {
     if (k.start != 0 || k.end != 0) prior.add(k.device, k.start, k.end);
@@ -96,14 +96,19 @@ void place_replayed_kernels(
       continue;
     }
     const auto r = record_of_id.find(id_key(k.device, k.correlation_id));
-    const auto c = call_of.find(k.correlation_id);
-    if (r == record_of_id.end() || c == call_of.end()) {
+    std::optional<std::pair<TimeNs, TimeNs>> call;  // its launch call's start and end
+    if (const auto c = call_of.find(k.correlation_id); c != call_of.end()) {
+      call = c->second;
+    } else if (const auto w = written_calls.find(k.correlation_id); w != written_calls.end()) {
+      call = std::make_pair(w->second.start, w->second.end);
+    }
+    if (r == record_of_id.end() || !call) {
       if (keep_unplaced) kept.push_back(std::move(k));
       continue;
     }
     const CountedWork w =
         evaluate_counters(batch.counters.plan, batch.counter_records[r->second].values);
-    const auto [call_start, call_end] = c->second;
+    const auto [call_start, call_end] = *call;
     TimeNs before = prior.end_before(k.device, call_end);
     if (const auto e = earlier_end.find(k.device); e != earlier_end.end() && e->second < call_end)
       before = std::max(before, e->second);

@@ -19,7 +19,7 @@
 namespace flopline::capture {
 namespace {
 
-// Appends a marker data or inferred launch record may wait for the record it belongs to.
+// Appends a marker data record may wait for the marker it belongs to.
 constexpr std::uint8_t kOrphanAppends = 2;
 
 std::uint64_t device_key(std::uint32_t device, std::uint32_t id) {
@@ -70,6 +70,12 @@ void split_aged(std::vector<T>& v, std::vector<std::uint8_t>& age, const std::ve
   }
   v = std::move(kept);
   age = std::move(kept_age);
+}
+
+// Drops the oldest elements of `v` (its front) beyond the newest `max`.
+template <class T>
+void keep_newest(std::vector<T>& v, std::size_t max) {
+  if (v.size() > max) v.erase(v.begin(), v.end() - static_cast<std::ptrdiff_t>(max));
 }
 
 // One NVTX range as the decoder pairs it: its start marker and end marker (indices into
@@ -201,7 +207,6 @@ void StreamingDecoder::add(RecordBatch&& fresh) {
   detail::append_moved(p.marker_data, fresh.marker_data);
   detail::append_moved(p.overheads, fresh.overheads);
   detail::append_moved(p.counter_records, fresh.counter_records);
-  inferred_age_.resize(p.inferred_launches.size() + fresh.inferred_launches.size(), 0);
   detail::append_moved(p.inferred_launches, fresh.inferred_launches);
   detail::append_moved(p.gpu_metric_samples, fresh.gpu_metric_samples);
   detail::append_moved(p.nccl_calls, fresh.nccl_calls);
@@ -217,10 +222,7 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
   // Replayed kernels take their place now that their counter records and calls are here.
   if (std::any_of(p.kernels.begin(), p.kernels.end(),
                   [](const KernelRecord& k) { return k.start == 0 && k.end == 0; })) {
-    std::unordered_map<std::uint32_t, std::pair<TimeNs, TimeNs>> written;
-    for (const auto& [correlation, c] : context_.written_calls)
-      written.emplace(correlation, std::make_pair(c.start, c.end));
-    place_replayed_kernels(p, earlier_end_, written, !at_end);
+    place_replayed_kernels(p, earlier_end_, context_.written_calls, !at_end);
   }
 
   // Launch groups and the records tied to them.
@@ -491,15 +493,13 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
   }
 
   // Inferred launches go with their kernels; a kept call or kernel keeps its own.
+  // Kept however long their kernel takes (CUPTI hands a buffer over when it is full, so
+  // on a quiet device a kernel can come minutes after its launch): the newest
+  // max_counter_sources, below.
   std::vector<bool> release_inferred(p.inferred_launches.size());
-  std::vector<bool> drop_inferred(p.inferred_launches.size());
   for (std::size_t i = 0; i < p.inferred_launches.size(); ++i) {
     const InferredLaunch& l = p.inferred_launches[i];
     release_inferred[i] = written_kernels.count(device_key(l.device, l.correlation_id)) > 0;
-    // Kept however long its kernel takes (CUPTI hands a buffer over when it is full, so
-    // on a quiet device a kernel can come minutes after its launch); the newest
-    // max_counter_sources are kept, below.
-    drop_inferred[i] = !release_inferred[i] && at_end;
   }
 
   // Calls written before their GPU record came: the record gets its flow from the call
@@ -522,20 +522,12 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
   split(p.gpu_metric_samples, release_sample, chunk.gpu_metric_samples);
   split(p.markers, release_marker, chunk.markers);
   split_aged(p.marker_data, marker_data_age_, release_data, drop_data, chunk.marker_data);
-  split_aged(p.inferred_launches, inferred_age_, release_inferred, drop_inferred,
-             chunk.inferred_launches);
-  if (p.inferred_launches.size() > options_.max_counter_sources) {
-    const auto extra =
-        static_cast<std::ptrdiff_t>(p.inferred_launches.size() - options_.max_counter_sources);
-    p.inferred_launches.erase(p.inferred_launches.begin(), p.inferred_launches.begin() + extra);
-    inferred_age_.erase(inferred_age_.begin(), inferred_age_.begin() + extra);
-  }
-  if (written_calls_order_.size() > options_.max_counter_sources) {
-    const std::size_t extra = written_calls_order_.size() - options_.max_counter_sources;
-    for (std::size_t k = 0; k < extra; ++k) context_.written_calls.erase(written_calls_order_[k]);
-    written_calls_order_.erase(written_calls_order_.begin(),
-                               written_calls_order_.begin() + static_cast<std::ptrdiff_t>(extra));
-  }
+  split(p.inferred_launches, release_inferred, chunk.inferred_launches);
+  if (at_end) p.inferred_launches.clear();  // their kernels never came
+  keep_newest(p.inferred_launches, options_.max_counter_sources);
+  for (std::size_t k = 0; k + options_.max_counter_sources < written_calls_order_.size(); ++k)
+    context_.written_calls.erase(written_calls_order_[k]);
+  keep_newest(written_calls_order_, options_.max_counter_sources);
   {
     std::vector<std::uint8_t> no_age(p.nccl_calls.size(), 0);
     split_aged(p.nccl_calls, no_age, release_nccl, drop_nccl, chunk.nccl_calls);
@@ -589,11 +581,7 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
     }
   }
   p.counter_records = std::move(unmatched);
-  if (sources_.size() > options_.max_counter_sources) {
-    sources_.erase(sources_.begin(),
-                   sources_.begin() +
-                       static_cast<std::ptrdiff_t>(sources_.size() - options_.max_counter_sources));
-  }
+  keep_newest(sources_, options_.max_counter_sources);
   if (at_end && late_records_ > 0) {
     // How late CUPTI handed records over: each came after its call had waited
     // pending_limit_ns and gone out alone.

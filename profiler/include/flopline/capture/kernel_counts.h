@@ -61,14 +61,14 @@ void place_replayed_kernels(RecordBatch& batch);
 
 // The same for one append of a streaming capture: `earlier_end` gives per device the
 // latest end of the GPU work written by earlier appends (it ran before these launches),
-// `written_calls` the times of launch calls written by earlier appends without their
-// kernel (correlation id -> start, end), and a kernel whose counter record or launch
+// `written_calls` the launch calls written by earlier appends without their kernel (by
+// correlation id), and a kernel whose counter record or launch
 // call has not arrived yet stays unplaced (start = end = 0) for a later append instead
 // of being dropped.
-void place_replayed_kernels(
-    RecordBatch& batch, const std::unordered_map<std::uint32_t, TimeNs>& earlier_end,
-    const std::unordered_map<std::uint32_t, std::pair<TimeNs, TimeNs>>& written_calls,
-    bool keep_unplaced);
+void place_replayed_kernels(RecordBatch& batch,
+                            const std::unordered_map<std::uint32_t, TimeNs>& earlier_end,
+                            const std::unordered_map<std::uint32_t, WrittenCall>& written_calls,
+                            bool keep_unplaced);
 
 // One entry per RecordBatch::kernels element.
 std::vector<KernelCounts> assign_kernel_counts(const RecordBatch& batch);

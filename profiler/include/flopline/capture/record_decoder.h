@@ -61,13 +61,6 @@ using RangeKey = std::pair<std::uint32_t, TimeNs>;
 // events another append writes: the markers of ranges not final yet (they own the
 // launches released now), and counter records whose kernels were written before (the
 // sources of inferred counts).
-// A launch call written by an earlier append before its GPU record came.
-struct WrittenCall {
-  TimeNs start = 0;
-  TimeNs end = 0;
-  std::uint32_t thread_id = 0;
-};
-
 struct StreamDecodeContext {
   // Where a range that never ended ends: the run's last timestamp so far (ns).
   TimeNs capture_end = 0;

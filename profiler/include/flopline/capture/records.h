@@ -301,6 +301,14 @@ struct CounterRecord {
 
 // A launch that was not measured because a measurement of the same work key came
 // before it (launch_work.h): its kernel takes that measurement's values.
+// A launch call a streaming capture wrote before its GPU record came: what the record
+// needs of it when it comes (its flow's start, a replayed kernel's place).
+struct WrittenCall {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  std::uint32_t thread_id = 0;
+};
+
 struct InferredLaunch {
   std::uint32_t correlation_id = 0;  // the launch's outermost call
   std::uint32_t device = 0;

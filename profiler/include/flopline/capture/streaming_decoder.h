@@ -115,7 +115,6 @@ class StreamingDecoder {
   StreamingOptions options_;
   RecordBatch pending_;                        // records not written yet, plus the run's metadata
   std::vector<std::uint8_t> marker_data_age_;  // per pending_.marker_data: appends unmatched
-  std::vector<std::uint8_t> inferred_age_;     // per pending_.inferred_launches
   std::vector<CounterRecord> sources_;         // measurements whose kernels were written
   StreamDecodeContext context_;                // carried ranges, contexts, pids
   std::unordered_map<std::uint32_t, TimeNs> earlier_end_;  // per device: latest end written
