@@ -50,6 +50,19 @@ def kernels(path):
     return out
 
 
+def flopline_notes(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
+        doc = json.load(f)
+    meta = doc.get("flopline", {}) if isinstance(doc, dict) else {}
+    return {k: v for k, v in meta.items() if isinstance(v, (str, int, float))}
+
+
+def flow_ends(path):
+    """Where launch flows end: (pid, tid, ts) of each "f" event, a kernel's start."""
+    return {(e.get("pid"), e.get("tid"), e.get("ts")) for e in load(path) if e.get("ph") == "f"}
+
+
 def run(flopline, mode, out, command, timeout, log):
     t0 = time.monotonic()
     with open(log, "w") as f:
@@ -183,6 +196,17 @@ def ddp(args):
               f"{len(nccl)} NCCL kernels, {nccl_marked} marked communication")
         if not nccl or nccl_marked != len(nccl) or counted != len(compute):
             status = 1
+        # What the decoder says about records CUPTI handed over late: a measured kernel
+        # lost to lateness shows as "counters without their kernel".
+        notes = flopline_notes(f)
+        for key in ("GPU records after their call was written", "counters without their kernel"):
+            if key in notes:
+                print(f"  {key}: {notes[key]}")
+        if "counters without their kernel" in notes:
+            status = 1
+        flows = flow_ends(f)
+        unlinked = sum(1 for k in ks if (k.get("pid"), k.get("tid"), k.get("ts")) not in flows)
+        print(f"  GPU records without a launch flow: {unlinked} of {len(ks)} kernels")
         # What the uncounted compute kernels are, and why, at most a few.
         for k in [k for k in compute if not str(k.get("args", {}).get("flops source", "")).startswith("counters")][:6]:
             print(f"  not counted: {k['name'][:70]} ({k.get('args', {}).get('flops source', 'no source')}, "

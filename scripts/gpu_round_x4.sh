@@ -59,6 +59,20 @@ export CUDA_VISIBLE_DEVICES=2,3
 timeout 150 python3 "$root/tests/gpu/ranks/check_ranks.py" --flopline "$fl" --out "$work/ranks2" \
   --parts straggler > "$work/logs/ranks-straggler.log" 2>&1
 note "rank check straggler: exit $?"
+# Mangled names on a real trace, and HTA against the per-rank breakdown on the same two
+# NCCL traces (HTA from build-gpu/hta when carried; exit 77 when pandas is missing).
+straggler_dir="$work/ranks2/straggler"
+first=$(ls "$straggler_dir"/*.json 2>/dev/null | head -1)
+if [ -n "$first" ]; then
+  grep -c '"mangledKernelNames"' "$first" > "$work/logs/mangled.log" 2>&1
+  "$fl" stats "$first" --names mangled --top 8 >> "$work/logs/mangled.log" 2>&1
+  note "mangled names: key in file $(head -1 "$work/logs/mangled.log"), rows with _Z: $(grep -c '_Z' "$work/logs/mangled.log")"
+fi
+if [ -d "$build/hta" ]; then
+  timeout 120 python3 "$root/scripts/compare_hta.py" --hta "$build/hta" --flopline "$fl" \
+    "$straggler_dir" > "$work/logs/hta.log" 2>&1
+  note "HTA against flopline on the straggler traces: exit $?"
+fi
 left=$(( 560 - $(since) ))
 if [ "$left" -gt 60 ]; then
   timeout $(( left < 120 ? left - 10 : 110 )) python3 "$root/bench/counters_default_vs_all.py" --flopline "$fl" \
@@ -82,8 +96,9 @@ for m in plain metrics kill; do
 done
 tar czf "$OUT/logs.tgz" -C "$work" logs
 for f in ranks-diff.log ranks-straggler.log; do echo "== $f"; tail -14 "$work/logs/$f"; done
-echo "== DDP under --counters"; tail -4 "$work/logs/ddp-counters.log" 2>/dev/null
+echo "== DDP under --counters"; tail -12 "$work/logs/ddp-counters.log" 2>/dev/null
 echo "== NCCL"; tail -6 "$work/logs/nccl.log" 2>/dev/null
+echo "== HTA"; tail -14 "$work/logs/hta.log" 2>/dev/null
 echo "== GPU metrics"; grep -hE "Failure|Expected|actual|PASSED|FAILED" "$work"/logs/gpu-metrics-*.log | head -12
 echo "== streaming"; tail -8 "$work/logs/streaming-check.log" 2>/dev/null
 echo "== summary"; cat "$summary"
