@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# One four-GPU call for the checks owed after a change to capture or counters:
+#   GPUs 0,1  every gpu-labelled test but the kernels' (ctest -L gpu -E gpu.kernels.),
+#             the DDP, NCCL and rank tests among them
+#   GPUs 2,3  DDP under --counters, each output line stamped with its time; past
+#             DDP_LIMIT_S (default 200) every thread's stack (scripts/gpu_stacks.sh),
+#             then the trace's own notes (late records, lost measurements, flows);
+#             then GPU metrics around matmuls with and without streaming, three times
+#             each: where the samples end against the last kernel
+# Logs go into $OUT/logs.tgz; the summary is printed last.
+#   Run there: ln -sfn build-gpu-slim build-gpu; scripts/gpu_round_checks.sh
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+[ -e "$root/build-gpu" ] || ln -s build-gpu-slim "$root/build-gpu"
+build="$root/build-gpu"
+fl="$build/profiler/flopline"
+OUT="${OUT:-$root/gpu-out}"
+work=/tmp/flopline-checks; rm -rf "$work"; mkdir -p "$work/logs" "$OUT"
+source "$root/scripts/gpu_env.sh" >/dev/null 2>&1
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
+start=$(date +%s)
+since() { echo $(( $(date +%s) - start )); }
+summary="$work/logs/summary.txt"
+note() { echo "[$(since) s] $*" | tee -a "$summary"; }
+stamp() { python3 -u -c 'import sys,time
+t0=time.monotonic()
+for line in sys.stdin: sys.stdout.write("%7.2f %s" % (time.monotonic()-t0, line))'; }
+
+(
+  export CUDA_VISIBLE_DEVICES=0,1 FLOPLINE_GPU_TEST_OUT="$work/gpu-test-traces"
+  cd "$build" && timeout "${CTEST_LIMIT_S:-540}" ctest -L gpu -E 'gpu\.kernels\.' --output-on-failure \
+    --timeout 300 > "$work/logs/ctest.log" 2>&1
+  note "ctest -L gpu: exit $?"
+) &
+tests=$!
+
+export CUDA_VISIBLE_DEVICES=2,3
+d="$work/ddp"; mkdir -p "$d"
+t0=$(date +%s)
+(FLOPLINE_COUNTERS_DEBUG=1 timeout -s KILL $(( ${DDP_LIMIT_S:-200} + 90 )) "$fl" run --counters -o "$d/ddp.json" -- \
+  torchrun --standalone --nproc_per_node=2 "$root/tests/gpu/counters/ddp_loop.py" 2>&1 | stamp > "$work/logs/ddp.log") &
+job=$!
+while kill -0 "$job" 2>/dev/null && [ $(( $(date +%s) - t0 )) -lt "${DDP_LIMIT_S:-200}" ]; do sleep 2; done
+if kill -0 "$job" 2>/dev/null; then
+  note "DDP under --counters still running at ${DDP_LIMIT_S:-200} s: stacks in ddp-stacks.log"
+  "$root/scripts/gpu_stacks.sh" ddp_loop.py > "$work/logs/ddp-stacks.log" 2>&1
+  pkill -KILL -f ddp_loop.py; pkill -KILL -f torchrun
+fi
+wait "$job"
+note "DDP under --counters: ended after $(( $(date +%s) - t0 )) s"
+(cd "$root/bench" && python3 -c '
+import os, sys
+import counters_default_vs_all as c
+d = sys.argv[1]
+for f in sorted(os.listdir(d)):
+    if not f.endswith(".json"): continue
+    p = os.path.join(d, f); ks = c.kernels(p); flows = c.flow_ends(p); notes = c.flopline_notes(p)
+    basis = {}
+    for k in ks:
+        s = str(k.get("args", {}).get("flops source", "none")); basis[s] = basis.get(s, 0) + 1
+    unlinked = sum(1 for k in ks if (k.get("pid"), k.get("tid"), k.get("ts")) not in flows)
+    print(f, len(ks), "kernels;", unlinked, "without a launch flow;", basis)
+    for key in ("GPU records after their call was written", "counters without their kernel", "droppedRecords"):
+        if key in notes: print("  ", key + ":", notes[key])
+' "$d") >> "$work/logs/ddp-notes.log" 2>&1
+tail -3 "$work/logs/ddp.log" >> "$work/logs/ddp-notes.log"
+
+# GPU metrics around matmuls: where the samples end against the last kernel's end.
+export CUDA_VISIBLE_DEVICES=2
+for i in 1 2 3; do
+  for mode in streaming off; do
+    env_flush=(); [ "$mode" = off ] && env_flush=(env FLOPLINE_FLUSH_INTERVAL=off)
+    g="$work/gm-$mode-$i"; mkdir -p "$g"
+    FLOPLINE_GPU_METRICS_DEBUG=1 FLOPLINE_WRITE_DEBUG=1 timeout 60 "${env_flush[@]}" "$fl" run --no-summary \
+      --gpu-metrics=50us -o "$g/gm.json" -- "$build/samples/matmul_bench" --size 4096 --provider cublas \
+      --dtype bf16 --reps 200 2>&1 | stamp > "$work/logs/gm-$mode-$i.log"
+    python3 - "$g/gm.json" >> "$work/logs/gm-summary.log" 2>&1 <<PY
+import json, sys
+d = json.load(open(sys.argv[1])); ev = d["traceEvents"]
+ks = [e for e in ev if e.get("cat") == "kernel"]
+cs = sorted(float(e["ts"]) for e in ev if e.get("ph") == "C")
+last = max(float(k["ts"]) + float(k["dur"]) for k in ks)
+mm = [k for k in ks if k["name"].startswith("nvjet")]
+inside = sum(1 for t in cs if mm and min(float(k["ts"]) for k in mm) <= t <= last)
+print("$mode $i: %d kernels, %d samples, samples end %.1f ms %s the last kernel's end, %d samples during the matmuls" % (
+    len(ks), len(cs), abs(cs[-1] - last) / 1000 if cs else -1, "after" if cs and cs[-1] >= last else "before", inside))
+PY
+  done
+done
+note "GPU metrics runs done"
+wait "$tests"
+tar czf "$OUT/logs.tgz" -C "$work" logs
+echo "== ctest"; grep -E "tests passed|Failed|\*\*\*|Not Run|Timeout" "$work/logs/ctest.log" | tail -20
+echo "== DDP"; cat "$work/logs/ddp-notes.log"
+echo "== DDP stacks"; [ -e "$work/logs/ddp-stacks.log" ] && grep -E "== pid|wchan" "$work/logs/ddp-stacks.log" | head -30
+echo "== GPU metrics"; cat "$work/logs/gm-summary.log"
+echo "== summary"; cat "$summary"
