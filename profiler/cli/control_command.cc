@@ -136,7 +136,9 @@ std::string control_usage(ControlVerb verb) {
               "stopped by 'flopline stop'): every process of the run opens a capture window.\n"
             : "Switches recording off in a running 'flopline launch' or 'flopline run'\n"
               "(without --capture-range): every process of the run closes its window.\n",
-      "Each process writes one trace at its end, holding all its windows.\n"
+      "Under flopline launch each process writes a file per window, finished a flush\n"
+      "interval or two after the window closed; under flopline run, one trace at its\n"
+      "end holding all its windows.\n"
       "\n"
       "  RUN       the run's id (or the start of it, printed by flopline launch), or the\n"
       "            pid of flopline launch/run or of any process of it that records;\n"

@@ -38,6 +38,7 @@
 #include "flopline/capture/capture_config.h"
 #include "flopline/capture/output_manifest.h"
 #include "flopline/capture/self_timing.h"
+#include "flopline/capture/window_files.h"
 #include "periodic_writer.h"
 #include "trace_output.h"
 
@@ -76,14 +77,16 @@ bool recorded_gpu_work(const capture::RecordBatch& b) {
   return !b.kernels.empty() || !b.memcpys.empty() || !b.memsets.empty();
 }
 
-// The path this process writes: its name under the run's rules, claimed in the manifest.
-std::string output_path() {
+// The path this process writes: its name under the run's rules, claimed in the manifest;
+// with `window` > 0, that window's file beside it ("t-window2.json").
+std::string output_path(std::uint32_t window = 0) {
   InjectState& s = state();
   const std::int64_t pid = getpid();
   const bool in_run = s.env.run_pid > 0;
   const bool command_process = in_run && static_cast<std::int64_t>(getppid()) == s.env.run_pid;
-  const std::string path = capture::run_output_path(s.env.output, pid, s.env.rank, command_process,
-                                                    in_run, is_directory);
+  std::string path = capture::run_output_path(s.env.output, pid, s.env.rank, command_process,
+                                              in_run, is_directory);
+  if (window > 0) path = capture::window_file_path(path, window);
   return capture::claim_output_path(s.env.manifest, path, pid);
 }
 
@@ -294,7 +297,15 @@ bool start_capture() {
     PeriodicWriterOptions w;
     w.interval_ns = s.env.flush_interval_ns;
     w.kinds = s.env.kinds;
-    w.path = output_path;
+    w.path = [] { return output_path(); };
+    // An ondemand run (`flopline launch`) writes each window to a file of its own, there
+    // as soon as the window's events are in.
+    if (s.env.windows.range == capture::CaptureRangeKind::kOnDemand) {
+      w.window_files = true;
+      w.window_path = [](std::uint32_t window) { return output_path(window); };
+      w.info = [] { return trace_info(false); };
+      w.finished = report;
+    }
     w.appended = [](const std::string& path, std::uint64_t events, std::int64_t reach_ns) {
       char detail[96];
       std::snprintf(detail, sizeof detail, "up to %.1f s after its first event (%llu events)",

@@ -9,11 +9,16 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <utility>
+#include <vector>
 
+#include "capture_window_control.h"
 #include "cupti_source.h"
 #include "flopline/capture/self_timing.h"
 #include "flopline/capture/streaming_decoder.h"
+#include "flopline/capture/window_files.h"
 #include "flopline/trace/incremental_trace.h"
 
 namespace flopline::cupti {
@@ -68,6 +73,14 @@ struct PeriodicWriter::Impl {
   std::uint64_t dropped = 0;
   trace::TimeNs upto = INT64_MIN;
   trace::TimeNs first_event = INT64_MAX;
+  // One file per window: the window the open file holds, the last whose file was
+  // finished, that file's result, the kernels of the open file, and the events that came
+  // after their window's file was finished (left out, and said in the next file).
+  std::uint32_t file_window = 0;
+  std::uint32_t finished_window = 0;
+  CaptureWriteResult last_window_file;
+  std::uint64_t file_kernels = 0;
+  std::uint64_t events_without_file = 0;
 
   void loop();
   // One append, append_mu held: takes the capture's records, writes what is final at
@@ -75,6 +88,11 @@ struct PeriodicWriter::Impl {
   // be written.
   bool append(trace::TimeNs at, bool last, bool create,
               const std::vector<std::pair<std::string, std::string>>* info);
+  // The same for one file per window: writes `t` (the events final at `upto`) to its
+  // window's file, finishing the file once the window is complete.
+  bool append_to_window_file(trace::Trace& t, std::uint64_t new_kernels, bool last,
+                             std::optional<trace::TimeNs> time_base,
+                             const std::vector<std::pair<std::string, std::string>>* info);
 };
 
 bool PeriodicWriter::Impl::append(trace::TimeNs at, bool last, bool create,
@@ -84,13 +102,17 @@ bool PeriodicWriter::Impl::append(trace::TimeNs at, bool last, bool create,
   CuptiSource& source = CuptiSource::instance();
   records_at_last = source.stats().records;
   capture::RecordBatch fresh = source.take(last);
-  kernels += fresh.kernels.size();
+  const std::uint64_t fresh_kernels = fresh.kernels.size();
+  kernels += fresh_kernels;
   const std::optional<trace::TimeNs> time_base = fresh.time_base;
   decoder->add(std::move(fresh));
   // Nothing is written before the process did GPU work (a launcher writes no trace).
   if (!decoder->gpu_work_seen() && !create) return true;
   upto = last ? capture::kEndOfRun : std::max(upto, at);
   trace::Trace t = decoder->take(upto);
+  if (options.window_files) {
+    return append_to_window_file(t, fresh_kernels, last, time_base, info);
+  }
   if (t.slice_count() + t.instant_count() + t.counter_point_count() > 0)
     first_event = std::min(first_event, t.time_bounds().first);
   if (!file) {
@@ -116,6 +138,72 @@ bool PeriodicWriter::Impl::append(trace::TimeNs at, bool last, bool create,
     options.appended(file->path(), file->events(), upto - first_event);
   }
   return true;
+}
+
+bool PeriodicWriter::Impl::append_to_window_file(
+    trace::Trace& t, std::uint64_t new_kernels, bool last, std::optional<trace::TimeNs> time_base,
+    const std::vector<std::pair<std::string, std::string>>* info) {
+  const std::vector<capture::CaptureWindowRecord> windows =
+      CaptureWindowControl::instance().windows();
+  const std::uint64_t events = t.slice_count() + t.instant_count() + t.counter_point_count();
+  if (!file) {
+    const std::uint32_t w = capture::window_for_new_file(windows, finished_window);
+    if (w == 0) {
+      events_without_file += events;  // late records of a finished window's file
+      return true;
+    }
+    file = std::make_unique<trace::IncrementalTraceFile>(options.window_path(w),
+                                                         time_base.value_or(0));
+    file_window = w;
+    file_kernels = 0;
+    first_event = INT64_MAX;
+  }
+  file_kernels += new_kernels;
+  if (events > 0) first_event = std::min(first_event, t.time_bounds().first);
+  std::string error;
+  if (!file->append_all(t, &error)) {
+    failed = error;
+    return false;
+  }
+  // NVTX ranges still open do not hold the file: their ends, after the window closed,
+  // are not recorded (docs/CAPTURE.md, "On demand").
+  const capture::HeldRecords held = decoder->held();
+  const bool holds_open = held.open() - held.markers - held.marker_data > 0;
+  if (!last && !capture::window_file_complete(windows, file_window, upto, holds_open)) {
+    if (file->started() && options.appended && first_event != INT64_MAX) {
+      options.appended(file->path(), file->events(), upto - first_event);
+    }
+    return true;
+  }
+  // The end of the run gives its own metadata (with what recording cost); a file
+  // finished while the program runs asks for it.
+  std::vector<std::pair<std::string, std::string>> meta;
+  if (info != nullptr) {
+    meta = *info;
+  } else if (options.info) {
+    meta = options.info();
+  }
+  add_capture_metadata(t, static_cast<std::uint32_t>(getpid()), meta);
+  capture::keep_only_capture_window(t, file_window);
+  if (events_without_file > 0) {
+    t.info.emplace_back("events after their window's file was finished",
+                        std::to_string(events_without_file) + " (left out of every file)");
+  }
+  CaptureWriteResult r;
+  r.path = file->path();
+  r.ok = file->finish(t, &error);
+  r.error = error;
+  r.events = file->events();
+  r.kernels = file_kernels;
+  r.dropped_records = t.report.dropped_records;
+  if (!r.ok) failed = error;
+  dropped = r.dropped_records;
+  finished_window = file_window;
+  last_window_file = r;
+  file.reset();
+  if (last) finished = true;
+  if (options.finished) options.finished(r);
+  return r.ok;
 }
 
 void PeriodicWriter::Impl::loop() {
@@ -197,6 +285,14 @@ CaptureWriteResult PeriodicWriter::finish(
   std::lock_guard<std::mutex> lock(s.append_mu);
   CaptureWriteResult result;
   if (!s.decoder) return result;
+  if (s.options.window_files) {
+    // Each window's file was reported as it was finished; a failure is said here.
+    if (!s.finished && s.failed.empty()) s.append(capture::kEndOfRun, true, always, &info);
+    s.finished = true;
+    result.path = s.last_window_file.path;
+    result.error = s.failed;
+    return result;
+  }
   if (!s.finished && s.failed.empty()) {
     const bool wrote_before = s.file != nullptr;
     s.append(capture::kEndOfRun, true, always, &info);

@@ -6,7 +6,8 @@
 // file (trace/incremental_trace.h); their records are released. A process killed with
 // SIGKILL keeps everything up to the last append. The launching threads never wait for
 // it. At the end of the run finish() appends the remaining events and then the metadata,
-// finishing the file in place. docs/CAPTURE.md, "While the program runs".
+// finishing the file in place; or, for an ondemand run, a file per capture window,
+// each finished while the program runs on. docs/CAPTURE.md, "While the program runs".
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,14 @@ struct PeriodicWriterOptions {
   std::function<void(const std::string&, std::uint64_t, std::int64_t)> appended;
   // The activity kinds recorded: which records a launch call waits for.
   std::uint32_t kinds = capture::kDefaultKinds;
+  // One file per capture window (an ondemand run, capture/window_files.h) instead of one
+  // file for the process: window_path(N) names window N's file, and each file is
+  // finished once its window's events are all in, with info() as its metadata, and told
+  // to `finished`. finish() then reports nothing more.
+  bool window_files = false;
+  std::function<std::string(std::uint32_t)> window_path;
+  std::function<std::vector<std::pair<std::string, std::string>>()> info;
+  std::function<void(const CaptureWriteResult&)> finished;
 };
 
 class PeriodicWriter {

@@ -4,13 +4,15 @@ an add, a multiply), synchronized, a short sleep each, the count of steps done w
 to a progress file after each.
 
 1. The whole run under `flopline run` is the reference: each step's kernels and grids.
-2. `flopline launch`; once the loop is past step 100, `flopline start PID` (the launch's
-   pid) from this process; 150 steps later `flopline stop PID`. The trace holds one
-   window, opened by "flopline start" and closed by "flopline stop", and exactly the
-   kernels of consecutive steps from the one running at the start to the one running at
-   the stop (the steps done just before and just after each command bound them); no
-   CUDA call recorded outside the window. Both commands answer "window 1 opened" /
-   "window 1 closed".
+2. `flopline launch` (flush interval 500 ms, a longer loop); once the loop is past step
+   100, `flopline start PID` (the launch's pid) from this process; 150 steps later
+   `flopline stop PID`; 50 steps later a second start, and a stop 50 steps after it.
+   Each window has a file of its own (OUT-window1.json, OUT-window2.json), and the
+   first is finished while the loop still runs. Each file lists its one window, opened
+   by "flopline start" and closed by "flopline stop", and holds exactly the kernels of
+   consecutive steps from the one running at the start to the one running at the stop
+   (the steps done just before and just after each command bound them); no CUDA call
+   recorded outside the window. The commands answer "window N opened" / "closed".
 3. `flopline run` without options, `flopline stop` (no RUN: the one live run) past step
    100 and `flopline start` past step 200: two windows, "capture start" to "flopline
    stop" and "flopline start" to "program end", and no step between them.
@@ -27,7 +29,7 @@ import time
 
 from check_capture_range import LOOP, check_calls_inside, gpus, is_marker, kernels, load
 
-STEPS = 400
+STEPS = 800
 LOOP_ARGS = ["--steps", str(STEPS), "--start", "-1", "--stop", "-1", "--sync", "--sleep-ms", "10"]
 
 
@@ -149,11 +151,13 @@ def main():
     if len(grid_step) != STEPS:
         raise SystemExit("FAIL: the steps' fill grids are not all different")
 
-    def launch(how, trace):
+    def launch(how, trace, extra=(), steps=STEPS):
         if os.path.exists(env["STEPS_PROGRESS"]):
             os.unlink(env["STEPS_PROGRESS"])
-        cmd = [args.flopline, how, "--no-summary", "-o", trace, "--", args.python, LOOP,
-               *LOOP_ARGS, "--progress", env["STEPS_PROGRESS"]]
+        loop_args = list(LOOP_ARGS)
+        loop_args[loop_args.index("--steps") + 1] = str(steps)
+        cmd = [args.flopline, how, "--no-summary", *extra, "-o", trace, "--", args.python, LOOP,
+               *loop_args, "--progress", env["STEPS_PROGRESS"]]
         print("+", " ".join(cmd), flush=True)
         return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True)
@@ -165,28 +169,70 @@ def main():
             raise SystemExit(f"FAIL: exited {proc.returncode}, trace written: {os.path.exists(trace)}")
         return load(trace)
 
-    # 2. flopline launch, start and stop by its pid.
+    def finished_doc(path):
+        """The trace at `path` once it is a finished file (its metadata written), else None."""
+        try:
+            doc = load(path)
+        except Exception:  # not there yet, or still an open array
+            return None
+        return doc if isinstance(doc, dict) and "flopline" in doc else None
+
+    # 2. flopline launch, two windows by its pid, a file each.
     trace = os.path.join(args.out, "launch.json")
-    p = launch("launch", trace)
+    files = [os.path.join(args.out, f"launch-window{n}.json") for n in (1, 2)]
+    for f in files + [trace]:
+        if os.path.exists(f):
+            os.unlink(f)
+    p = launch("launch", trace, ("--flush-interval", "500ms"), steps=2 * STEPS)
     wait_steps(env["STEPS_PROGRESS"], 100, p)
-    s0, s1, out = command(args.flopline, env, "start", str(p.pid))
-    if "window 1 opened" not in out:
-        problems.append(f"launch: flopline start answered {out!r}")
-    wait_steps(env["STEPS_PROGRESS"], s1 + 150, p)
-    s2, s3, out = command(args.flopline, env, "stop", str(p.pid))
-    if "window 1 closed" not in out:
-        problems.append(f"launch: flopline stop answered {out!r}")
-    doc = finish(p, trace)
-    pr, windows = check_window_list(doc, "launch", [("flopline start", "flopline stop")],
-                                    "ondemand, repeat")
-    problems += pr
-    got = step_of_kernels(kernels(doc), grid_step)
-    # Step k runs after k steps are done: the window opened while step s0..s1 ran, and
-    # closed while step s2..s3 ran (or just after one ended).
-    problems += check_span("launch", got, steps, (s0, s1 + 1), (s2 - 1, s3))
-    problems += check_calls_inside(doc, "launch", windows)
-    print(f"launch: {len(got)} kernels, steps {got[0][0] if got else '-'}..{got[-1][0] if got else '-'}; "
-          f"commands at steps {s0}-{s1} and {s2}-{s3}")
+    spans = []
+    for n, (after_start, after_stop) in enumerate([(150, 50), (50, 0)], start=1):
+        s0, s1, out = command(args.flopline, env, "start", str(p.pid))
+        if f"window {n} opened" not in out:
+            problems.append(f"launch: flopline start answered {out!r}")
+        wait_steps(env["STEPS_PROGRESS"], s1 + after_start, p)
+        s2, s3, out = command(args.flopline, env, "stop", str(p.pid))
+        if f"window {n} closed" not in out:
+            problems.append(f"launch: flopline stop answered {out!r}")
+        spans.append(((s0, s1 + 1), (s2 - 1, s3)))
+        if n == 1:
+            # The window's file is there while the program runs on.
+            end = time.time() + 30
+            while finished_doc(files[0]) is None and time.time() < end and p.poll() is None:
+                time.sleep(0.1)
+            ready = finished_doc(files[0]) is not None
+            running = p.poll() is None
+            print(f"launch: window 1's file finished while the loop runs: {ready and running} "
+                  f"(at step {done_steps(env['STEPS_PROGRESS'])})", flush=True)
+            if not (ready and running):
+                problems.append("launch: window 1's file was not finished while the program ran")
+            wait_steps(env["STEPS_PROGRESS"], s3 + after_stop, p)
+    out, _ = p.communicate(timeout=600)
+    print(out, end="")
+    if p.returncode != 0:
+        raise SystemExit(f"FAIL: flopline launch exited {p.returncode}")
+    if os.path.exists(trace):
+        problems.append(f"launch: {trace} written beside the window files")
+    for n, (path, (first_range, last_range)) in enumerate(zip(files, spans), start=1):
+        doc = finished_doc(path)
+        if doc is None:
+            problems.append(f"launch: {path} missing or not finished")
+            continue
+        label = f"launch, window {n}"
+        pr, windows = check_window_list(doc, label, [("flopline start", "flopline stop")],
+                                        "ondemand, repeat")
+        problems += pr
+        if [w.get("index") for w in doc.get("captureWindows") or []] != [n]:
+            problems.append(f"{label}: captureWindows {doc.get('captureWindows')}, expected window {n} alone")
+        if doc.get("flopline", {}).get("window file") != f"window {n} of the run":
+            problems.append(f"{label}: window file = {doc.get('flopline', {}).get('window file')!r}")
+        got = step_of_kernels(kernels(doc), grid_step)
+        # Step k runs after k steps are done: the window opened while a step of
+        # first_range ran, and closed while one of last_range ran (or just after).
+        problems += check_span(label, got, steps, first_range, last_range)
+        problems += check_calls_inside(doc, label, windows)
+        print(f"{label}: {len(got)} kernels, steps {got[0][0] if got else '-'}..{got[-1][0] if got else '-'}; "
+              f"expected from {first_range} to {last_range}")
 
     # 3. flopline run, stopped and started again; no RUN: the one live run.
     trace = os.path.join(args.out, "run_stop_start.json")

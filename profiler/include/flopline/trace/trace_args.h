@@ -99,7 +99,11 @@ inline constexpr TraceArg kTraceArgs[] = {
 // member that lists the windows (docs/TRACE_FORMAT.md, "Capture windows").
 inline constexpr TraceArg kCaptureWindowMetadata[] = {
     {"capture range", "string", "flopline metadata: the options in words"},
-    {"capture windows", "string", "flopline metadata: how many windows opened"},
+    {"capture windows", "string",
+     "flopline metadata: how many windows opened (1 in a window file)"},
+    {"window file", "string",
+     "flopline metadata: a file of one window (flopline launch) says which: \"window N of the "
+     "run\""},
     {"captureWindows", "[object]",
      "top level: index, startNs, endNs (null while open), openedBy, closedBy"},
 };
