@@ -16,6 +16,7 @@
 #include "flopline/capture/launch_work.h"
 #include "flopline/capture/output_manifest.h"
 #include "flopline/capture/run_control.h"
+#include "flopline/capture/window_files.h"
 #include "flopline/trace/atomic_file.h"
 #include "run_process.h"
 #include "run_summary.h"
@@ -155,7 +156,8 @@ std::optional<std::string> missing_driver() {
 }
 
 // When `-o` named a plain file and the command's own process wrote nothing there (a
-// launcher, a shell), the first trace of the run takes that name (rank 0 first).
+// launcher, a shell), the first trace of the run takes that name (rank 0 first). A
+// window's file (flopline launch) keeps its name, which says which window it holds.
 void give_plain_path(const std::string& output, std::vector<capture::ManifestEntry>& files,
                      std::ostream& err) {
   namespace fs = std::filesystem;
@@ -167,6 +169,7 @@ void give_plain_path(const std::string& output, std::vector<capture::ManifestEnt
   capture::ManifestEntry* pick = nullptr;
   for (capture::ManifestEntry& e : files) {
     if (e.state != capture::ManifestState::kWritten) continue;
+    if (capture::is_window_file_path(e.path)) continue;
     if (e.path == output) return;  // taken by the process it belongs to
     if (pick == nullptr || e.path == capture::path_with_suffix(output, "rank0")) pick = &e;
   }

@@ -58,6 +58,16 @@ TEST(WindowFiles, PathCarriesTheWindowBeforeTheExtension) {
   EXPECT_EQ(window_file_path("trace", 2), "trace-window2");
 }
 
+TEST(WindowFiles, WindowFilePathsAreKnownByTheirNames) {
+  EXPECT_TRUE(is_window_file_path(window_file_path("out/t.json", 12)));
+  EXPECT_TRUE(is_window_file_path(window_file_path("out/t-rank1.json.gz", 1)));
+  EXPECT_TRUE(is_window_file_path(window_file_path("trace", 2)));
+  EXPECT_FALSE(is_window_file_path("out/t.json"));
+  EXPECT_FALSE(is_window_file_path("out/t-rank1.json"));
+  EXPECT_FALSE(is_window_file_path("out/t-window.json"));
+  EXPECT_FALSE(is_window_file_path("out/window3.json"));
+}
+
 TEST(WindowFiles, MetadataDescribesOnlyItsWindow) {
   RecordBatch b;
   b.process_id = 10;

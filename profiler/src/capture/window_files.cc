@@ -28,6 +28,23 @@ std::string window_file_path(const std::string& path, std::uint32_t index) {
   return path_with_suffix(path, "window" + std::to_string(index));
 }
 
+bool is_window_file_path(std::string_view path) {
+  for (std::string_view ext : {".json.gz", ".json"}) {
+    if (path.ends_with(ext)) {
+      path.remove_suffix(ext.size());
+      break;
+    }
+  }
+  std::size_t digits = 0;
+  while (digits < path.size() && path[path.size() - 1 - digits] >= '0' &&
+         path[path.size() - 1 - digits] <= '9') {
+    ++digits;
+  }
+  if (digits == 0) return false;
+  path.remove_suffix(digits);
+  return path.ends_with("-window");
+}
+
 void keep_only_capture_window(trace::Trace& t, std::uint32_t index) {
   for (auto& [key, value] : t.extra_top_level) {
     if (key != "captureWindows") continue;

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "flopline/capture/capture_window.h"
@@ -40,6 +41,10 @@ bool window_file_complete(const std::vector<CaptureWindowRecord>& windows, std::
 
 // The path of window `index`'s file: "t.json" -> "t-window3.json" (before .json.gz too).
 std::string window_file_path(const std::string& path, std::uint32_t index);
+
+// Whether `path` names a window's file: it ends in "-windowN" before ".json" or
+// ".json.gz" (or at the end). Such files keep their names at the end of a run.
+bool is_window_file_path(std::string_view path);
 
 // Makes `t`'s capture-window metadata (the top-level captureWindows list and the
 // "capture windows" count) describe window `index` alone, the one its file holds.
