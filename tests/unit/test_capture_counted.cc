@@ -452,6 +452,28 @@ TEST(KernelCounts, MeasuredLaunchesWithoutTimesArePlacedAtTheirCall) {
   EXPECT_TRUE(b.kernels[0].replayed);
   EXPECT_EQ(b.kernels[1].name, "n");
   EXPECT_FALSE(b.kernels[1].replayed);
+  // The one still running is left out, and counted.
+  EXPECT_EQ(b.unfinished_records, 1u);
+}
+
+TEST(KernelCounts, UnfinishedRecordsAreSaidInTheMetadata) {
+  RecordBatch b;
+  b.process_id = 7;
+  KernelRecord k;
+  k.name = "n";
+  k.start = 100;
+  k.end = 200;
+  k.correlation_id = 1;
+  b.kernels.push_back(k);
+  auto said = [](const trace::Trace& t) {
+    for (const auto& [key, value] : t.info) {
+      if (key == kUnfinishedRecordsKey) return value;
+    }
+    return std::string();
+  };
+  EXPECT_EQ(said(decode_to_trace(b)), "");
+  b.unfinished_records = 3;
+  EXPECT_EQ(said(decode_to_trace(b)).rfind("3 (", 0), 0u) << said(decode_to_trace(b));
 }
 
 }  // namespace

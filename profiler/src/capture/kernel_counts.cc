@@ -103,7 +103,11 @@ void place_replayed_kernels(RecordBatch& batch,
       call = std::make_pair(w->second.start, w->second.end);
     }
     if (r == record_of_id.end() || !call) {
-      if (keep_unplaced) kept.push_back(std::move(k));
+      if (keep_unplaced) {
+        kept.push_back(std::move(k));
+      } else {
+        ++batch.unfinished_records;  // work still running at a forced flush
+      }
       continue;
     }
     const CountedWork w =

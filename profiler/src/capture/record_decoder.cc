@@ -271,8 +271,16 @@ DecodeResult decode(const RecordBatch& batch, trace::TraceBuilder& builder,
   detail::emit_capture_windows(ctx);
   // A streaming capture gathers them over its appends and writes them with the last.
   if (stream == nullptr) add_mangled_kernel_names(ctx.trace, result.mangled_names);
+  if (stream == nullptr) add_unfinished_records(ctx.trace, batch.unfinished_records);
   ctx.trace.report.dropped_records += batch.dropped_records;
   return result;
+}
+
+void add_unfinished_records(trace::Trace& t, std::uint64_t n) {
+  if (n == 0) return;
+  t.info.emplace_back(
+      std::string(kUnfinishedRecordsKey),
+      std::to_string(n) + " (GPU work still running when the trace was written: left out)");
 }
 
 void add_mangled_kernel_names(trace::Trace& t, const std::map<std::string, std::string>& names) {

@@ -183,6 +183,7 @@ void StreamingDecoder::add(RecordBatch&& fresh) {
   p.process_id = fresh.process_id;
   p.process_name = std::move(fresh.process_name);
   p.dropped_records = fresh.dropped_records;
+  p.unfinished_records = fresh.unfinished_records;
   p.counters = std::move(fresh.counters);
   p.gpu_metrics = std::move(fresh.gpu_metrics);
   p.world_size = fresh.world_size;
@@ -582,6 +583,7 @@ trace::Trace StreamingDecoder::take(TimeNs upto, DecodeResult* result) {
   }
   p.counter_records = std::move(unmatched);
   keep_newest(sources_, options_.max_counter_sources);
+  if (at_end) add_unfinished_records(t, p.unfinished_records);
   if (at_end && late_records_ > 0) {
     // How late CUPTI handed records over: each came after its call had waited
     // pending_limit_ns and gone out alone.

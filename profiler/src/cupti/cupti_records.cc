@@ -279,10 +279,17 @@ const std::string& ApiNames::get(ApiDomain domain, std::uint32_t cbid) {
 }
 
 // A forced flush (at exit, on a crash) also delivers records of GPU work that had not
-// finished; their timestamps are not filled in and they are left out.
+// finished; their timestamps are not filled in and they are left out, counted.
 template <class T>
 bool timed(const T& a) {
   return a.start != 0 && a.end >= a.start;
+}
+
+template <class T>
+bool timed_or_counted(const T& a, RecordBatch& batch) {
+  if (timed(a)) return true;
+  ++batch.unfinished_records;
+  return false;
 }
 
 std::size_t append_activity(const CUpti_Activity* record, RecordBatch& batch, ApiNames& api_names) {
@@ -292,16 +299,21 @@ std::size_t append_activity(const CUpti_Activity* record, RecordBatch& batch, Ap
       // A launch measured by the range profiler has no times (start = end = 0): kept,
       // and placed or dropped once the counter records are known (kernel_counts.h).
       const KernelActivity& k = as<KernelActivity>(record);
-      return timed(k) || (k.start == 0 && k.end == 0) ? add_kernel(k, batch) : 0;
+      if (k.start == 0 && k.end == 0) return add_kernel(k, batch);
+      return timed_or_counted(k, batch) ? add_kernel(k, batch) : 0;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY:
-      return timed(as<MemcpyActivity>(record)) ? add_memcpy(as<MemcpyActivity>(record), batch) : 0;
+      return timed_or_counted(as<MemcpyActivity>(record), batch)
+                 ? add_memcpy(as<MemcpyActivity>(record), batch)
+                 : 0;
     case CUPTI_ACTIVITY_KIND_MEMCPY2:
-      return timed(as<PeerCopyActivity>(record))
+      return timed_or_counted(as<PeerCopyActivity>(record), batch)
                  ? add_peer_copy(as<PeerCopyActivity>(record), batch)
                  : 0;
     case CUPTI_ACTIVITY_KIND_MEMSET:
-      return timed(as<MemsetActivity>(record)) ? add_memset(as<MemsetActivity>(record), batch) : 0;
+      return timed_or_counted(as<MemsetActivity>(record), batch)
+                 ? add_memset(as<MemsetActivity>(record), batch)
+                 : 0;
     case CUPTI_ACTIVITY_KIND_RUNTIME:
       return add_api(as<CUpti_ActivityAPI>(record), ApiDomain::kRuntime, batch, api_names);
     case CUPTI_ACTIVITY_KIND_DRIVER:

@@ -302,6 +302,7 @@ void CuptiSource::Impl::decode_loop() {
     note_new_threads_and_devices(local);
 
     lock.lock();
+    stats.unfinished_records += local.unfinished_records;
     batch.append(std::move(local));
     batch_bytes += bytes;
     stats.records += kept;
@@ -548,8 +549,9 @@ void CuptiSource::stop() {
 namespace {
 
 // What a batch says about its process and run, the same for snapshot() and take().
-void add_process(RecordBatch& b, std::uint64_t dropped) {
+void add_process(RecordBatch& b, std::uint64_t dropped, std::uint64_t unfinished) {
   b.dropped_records = dropped;
+  b.unfinished_records = unfinished;
   b.process_id = static_cast<std::uint32_t>(getpid());
   b.process_name = process_name();
   const capture::GetEnv getenv = [](const char* name) { return std::getenv(name); };
@@ -575,14 +577,15 @@ SourceOptions source_options(const capture::CaptureEnv& config) {
 
 RecordBatch CuptiSource::snapshot() {
   capture::SegmentedBatch::Segments segments;
-  std::uint64_t dropped = 0;
+  std::uint64_t dropped = 0, unfinished = 0;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     segments = impl_->batch.seal();
     dropped = impl_->stats.dropped();
+    unfinished = impl_->stats.unfinished_records;
   }
   RecordBatch b = capture::SegmentedBatch::flatten(segments);  // the copy, without `mu`
-  add_process(b, dropped);
+  add_process(b, dropped, unfinished);
   CounterProfiler::instance().snapshot(&b.counters, &b.counter_records, &b.inferred_launches);
   GpuMetricsSampler::instance().snapshot(&b.gpu_metrics, &b.gpu_metric_samples);
   b.nccl_calls = nccl_call_records();
@@ -592,15 +595,16 @@ RecordBatch CuptiSource::snapshot() {
 
 RecordBatch CuptiSource::take(bool last) {
   capture::SegmentedBatch::Segments segments;
-  std::uint64_t dropped = 0;
+  std::uint64_t dropped = 0, unfinished = 0;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     segments = impl_->batch.take();
     impl_->batch_bytes = 0;  // the records are the taker's now
     dropped = impl_->stats.dropped();
+    unfinished = impl_->stats.unfinished_records;
   }
   RecordBatch b = capture::SegmentedBatch::merge(std::move(segments));  // without `mu`
-  add_process(b, dropped);
+  add_process(b, dropped, unfinished);
   CounterProfiler::instance().take(&b.counters, &b.counter_records, &b.inferred_launches, last);
   GpuMetricsSampler::instance().take(&b.gpu_metrics, &b.gpu_metric_samples);
   b.nccl_calls = take_nccl_call_records();
@@ -615,6 +619,7 @@ void CuptiSource::clear() {
   impl_->stats.records = 0;
   impl_->stats.cupti_dropped = 0;
   impl_->stats.cap_dropped_records = 0;
+  impl_->stats.unfinished_records = 0;
 }
 
 SourceStats CuptiSource::stats() const {

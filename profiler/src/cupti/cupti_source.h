@@ -53,6 +53,7 @@ struct SourceStats {
   std::uint64_t cupti_dropped = 0;        // cuptiActivityGetNumDroppedRecords
   std::uint64_t cap_dropped_records = 0;  // in buffers thrown away over the cap
   std::uint64_t buffers_refused = 0;      // requests answered with no buffer (cap)
+  std::uint64_t unfinished_records = 0;   // delivered without times by a forced flush
   std::uint64_t memory_bytes = 0;         // buffers allocated + decoded records (estimate)
   std::uint64_t peak_memory_bytes = 0;
   std::uint64_t dropped() const { return cupti_dropped + cap_dropped_records; }

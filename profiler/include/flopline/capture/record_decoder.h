@@ -42,6 +42,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -112,6 +113,13 @@ struct DecodeResult {
 // Writes `names` (demangled -> mangled) as the trace's top-level "mangledKernelNames"
 // object (docs/TRACE_FORMAT.md), replacing one there; nothing when empty.
 void add_mangled_kernel_names(trace::Trace& t, const std::map<std::string, std::string>& names);
+
+// The "flopline" metadata key that counts GPU records left out for having no times (a
+// forced flush at an exit, a crash or a device reset delivers unfinished work so).
+inline constexpr std::string_view kUnfinishedRecordsKey =
+    "GPU records unfinished at a forced flush";
+// Says that `n` such records were left out; nothing when 0.
+void add_unfinished_records(trace::Trace& t, std::uint64_t n);
 
 // Adds the batch to the builder's trace (processes, tracks, slices, flows, devices,
 // report.dropped_records). Does not finalize: the caller calls builder.finalize().

@@ -394,6 +394,9 @@ struct RecordBatch {
   std::vector<NameRecord> names;
   std::vector<ThreadName> thread_names;
   std::uint64_t dropped_records = 0;  // records CUPTI could not deliver (buffer cap)
+  // GPU records a forced flush (an exit, a crash, a device reset) delivered for work that
+  // had not finished, without times: left out, and counted here (the whole run's).
+  std::uint64_t unfinished_records = 0;
   CounterInfo counters;
   std::vector<CounterRecord> counter_records;
   std::vector<InferredLaunch> inferred_launches;
