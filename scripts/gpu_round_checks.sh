@@ -2,9 +2,10 @@
 # One four-GPU call for the checks owed after a change to capture or counters:
 #   GPUs 0,1  every gpu-labelled test but the kernels' (ctest -L gpu -E gpu.kernels.),
 #             the DDP, NCCL and rank tests among them
-#   GPUs 2,3  DDP under --counters, each output line stamped with its time; past
-#             DDP_LIMIT_S (default 200) every thread's stack (scripts/gpu_stacks.sh),
-#             then the trace's own notes (late records, lost measurements, flows);
+#   GPUs 2,3  DDP under --counters, as it is and with FLOPLINE_COUNTERS_FORCED_FLUSH=1
+#             (DDP_MODES), each output line stamped with its time; past DDP_LIMIT_S
+#             (default 200) every thread's stack (scripts/gpu_stacks.sh), then the
+#             traces' own notes (late records, lost measurements, flows);
 #             then GPU metrics around matmuls with and without streaming, three times
 #             each: where the samples end against the last kernel
 # Logs go into $OUT/logs.tgz; the summary is printed last.
@@ -35,20 +36,27 @@ for line in sys.stdin: sys.stdout.write("%7.2f %s" % (time.monotonic()-t0, line)
 tests=$!
 
 export CUDA_VISIBLE_DEVICES=2,3
-d="$work/ddp"; mkdir -p "$d"
-t0=$(date +%s)
-(FLOPLINE_COUNTERS_DEBUG=1 timeout -s KILL $(( ${DDP_LIMIT_S:-200} + 90 )) "$fl" run --counters -o "$d/ddp.json" -- \
-  torchrun --standalone --nproc_per_node=2 "$root/tests/gpu/counters/ddp_loop.py" 2>&1 | stamp > "$work/logs/ddp.log") &
-job=$!
-while kill -0 "$job" 2>/dev/null && [ $(( $(date +%s) - t0 )) -lt "${DDP_LIMIT_S:-200}" ]; do sleep 2; done
-if kill -0 "$job" 2>/dev/null; then
-  note "DDP under --counters still running at ${DDP_LIMIT_S:-200} s: stacks in ddp-stacks.log"
-  "$root/scripts/gpu_stacks.sh" ddp_loop.py > "$work/logs/ddp-stacks.log" 2>&1
-  pkill -KILL -f ddp_loop.py; pkill -KILL -f torchrun
-fi
-wait "$job"
-note "DDP under --counters: ended after $(( $(date +%s) - t0 )) s"
-(cd "$root/bench" && python3 -c '
+# DDP under --counters, as it is and with a forced flush after each measured launch
+# (FLOPLINE_COUNTERS_FORCED_FLUSH, docs/COUNTERS.md): its late records and flows.
+ddp_run() {
+  local mode="$1" d="$work/ddp-$1" t0 job
+  mkdir -p "$d"
+  local env_mode=(); [ "$mode" = forced ] && env_mode=(env FLOPLINE_COUNTERS_FORCED_FLUSH=1)
+  t0=$(date +%s)
+  (FLOPLINE_COUNTERS_DEBUG=1 timeout -s KILL $(( ${DDP_LIMIT_S:-200} + 90 )) "${env_mode[@]}" "$fl" run --counters \
+    -o "$d/ddp.json" -- torchrun --standalone --nproc_per_node=2 "$root/tests/gpu/counters/ddp_loop.py" 2>&1 |
+    stamp > "$work/logs/ddp-$mode.log") &
+  job=$!
+  while kill -0 "$job" 2>/dev/null && [ $(( $(date +%s) - t0 )) -lt "${DDP_LIMIT_S:-200}" ]; do sleep 2; done
+  if kill -0 "$job" 2>/dev/null; then
+    note "DDP under --counters ($mode) still running at ${DDP_LIMIT_S:-200} s: stacks in ddp-$mode-stacks.log"
+    "$root/scripts/gpu_stacks.sh" ddp_loop.py > "$work/logs/ddp-$mode-stacks.log" 2>&1
+    pkill -KILL -f ddp_loop.py; pkill -KILL -f torchrun
+  fi
+  wait "$job"
+  note "DDP under --counters ($mode): ended after $(( $(date +%s) - t0 )) s"
+  echo "-- $mode" >> "$work/logs/ddp-notes.log"
+  (cd "$root/bench" && python3 -c '
 import os, sys
 import counters_default_vs_all as c
 d = sys.argv[1]
@@ -60,10 +68,13 @@ for f in sorted(os.listdir(d)):
         s = str(k.get("args", {}).get("flops source", "none")); basis[s] = basis.get(s, 0) + 1
     unlinked = sum(1 for k in ks if (k.get("pid"), k.get("tid"), k.get("ts")) not in flows)
     print(f, len(ks), "kernels;", unlinked, "without a launch flow;", basis)
-    for key in ("GPU records after their call was written", "counters without their kernel", "droppedRecords"):
+    for key in ("GPU records after their call was written", "counters without their kernel",
+                "GPU records unfinished at a forced flush", "droppedRecords"):
         if key in notes: print("  ", key + ":", notes[key])
 ' "$d") >> "$work/logs/ddp-notes.log" 2>&1
-tail -3 "$work/logs/ddp.log" >> "$work/logs/ddp-notes.log"
+  grep -h "counters: time measuring" "$work/logs/ddp-$mode.log" | head -2 >> "$work/logs/ddp-notes.log"
+}
+for mode in ${DDP_MODES:-default forced}; do ddp_run "$mode"; done
 
 # GPU metrics around matmuls: where the samples end against the last kernel's end.
 export CUDA_VISIBLE_DEVICES=2
@@ -92,6 +103,6 @@ wait "$tests"
 tar czf "$OUT/logs.tgz" -C "$work" logs
 echo "== ctest"; grep -E "tests passed|Failed|\*\*\*|Not Run|Timeout" "$work/logs/ctest.log" | tail -20
 echo "== DDP"; cat "$work/logs/ddp-notes.log"
-echo "== DDP stacks"; [ -e "$work/logs/ddp-stacks.log" ] && grep -E "== pid|wchan" "$work/logs/ddp-stacks.log" | head -30
+echo "== DDP stacks"; cat "$work"/logs/ddp-*-stacks.log 2>/dev/null | grep -E "== pid|wchan" | head -30
 echo "== GPU metrics"; cat "$work/logs/gm-summary.log"
 echo "== summary"; cat "$summary"

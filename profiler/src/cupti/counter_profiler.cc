@@ -1,6 +1,7 @@
 // The range profiler of counter_profiler.h.
 #include "counter_profiler.h"
 
+#include <cupti_activity.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
@@ -467,6 +468,20 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   return cp;
 }
 
+// FLOPLINE_COUNTERS_FORCED_FLUSH=1 (an experiment, docs/COUNTERS.md): a forced flush of
+// CUPTI's activity buffers right after each measured launch. A measured launch's kernel
+// record has no times, and a buffer holding it seems to be handed over only at a forced
+// flush, so without this every record after a measurement may wait for the run's end.
+// Here, inside the measured launch with the launch lock held alone, the replay has
+// drained the GPU: no other kernel is still running to come back without times.
+bool forced_flush_after_measuring() {
+  static const bool on = [] {
+    const char* v = std::getenv("FLOPLINE_COUNTERS_FORCED_FLUSH");
+    return v != nullptr && std::string_view(v) == "1";
+  }();
+  return on;
+}
+
 // FLOPLINE_COUNTERS_DEBUG=1: each function's first sight and each measurement on stderr.
 bool debug_enabled() {
   static const bool debug = std::getenv("FLOPLINE_COUNTERS_DEBUG") != nullptr;
@@ -813,6 +828,7 @@ void CounterProfiler::Impl::exit_driver() {
     cp.current = ContextProfiler::kNone;
   }
   const capture::TimeNs decode_ns = ns_since(t.since);
+  if (forced_flush_after_measuring()) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   launch_lock.unlock();
   {
     std::lock_guard<std::mutex> lock(mu);
