@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # One four-GPU call for the checks owed after a change to capture or counters:
-#   GPUs 0,1  every gpu-labelled test but the kernels' (ctest -L gpu -E gpu.kernels.),
-#             the DDP, NCCL and rank tests among them
+#   GPUs 0,1  every gpu-labelled test but the kernels', capture windows' and endings'
+#             (the DDP, NCCL and rank tests among them)
 #   GPUs 2,3  DDP under --counters, as it is and with FLOPLINE_COUNTERS_FORCED_FLUSH=1
 #             (DDP_MODES), each output line stamped with its time; past DDP_LIMIT_S
 #             (default 200) every thread's stack (scripts/gpu_stacks.sh), then the
 #             traces' own notes (late records, lost measurements, flows);
 #             then GPU metrics around matmuls with and without streaming, three times
-#             each: where the samples end against the last kernel
+#             each: where the samples end against the last kernel; then the capture
+#             window and endings tests (on demand's window files among them)
 # Logs go into $OUT/logs.tgz; the summary is printed last.
 #   Run there: ln -sfn build-gpu-slim build-gpu; scripts/gpu_round_checks.sh
 set -uo pipefail
@@ -29,9 +30,9 @@ for line in sys.stdin: sys.stdout.write("%7.2f %s" % (time.monotonic()-t0, line)
 
 (
   export CUDA_VISIBLE_DEVICES=0,1 FLOPLINE_GPU_TEST_OUT="$work/gpu-test-traces"
-  cd "$build" && timeout "${CTEST_LIMIT_S:-540}" ctest -L gpu -E 'gpu\.kernels\.' --output-on-failure \
-    --timeout 300 > "$work/logs/ctest.log" 2>&1
-  note "ctest -L gpu: exit $?"
+  cd "$build" && timeout "${CTEST_LIMIT_S:-540}" ctest -L gpu -E 'gpu\.(kernels|capture_range|endings)\.' \
+    --output-on-failure --timeout 300 > "$work/logs/ctest.log" 2>&1
+  note "ctest -L gpu but capture_range, endings: exit $?"
 ) &
 tests=$!
 
@@ -99,9 +100,13 @@ PY
   done
 done
 note "GPU metrics runs done"
+# The capture-window and endings tests on GPU 2, beside the rest.
+(cd "$build" && FLOPLINE_GPU_TEST_OUT="$work/gpu-test-traces-2" timeout $(( ${CTEST_LIMIT_S:-540} - $(since) )) \
+  ctest -R 'gpu\.(capture_range|endings)\.' --output-on-failure --timeout 300 > "$work/logs/ctest-windows.log" 2>&1)
+note "ctest capture_range, endings: exit $?"
 wait "$tests"
 tar czf "$OUT/logs.tgz" -C "$work" logs
-echo "== ctest"; grep -E "tests passed|Failed|\*\*\*|Not Run|Timeout" "$work/logs/ctest.log" | tail -20
+echo "== ctest"; grep -hE "tests passed|Failed|\*\*\*|Not Run|Timeout|window" "$work"/logs/ctest*.log | tail -30
 echo "== DDP"; cat "$work/logs/ddp-notes.log"
 echo "== DDP stacks"; cat "$work"/logs/ddp-*-stacks.log 2>/dev/null | grep -E "== pid|wchan" | head -30
 echo "== GPU metrics"; cat "$work/logs/gm-summary.log"
