@@ -153,6 +153,50 @@ TEST(CollectiveWaits, AWaitLongerThanTheKernelMeansTheClocksDisagree) {
   EXPECT_EQ(w.ranks[0].clock_suspect, 1u);
 }
 
+// Windows opened at slightly different moments: rank 0 recorded two all-reduces before
+// rank 1 started recording. Each rank's k-th kernel of the communicator is not the same
+// collective; the kernels that overlap in time are.
+TEST(CollectiveWaits, WindowsCutAtDifferentCollectivesAreAlignedByTime) {
+  std::vector<RankCollectives> ranks = {
+      {"r0", 0, {at(100, 200), at(300, 400), at(500, 600), at(700, 800)}},
+      {"r1", 1, {at(520, 600), at(690, 800)}},
+  };
+  const CollectiveWaits w = collective_waits(ranks, true);
+  EXPECT_EQ(w.collectives, 2u);
+  EXPECT_EQ(w.unmatched, 2u);         // rank 0's first two
+  EXPECT_EQ(w.ranks[0].wait_ns, 20);  // 520 - 500; rank 0 last at the second
+  EXPECT_EQ(w.ranks[1].wait_ns, 10);  // 700 - 690
+  EXPECT_EQ(w.ranks[0].clock_suspect + w.ranks[1].clock_suspect, 0u);
+  ASSERT_EQ(w.matched.size(), 2u);
+  EXPECT_EQ(w.matched[0].arrivals[0].start, 500);
+  // Whole traces whose first kernels overlap keep the order as it is.
+  std::vector<RankCollectives> whole = {
+      {"r0", 0, {at(100, 200), at(300, 400)}},
+      {"r1", 1, {at(150, 200), at(330, 400)}},
+  };
+  EXPECT_EQ(collective_waits(whole).collectives, 2u);
+  EXPECT_EQ(collective_waits(whole).ranks[0].wait_ns, 50 + 30);
+}
+
+// The files of two windows of one run, two ranks each: window 1's files are matched with
+// each other, window 2's with each other, never across.
+TEST(CollectiveWaits, FilesOfOneWindowAreMatchedWithEachOtherOnly) {
+  std::vector<RankCollectives> ranks = {
+      {"r0-w1", 0, {at(100, 200), at(300, 400)}},
+      {"r1-w1", 1, {at(110, 200), at(330, 400)}},
+      {"r0-w2", 0, {at(5000, 5100)}},
+      {"r1-w2", 1, {at(5040, 5100)}},
+  };
+  ranks[0].group = ranks[1].group = "window 1 of the run";
+  ranks[2].group = ranks[3].group = "window 2 of the run";
+  const CollectiveWaits w = collective_waits(ranks);
+  EXPECT_EQ(w.collectives, 3u);
+  EXPECT_EQ(w.unmatched, 0u);
+  EXPECT_EQ(w.ranks[0].wait_ns, 10 + 30);
+  EXPECT_EQ(w.ranks[2].wait_ns, 40);
+  EXPECT_EQ(w.ranks[3].matched, 1u);
+}
+
 Trace read_text(const std::string& json) {
   ReadResult r = read_chrome_trace_text(json, "test.json");
   EXPECT_TRUE(r.ok());

@@ -24,6 +24,42 @@ bool inside(const RankCollectives& r, TimeNs t) {
   return t >= r.window_begin && t < r.window_end;
 }
 
+bool overlap(const CollectiveInstance& a, const CollectiveInstance& b) {
+  return a.start <= b.end && b.start <= a.end;
+}
+
+bool same_call(const CollectiveInstance& a, const CollectiveInstance& b) {
+  return a.collective == b.collective && a.message_bytes == b.message_bytes;
+}
+
+// How far the search for a rank's first kernel that overlaps the reference goes.
+constexpr std::size_t kMaxLeadingSkip = 64;
+
+// Per member of a communicator, how many leading kernels to leave out so that the k-th
+// kernels of all members are one collective (collective_waits.h). 0 for all unless a
+// member's first kernel does not overlap the first kernel of the member whose list
+// starts last, and a later kernel of it (same collective and size) does.
+std::map<std::size_t, std::size_t> leading_skips(
+    const std::map<std::size_t, std::vector<const CollectiveInstance*>>& members) {
+  std::map<std::size_t, std::size_t> skip;
+  const CollectiveInstance* ref = nullptr;
+  for (const auto& [r, list] : members) {
+    skip[r] = 0;
+    if (!list.empty() && (ref == nullptr || list.front()->start > ref->start)) ref = list.front();
+  }
+  if (ref == nullptr) return skip;
+  for (const auto& [r, list] : members) {
+    if (list.empty() || overlap(*list.front(), *ref)) continue;
+    for (std::size_t j = 1; j < list.size() && j <= kMaxLeadingSkip; ++j) {
+      if (same_call(*list[j], *ref) && overlap(*list[j], *ref)) {
+        skip[r] = j;
+        break;
+      }
+    }
+  }
+  return skip;
+}
+
 }  // namespace
 
 std::optional<std::int64_t> trace_rank(const Trace& t) {
@@ -39,6 +75,13 @@ std::optional<std::int64_t> trace_rank(const Trace& t) {
   return std::nullopt;
 }
 
+std::string trace_window_group(const Trace& t) {
+  for (const auto& [key, value] : t.info) {
+    if (key == "window file") return value;
+  }
+  return {};
+}
+
 CollectiveWaits collective_waits(const std::vector<RankCollectives>& ranks, bool keep_matched) {
   CollectiveWaits w;
   w.ranks.resize(ranks.size());
@@ -46,32 +89,38 @@ CollectiveWaits collective_waits(const std::vector<RankCollectives>& ranks, bool
     w.ranks[r].file = ranks[r].file;
     w.ranks[r].rank = ranks[r].rank;
   }
-  // Per communicator, per rank: its kernels in order.
-  std::map<std::string, std::map<std::size_t, std::vector<const CollectiveInstance*>>> by_comm;
+  // Per window group and communicator, per rank: its kernels in order.
+  using Members = std::map<std::size_t, std::vector<const CollectiveInstance*>>;
+  std::map<std::pair<std::string, std::string>, Members> by_comm;
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     for (const CollectiveInstance& i : ranks[r].instances) {
       if (i.communicator.empty()) {
         ++w.unmatched;
         continue;
       }
-      by_comm[i.communicator][r].push_back(&i);
+      by_comm[{ranks[r].group, i.communicator}][r].push_back(&i);
     }
   }
-  for (const auto& [comm, members] : by_comm) {
+  for (const auto& [group_comm, members] : by_comm) {
+    const std::string& comm = group_comm.second;
+    const std::map<std::size_t, std::size_t> skip = leading_skips(members);
     std::size_t shortest = SIZE_MAX, total = 0;
     for (const auto& [r, list] : members) {
-      shortest = std::min(shortest, list.size());
+      shortest = std::min(shortest, list.size() - skip.at(r));
       total += list.size();
     }
+    auto kth = [&](std::size_t r, std::size_t k) -> const CollectiveInstance& {
+      return *members.at(r)[k + skip.at(r)];
+    };
     std::size_t matched = 0;
     if (members.size() >= 2) {
       for (std::size_t k = 0; k < shortest; ++k) {
-        const CollectiveInstance& head = *members.begin()->second[k];
+        const CollectiveInstance& head = kth(members.begin()->first, k);
         bool same = true;
         TimeNs last = head.start;
         std::size_t last_rank = members.begin()->first;
         for (const auto& [r, list] : members) {
-          const CollectiveInstance& i = *list[k];
+          const CollectiveInstance& i = kth(r, k);
           same = same && i.collective == head.collective && i.message_bytes == head.message_bytes;
           if (i.start > last) {
             last = i.start;
@@ -95,7 +144,7 @@ CollectiveWaits collective_waits(const std::vector<RankCollectives>& ranks, bool
           kept->last_rank = last_rank;
         }
         for (const auto& [r, list] : members) {
-          const CollectiveInstance& i = *list[k];
+          const CollectiveInstance& i = kth(r, k);
           RankWaits& rw = w.ranks[r];
           const TimeNs dur = sub_saturating(i.end, i.start);
           TimeNs waited = sub_saturating(last, i.start);

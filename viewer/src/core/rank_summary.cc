@@ -20,6 +20,7 @@ RankInputs rank_inputs(const trace::Trace& t) {
   in.rank = trace::trace_rank(t);
   in.breakdown = trace::time_breakdown(t);
   in.collectives = trace::collective_instances(t);
+  in.window_group = trace::trace_window_group(t);
   return in;
 }
 
@@ -100,8 +101,11 @@ RankSummary build_rank_summary(std::span<const RankInputs* const> inputs,
   // As `flopline stats` decides: waits across ranks need two ranks with communicators.
   if (with_communicators < 2) return s;
   std::vector<trace::RankCollectives> ranks;
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    ranks.push_back({label_of(i), inputs[i]->rank, inputs[i]->collectives});
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    trace::RankCollectives& r = ranks.emplace_back(
+        trace::RankCollectives{label_of(i), inputs[i]->rank, inputs[i]->collectives});
+    r.group = inputs[i]->window_group;
+  }
   s.waits = trace::collective_waits(ranks, true);
   const trace::CollectiveWaits& w = *s.waits;
   for (std::uint32_t i = 0; i < w.ranks.size(); ++i) {

@@ -29,6 +29,7 @@ struct RankInputs {
   std::optional<std::int64_t> rank;                    // trace::trace_rank
   std::vector<trace::DeviceBreakdown> breakdown;       // per GPU, over its whole work
   std::vector<trace::CollectiveInstance> collectives;  // its NCCL kernels, by start
+  std::string window_group;                            // trace::trace_window_group
 };
 RankInputs rank_inputs(const trace::Trace& t);
 

@@ -8,6 +8,13 @@
 // arrives when its kernel starts; the last arrival starts the transfer, so every other
 // rank's kernel spends the difference waiting (no more than its own duration: beyond
 // that the clocks disagree, as on two hosts whose clocks are not synchronized).
+//
+// Capture windows cut each rank's list at slightly different collectives (`flopline
+// start` reaches each process when its watcher next looks): where a rank's first kernel
+// of a communicator does not overlap in time the first kernel of the rank that started
+// recording last, its kernels before the first one that does (same collective and size)
+// are left out, and the order counts from there. The files of one window of a run
+// (`flopline launch`'s "window file") are matched with each other only.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +33,10 @@ namespace flopline::trace {
 // when it is a whole number.
 std::optional<std::int64_t> trace_rank(const Trace& t);
 
+// The window of a run a trace holds alone ("window 2 of the run", from the "window
+// file" metadata of `flopline launch`'s files), or "" for a trace of a whole process.
+std::string trace_window_group(const Trace& t);
+
 struct RankCollectives {
   std::string file;
   std::optional<std::int64_t> rank;
@@ -36,6 +47,8 @@ struct RankCollectives {
   // ranks cannot break the order.
   TimeNs window_begin = INT64_MIN;
   TimeNs window_end = INT64_MAX;
+  // trace_window_group(): collectives are matched among inputs of one group only.
+  std::string group = {};
 };
 
 struct RankWaits {
