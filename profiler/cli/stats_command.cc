@@ -350,6 +350,8 @@ int run_stats_command(std::span<const std::string> args, std::ostream& out, std:
         rc.file = lt.path;
         rc.rank = trace::trace_rank(*lt.trace);
         rc.group = trace::trace_window_group(*lt.trace);
+        rc.windowed = trace::trace_recorded_in_windows(*lt.trace);
+        rc.host = trace::trace_host(*lt.trace);
         rc.instances = std::move(instances);
         // The waits over the same window as the table (--range, --steps).
         rc.window_begin = query.range_begin.value_or(INT64_MIN);

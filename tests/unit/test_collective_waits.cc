@@ -161,6 +161,18 @@ TEST(CollectiveWaits, WindowsCutAtDifferentCollectivesAreAlignedByTime) {
       {"r0", 0, {at(100, 200), at(300, 400), at(500, 600), at(700, 800)}},
       {"r1", 1, {at(520, 600), at(690, 800)}},
   };
+  // Not recorded in windows: the order as it is (the k-th with the k-th), the clocks
+  // doubted.
+  EXPECT_GT(collective_waits(ranks).ranks[0].clock_suspect, 0u);
+  for (RankCollectives& r : ranks) {
+    r.windowed = true;
+    r.host = "node1";
+  }
+  // On two hosts, the order as it is too.
+  ranks[1].host = "node2";
+  EXPECT_EQ(collective_waits(ranks).unmatched, 2u);
+  EXPECT_GT(collective_waits(ranks).ranks[0].clock_suspect, 0u);
+  ranks[1].host = "node1";
   const CollectiveWaits w = collective_waits(ranks, true);
   EXPECT_EQ(w.collectives, 2u);
   EXPECT_EQ(w.unmatched, 2u);         // rank 0's first two

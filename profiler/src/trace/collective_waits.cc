@@ -36,18 +36,23 @@ bool same_call(const CollectiveInstance& a, const CollectiveInstance& b) {
 constexpr std::size_t kMaxLeadingSkip = 64;
 
 // Per member of a communicator, how many leading kernels to leave out so that the k-th
-// kernels of all members are one collective (collective_waits.h). 0 for all unless a
-// member's first kernel does not overlap the first kernel of the member whose list
-// starts last, and a later kernel of it (same collective and size) does.
+// kernels of all members are one collective (collective_waits.h). 0 for all unless every
+// member was recorded in windows on one host, a member's first kernel does not overlap
+// the first kernel of the member whose list starts last, and a later kernel of it (same
+// collective and size) does.
 std::map<std::size_t, std::size_t> leading_skips(
+    const std::vector<RankCollectives>& ranks,
     const std::map<std::size_t, std::vector<const CollectiveInstance*>>& members) {
   std::map<std::size_t, std::size_t> skip;
   const CollectiveInstance* ref = nullptr;
+  bool one_clock = true;
   for (const auto& [r, list] : members) {
     skip[r] = 0;
+    one_clock =
+        one_clock && ranks[r].windowed && ranks[r].host == ranks[members.begin()->first].host;
     if (!list.empty() && (ref == nullptr || list.front()->start > ref->start)) ref = list.front();
   }
-  if (ref == nullptr) return skip;
+  if (ref == nullptr || !one_clock) return skip;
   for (const auto& [r, list] : members) {
     if (list.empty() || overlap(*list.front(), *ref)) continue;
     for (std::size_t j = 1; j < list.size() && j <= kMaxLeadingSkip; ++j) {
@@ -75,11 +80,27 @@ std::optional<std::int64_t> trace_rank(const Trace& t) {
   return std::nullopt;
 }
 
-std::string trace_window_group(const Trace& t) {
+namespace {
+
+std::string info_value(const Trace& t, std::string_view wanted) {
   for (const auto& [key, value] : t.info) {
-    if (key == "window file") return value;
+    if (key == wanted) return value;
   }
   return {};
+}
+
+}  // namespace
+
+std::string trace_window_group(const Trace& t) {
+  return info_value(t, "window file");
+}
+
+bool trace_recorded_in_windows(const Trace& t) {
+  return !info_value(t, "capture range").empty();
+}
+
+std::string trace_host(const Trace& t) {
+  return info_value(t, "host");
 }
 
 CollectiveWaits collective_waits(const std::vector<RankCollectives>& ranks, bool keep_matched) {
@@ -103,7 +124,7 @@ CollectiveWaits collective_waits(const std::vector<RankCollectives>& ranks, bool
   }
   for (const auto& [group_comm, members] : by_comm) {
     const std::string& comm = group_comm.second;
-    const std::map<std::size_t, std::size_t> skip = leading_skips(members);
+    const std::map<std::size_t, std::size_t> skip = leading_skips(ranks, members);
     std::size_t shortest = SIZE_MAX, total = 0;
     for (const auto& [r, list] : members) {
       shortest = std::min(shortest, list.size() - skip.at(r));

@@ -21,6 +21,8 @@ RankInputs rank_inputs(const trace::Trace& t) {
   in.breakdown = trace::time_breakdown(t);
   in.collectives = trace::collective_instances(t);
   in.window_group = trace::trace_window_group(t);
+  in.windowed = trace::trace_recorded_in_windows(t);
+  in.host = trace::trace_host(t);
   return in;
 }
 
@@ -105,6 +107,8 @@ RankSummary build_rank_summary(std::span<const RankInputs* const> inputs,
     trace::RankCollectives& r = ranks.emplace_back(
         trace::RankCollectives{label_of(i), inputs[i]->rank, inputs[i]->collectives});
     r.group = inputs[i]->window_group;
+    r.windowed = inputs[i]->windowed;
+    r.host = inputs[i]->host;
   }
   s.waits = trace::collective_waits(ranks, true);
   const trace::CollectiveWaits& w = *s.waits;

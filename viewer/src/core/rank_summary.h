@@ -30,6 +30,8 @@ struct RankInputs {
   std::vector<trace::DeviceBreakdown> breakdown;       // per GPU, over its whole work
   std::vector<trace::CollectiveInstance> collectives;  // its NCCL kernels, by start
   std::string window_group;                            // trace::trace_window_group
+  bool windowed = false;                               // trace::trace_recorded_in_windows
+  std::string host;                                    // trace::trace_host
 };
 RankInputs rank_inputs(const trace::Trace& t);
 

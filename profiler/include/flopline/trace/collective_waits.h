@@ -10,11 +10,12 @@
 // that the clocks disagree, as on two hosts whose clocks are not synchronized).
 //
 // Capture windows cut each rank's list at slightly different collectives (`flopline
-// start` reaches each process when its watcher next looks): where a rank's first kernel
-// of a communicator does not overlap in time the first kernel of the rank that started
-// recording last, its kernels before the first one that does (same collective and size)
-// are left out, and the order counts from there. The files of one window of a run
-// (`flopline launch`'s "window file") are matched with each other only.
+// start` reaches each process when its watcher next looks): when every rank recorded in
+// windows on one host (one clock), where a rank's first kernel of a communicator does not
+// overlap in time the first kernel of the rank that started recording last, its kernels
+// before the first one that does (same collective and size) are left out, and the order
+// counts from there. The files of one window of a run (`flopline launch`'s "window
+// file") are matched with each other only.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +37,10 @@ std::optional<std::int64_t> trace_rank(const Trace& t);
 // The window of a run a trace holds alone ("window 2 of the run", from the "window
 // file" metadata of `flopline launch`'s files), or "" for a trace of a whole process.
 std::string trace_window_group(const Trace& t);
+// Whether the trace was recorded in capture windows ("capture range" in its metadata).
+bool trace_recorded_in_windows(const Trace& t);
+// The host whose clock the trace's times are on ("host" in its metadata; "" unknown).
+std::string trace_host(const Trace& t);
 
 struct RankCollectives {
   std::string file;
@@ -49,6 +54,10 @@ struct RankCollectives {
   TimeNs window_end = INT64_MAX;
   // trace_window_group(): collectives are matched among inputs of one group only.
   std::string group = {};
+  // trace_recorded_in_windows() and trace_host(): when every member of a communicator
+  // was recorded in windows on one host, its lists are aligned by time at their start.
+  bool windowed = false;
+  std::string host = {};
 };
 
 struct RankWaits {
