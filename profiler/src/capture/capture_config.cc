@@ -455,6 +455,9 @@ constexpr CaptureOption kCaptureOptions[] = {
      .example = "2.5"},
     {.id = CaptureOptionId::kDuration, .env = "FLOPLINE_DURATION", .cli = "--duration",
      .session = "duration", .example = "500ms"},
+    {.id = CaptureOptionId::kProfilerSteps, .env = "FLOPLINE_PROFILER_STEPS",
+     .cli = "--profiler-steps", .session = "", .example = "step *",
+     .fallback = "no ProfilerStep#N markers are written"},
     {.id = CaptureOptionId::kSelfTiming, .env = "FLOPLINE_SELF_TIMING", .cli = "", .session = "",
      .example = "1", .fallback = "self timing is off"},
     {.id = CaptureOptionId::kQuiet, .env = "FLOPLINE_QUIET", .cli = "", .session = "",
@@ -554,6 +557,14 @@ CaptureEnv parse_capture_options(const CaptureOptionValues& values, CaptureFront
     } else {
       problem(CaptureOptionId::kCountersExclude,
               "'" + v + "' is not a regular expression: " + error);
+    }
+  }
+  if (const std::string& v = values[CaptureOptionId::kProfilerSteps]; !v.empty()) {
+    if (v.find_first_not_of('*') == std::string::npos) {
+      problem(CaptureOptionId::kProfilerSteps,
+              "'" + v + "' matches every NVTX range: name the step ranges, as 'step *'");
+    } else {
+      env.profiler_steps = v;
     }
   }
   if (const std::string& v = values[CaptureOptionId::kGpuMetrics]; !v.empty()) {

@@ -9,6 +9,7 @@
 
 #include "capture/decode_context.h"
 #include "flopline/capture/peaks.h"
+#include "flopline/capture/profiler_steps.h"
 
 namespace flopline::capture {
 namespace {
@@ -253,6 +254,8 @@ DecodeResult decode(const RecordBatch& batch, trace::TraceBuilder& builder,
     ctx.attribution = &result.attribution;
     for (const NvtxRange& r : result.markers.ranges)
       ctx.attribution_precisions.push_back(r.precision);
+    // Before the ranges, so that each step marker encloses its range of the same span.
+    emit_profiler_steps(result.markers, ctx.pids, options.profiler_steps, builder, &held);
     ctx.range_metrics =
         emit_operators(result.markers, result.attribution, ctx.pids, builder, &held);
     // The GPU processes the extents created are recorded like the ones kernels create.

@@ -176,7 +176,9 @@ void write_trace(bool stop, bool always = false) {
   }
   const capture::RecordBatch batch = source.snapshot();
   if (!always && !recorded_gpu_work(batch)) return;
-  report(write_capture(batch, output_path(), trace_info(stop)));
+  capture::DecodeOptions decode;
+  decode.profiler_steps = s.env.profiler_steps;
+  report(write_capture(batch, output_path(), trace_info(stop), decode));
 }
 
 // The final write, once per process, whichever way it ends (exit, _exit, a signal).
@@ -297,6 +299,7 @@ bool start_capture() {
     PeriodicWriterOptions w;
     w.interval_ns = s.env.flush_interval_ns;
     w.kinds = s.env.kinds;
+    w.profiler_steps = s.env.profiler_steps;
     w.path = [] { return output_path(); };
     // An ondemand run (`flopline launch`) writes each window to a file of its own, there
     // as soon as the window's events are in.

@@ -251,6 +251,7 @@ void PeriodicWriter::start(PeriodicWriterOptions options) {
   s.options = std::move(options);
   capture::StreamingOptions so;
   so.kinds = s.options.kinds;
+  so.decode.profiler_steps = s.options.profiler_steps;
   s.decoder = std::make_unique<capture::StreamingDecoder>(so);
   s.running = true;
   // Detached: a process may end (exit, _exit, a signal) while it sleeps; stop() makes

@@ -30,6 +30,8 @@ struct PeriodicWriterOptions {
   std::function<void(const std::string&, std::uint64_t, std::int64_t)> appended;
   // The activity kinds recorded: which records a launch call waits for.
   std::uint32_t kinds = capture::kDefaultKinds;
+  // `--profiler-steps`: the glob of step ranges given ProfilerStep#N slices ("" none).
+  std::string profiler_steps;
   // One file per capture window (an ondemand run, capture/window_files.h) instead of one
   // file for the process: window_path(N) names window N's file, and each file is
   // finished once its window's events are all in, with info() as its metadata, and told

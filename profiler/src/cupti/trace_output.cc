@@ -26,10 +26,11 @@ void add_capture_metadata(trace::Trace& t, std::uint32_t pid,
 }
 
 CaptureWriteResult write_capture(const capture::RecordBatch& batch, const std::string& path,
-                                 const std::vector<std::pair<std::string, std::string>>& info) {
+                                 const std::vector<std::pair<std::string, std::string>>& info,
+                                 const capture::DecodeOptions& decode) {
   CaptureWriteResult result;
   result.path = path;
-  trace::Trace t = capture::decode_to_trace(batch);
+  trace::Trace t = capture::decode_to_trace(batch, decode);
   add_capture_metadata(t, batch.process_id, info);
   trace::WriteOptions options;
   options.time_base = batch.time_base;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "flopline/capture/record_decoder.h"
 #include "flopline/capture/records.h"
 #include "flopline/trace/model.h"
 
@@ -24,7 +25,8 @@ struct CaptureWriteResult {
 
 // `info` goes into the trace's "flopline" metadata after the version and command line.
 CaptureWriteResult write_capture(const capture::RecordBatch& batch, const std::string& path,
-                                 const std::vector<std::pair<std::string, std::string>>& info);
+                                 const std::vector<std::pair<std::string, std::string>>& info,
+                                 const capture::DecodeOptions& decode = {});
 
 // What every captured trace carries besides its events, added to a decoded trace `t` of
 // process `pid`: the "flopline" metadata (version, command line, pid, host, then `info`,

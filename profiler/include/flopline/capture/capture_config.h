@@ -163,6 +163,7 @@ enum class CaptureOptionId : std::uint8_t {
   kCaptureRangeEnd,
   kDelay,
   kDuration,
+  kProfilerSteps,
   kSelfTiming,
   kQuiet,
   kManifest,
@@ -171,7 +172,7 @@ enum class CaptureOptionId : std::uint8_t {
   kTimeBase,
   kControlDir,
 };
-inline constexpr std::size_t kCaptureOptionCount = 19;
+inline constexpr std::size_t kCaptureOptionCount = 20;
 
 struct CaptureOption {
   CaptureOptionId id;
@@ -231,6 +232,7 @@ struct CaptureEnv {
   std::int64_t run_pid = 0;       // FLOPLINE_RUN_PID: the `flopline run` process
   CountersSetting counters;       // FLOPLINE_COUNTERS
   std::string counters_exclude;   // FLOPLINE_COUNTERS_EXCLUDE: kernel names never measured
+  std::string profiler_steps;     // FLOPLINE_PROFILER_STEPS: step ranges given ProfilerStep#N
   GpuMetricsSetting gpu_metrics;  // FLOPLINE_GPU_METRICS
   std::int64_t flush_interval_ns = kDefaultFlushIntervalNs;  // FLOPLINE_FLUSH_INTERVAL; 0 = off
   bool self_timing = false;  // FLOPLINE_SELF_TIMING=1: flopline's own time, by part, at exit

@@ -94,6 +94,9 @@ struct DecodeOptions {
   CountOptions counts;                          // where range FLOPs may come from
   bool overhead = true;                         // CUPTI overhead slices
   const StreamDecodeContext* stream = nullptr;  // one append of a streaming capture
+  // `--profiler-steps`: NVTX ranges matching this glob also get a ProfilerStep#N slice
+  // (profiler_steps.h); "" none.
+  std::string profiler_steps;
 };
 
 struct DecodeResult {

@@ -88,6 +88,7 @@ inline constexpr TraceArg kTraceArgs[] = {
     {"gpu records", "uint", "GPU extent of an NVTX range"},
     {"Sequence number", "int", "PyTorch operator range"},
     {"op_id", "uint", "PyTorch operator range"},
+    {"NVTX range", "string", "ProfilerStep#N slice (--profiler-steps): the step range it marks"},
     {"Input Dims", "[[int]]", "PyTorch operator range"},
     {"Output Dims", "[[int]]", "PyTorch operator range"},
     // Capture windows (docs/CAPTURE.md, "Capture ranges").
