@@ -1,6 +1,7 @@
 """The multi-rank and diff checks of docs/STATS.md and docs/DIFF.md on a GPU machine:
 
-  straggler  a two-rank DDP job (torchrun) whose rank 1 sleeps --straggle-ms before
+  straggler  a two-rank DDP job (torchrun, with --profiler-steps 'step *': each rank's
+             trace holds ProfilerStep#0..13) whose rank 1 sleeps --straggle-ms before
              each backward: `flopline stats DIR --steps 'step *' --skip-first 4` names
              rank 1 as the rank the others wait for, and rank 0 waits about that long a
              step (between 0.75x and 1.5x); each rank's breakdown parts add up to its
@@ -72,12 +73,24 @@ def straggler(a, rows, failures):
     shutil.rmtree(d, ignore_errors=True)
     steps, skip = 14, 4
     os.makedirs(d)
-    code = run([a.flopline, "run", "-o", os.path.join(d, "straggler.json"), "--", "torchrun", "--standalone", "--nproc_per_node=2",
+    code = run([a.flopline, "run", "--profiler-steps", "step *", "-o", os.path.join(d, "straggler.json"),
+                "--", "torchrun", "--standalone", "--nproc_per_node=2",
                 LOOP, "--steps", str(steps), "--straggle-ms", str(a.straggle_ms)],
                os.path.join(a.out, "straggler.log"), 240)
     if code != 0:
         failures.append(f"straggler: the job exited {code} (straggler.log)")
         return
+    # --profiler-steps: torch.profiler's step marker over each "step N" range, for HTA.
+    for f in sorted(os.listdir(d)):
+        if not f.endswith(".json"):
+            continue
+        with open(os.path.join(d, f)) as fh:
+            names = sorted(e.get("name", "") for e in json.load(fh)["traceEvents"]
+                           if str(e.get("name", "")).startswith("ProfilerStep#"))
+        want = sorted(f"ProfilerStep#{i}" for i in range(steps))
+        rows.append((f"straggler: {f} ProfilerStep markers", len(names), steps))
+        if names != want:
+            failures.append(f"straggler: {f} has ProfilerStep markers {names[:4]}..., expected #0..#{steps - 1}")
     window = ["--steps", "step *", "--skip-first", str(skip)]
     s = json_of([a.flopline, "stats", d, "--json", *window])
     w = s.get("collective_waits")
