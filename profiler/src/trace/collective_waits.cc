@@ -122,8 +122,9 @@ CollectiveWaits collective_waits(const std::vector<RankCollectives>& ranks, bool
       by_comm[{ranks[r].group, i.communicator}][r].push_back(&i);
     }
   }
-  for (const auto& [group_comm, members] : by_comm) {
-    const std::string& comm = group_comm.second;
+  for (const auto& entry : by_comm) {
+    const std::string& comm = entry.first.second;
+    const Members& members = entry.second;
     const std::map<std::size_t, std::size_t> skip = leading_skips(ranks, members);
     std::size_t shortest = SIZE_MAX, total = 0;
     for (const auto& [r, list] : members) {
