@@ -10,6 +10,7 @@
 
 #include "capture_window_control.h"
 #include "flopline/capture/run_control.h"
+#include "periodic_writer.h"
 
 namespace flopline::cupti {
 namespace {
@@ -21,8 +22,17 @@ constexpr auto kPoll = std::chrono::milliseconds(100);
 std::atomic<pid_t> g_watching_pid{0};
 
 void answer(const std::string& dir, const capture::ControlCommand& c) {
-  const CaptureWindowControl::CommandReply r =
-      CaptureWindowControl::instance().command(c.verb == capture::ControlVerb::kStart);
+  const bool start = c.verb == capture::ControlVerb::kStart;
+  CaptureWindowControl::CommandReply r = CaptureWindowControl::instance().command(start);
+  if (!start && r.result == capture::CommandResult::kApplied) {
+    // Under flopline launch the window has a file of its own: say which, now.
+    const std::vector<capture::CaptureWindowRecord> windows =
+        CaptureWindowControl::instance().windows();
+    if (!windows.empty() && !windows.back().open) {
+      const std::string file = PeriodicWriter::instance().window_file_path(windows.back().index);
+      if (!file.empty()) r.detail += "; its trace: " + file + " (once its last records are in)";
+    }
+  }
   capture::append_ack(dir, {getpid(), c.seq, capture::to_string(r.result), r.detail});
 }
 

@@ -308,6 +308,16 @@ CaptureWriteResult PeriodicWriter::finish(
   return result;
 }
 
+std::string PeriodicWriter::window_file_path(std::uint32_t index) const {
+  std::function<std::string(std::uint32_t)> path;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (!impl_->running || !impl_->options.window_files) return {};
+    path = impl_->options.window_path;
+  }
+  return path ? path(index) : std::string();
+}
+
 std::string PeriodicWriter::path() const {
   std::lock_guard<std::mutex> lock(impl_->append_mu);
   return impl_->file && impl_->file->started() ? impl_->file->path() : std::string();

@@ -63,6 +63,9 @@ class PeriodicWriter {
                             bool always);
   // The file the appends went to ("" when none was written).
   std::string path() const;
+  // With one file per window: the file window `index` is written to (claimed in the run's
+  // manifest, as its first append would); "" otherwise.
+  std::string window_file_path(std::uint32_t index) const;
   // Whether this thread is inside an append (it holds the append lock): a fatal signal
   // taken here cannot write the trace, since the write waits for that lock.
   static bool appending_on_this_thread();

@@ -192,8 +192,8 @@ def main():
             problems.append(f"launch: flopline start answered {out!r}")
         wait_steps(env["STEPS_PROGRESS"], s1 + after_start, p)
         s2, s3, out = command(args.flopline, env, "stop", str(p.pid))
-        if f"window {n} closed" not in out:
-            problems.append(f"launch: flopline stop answered {out!r}")
+        if f"window {n} closed" not in out or f"launch-window{n}.json" not in out:
+            problems.append(f"launch: flopline stop answered {out!r} (window {n} closed, its file)")
         spans.append(((s0, s1 + 1), (s2 - 1, s3)))
         if n == 1:
             # The window's file is there while the program runs on.
