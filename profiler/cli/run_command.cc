@@ -77,8 +77,10 @@ std::string make_manifest(std::ostream& err) {
 
 // Why traces cannot be written where `-o` points, before the command runs: its directory
 // (or the directory it names) must exist and be writable, and a file name must fit the
-// file system at its longest. Empty when they can.
-std::string output_problem(const std::string& absolute_output) {
+// file system at its longest (with `window_files`, flopline launch's -windowN too).
+// Empty when they can.
+std::string output_problem(const std::string& absolute_output, bool window_files) {
+  const std::string window = window_files ? "-window4294967295" : "";
   namespace fs = std::filesystem;
   std::error_code ec;
   const bool names_directory = absolute_output.empty() || absolute_output.back() == '/' ||
@@ -87,7 +89,7 @@ std::string output_problem(const std::string& absolute_output) {
     // A file of the default name inside it.
     std::string dir = absolute_output.empty() ? std::string("/") : absolute_output;
     if (dir.back() != '/') dir += '/';
-    return trace::output_path_problem(dir + "flopline-rank4294967295.json");
+    return trace::output_path_problem(dir + "flopline-rank4294967295" + window + ".json");
   }
   // %p and %r at their longest (a pid or rank of 10 digits), and the -rankR or -PID
   // that other processes of the run add beside it.
@@ -104,12 +106,13 @@ std::string output_problem(const std::string& absolute_output) {
       widest += name[i];
     }
   }
-  widest += "-rank4294967295";
+  widest += "-rank4294967295" + window;
   std::string dir = fs::path(absolute_output).parent_path().string();
   if (dir.empty()) dir.assign(1, '/');
   std::string problem = trace::output_path_problem((dir == "/" ? "" : dir) + "/" + widest);
   if (problem.find("the file name is too long") != std::string::npos) {
-    return concat(name, ": the file name is too long with a pid or rank added (",
+    return concat(name, ": the file name is too long with a pid or rank",
+                  window_files ? " and a window number" : "", " added (",
                   std::to_string(widest.size()), " bytes)");
   }
   return problem;
@@ -446,7 +449,12 @@ int run_recorded(const RunOptions& opt, std::string_view name, std::ostream& out
   const std::string cwd = std::filesystem::current_path(cwd_error).string();
   const std::string& given_output = opt.capture[capture::CaptureOptionId::kOutput];
   const std::string output = cwd_error ? given_output : absolute_output(given_output, cwd);
-  if (const std::string problem = output_problem(output); !problem.empty()) {
+  const std::string& range_text = opt.capture[capture::CaptureOptionId::kCaptureRange];
+  std::string range_problem;
+  const bool window_files =
+      !range_text.empty() && capture::parse_capture_range(range_text, &range_problem) ==
+                                 capture::CaptureRangeKind::kOnDemand;
+  if (const std::string problem = output_problem(output, window_files); !problem.empty()) {
     err << who << ": cannot write traces to " << (given_output.empty() ? cwd : given_output) << " ("
         << problem << "); nothing was run\n";
     return kExitFailure;

@@ -275,6 +275,21 @@ TEST(RunCommand, AnOutputNameTooLongFailsBeforeTheCommandRuns) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(RunCommand, ALaunchCountsItsWindowNumberInTheNameLength) {
+  const std::string dir = temp_dir("longwindow");
+  // 225 bytes fit with a rank suffix (240), not with a window number as well (257).
+  const std::string name = std::string(220, 'w') + ".json";
+  std::ostringstream out, err;
+  const int launched =
+      run_cli(Args{"launch", "-o", dir + "/" + name, "--", "sh", "-c", "true"}, out, err);
+  EXPECT_EQ(launched, kExitFailure);
+  EXPECT_NE(err.str().find("and a window number"), std::string::npos) << err.str();
+  std::ostringstream out2, err2;
+  run_cli(Args{"run", "-o", dir + "/" + name, "--", "true"}, out2, err2);
+  EXPECT_EQ(err2.str().find("too long"), std::string::npos) << err2.str();
+  std::filesystem::remove_all(dir);
+}
+
 TEST(RunArgs, CountersAndGpuMetrics) {
   auto r = parse_run_args(Args{"--counters", "--", "prog"});
   ASSERT_TRUE(r.ok()) << r.error;
