@@ -37,6 +37,11 @@ constexpr auto kDecodePeriod = std::chrono::milliseconds(20);
 constexpr auto kDecodeRoundLimit = std::chrono::milliseconds(200);
 // The final decode at exit never takes longer than this; what is left is counted.
 constexpr auto kFinalDecodeLimit = std::chrono::seconds(5);
+// Before sampling stops, the backlog is decoded for at most this long: after
+// cuptiPmSamplingStop, a decode that filled one counter-data image was seen followed by
+// one that found nothing, and those runs lacked the samples of their last milliseconds;
+// the runs whose backlog fitted one image kept them (docs/COUNTERS.md, GPU metrics).
+constexpr auto kDrainBeforeStop = std::chrono::milliseconds(500);
 // Past its limit plus this, a decode is taken to be stuck inside CUPTI.
 constexpr auto kStuckMargin = std::chrono::seconds(2);
 
@@ -473,6 +478,7 @@ void GpuMetricsSampler::on_context_destroying(CUcontext context) {
   // decode now, on it, since neither can be done once the context is gone.
   debug("device %u: its context is being destroyed", d->device);
   std::lock_guard<std::mutex> one(s.decode_mu);
+  s.decode_devices({d}, std::chrono::steady_clock::now() + kDrainBeforeStop, false);
   Impl::stop_sampling(*d);
   s.decode_devices({d}, std::chrono::steady_clock::now() + kFinalDecodeLimit, true);
 }
@@ -528,6 +534,7 @@ void GpuMetricsSampler::stop() {
   auto done = std::make_shared<std::promise<void>>();
   std::future<void> finished = done->get_future();
   std::thread([&s, ds, done] {
+    s.decode_all(std::chrono::steady_clock::now() + kDrainBeforeStop, false);
     for (DeviceSampler* d : ds) Impl::stop_sampling(*d);
     s.decode_all(std::chrono::steady_clock::now() + kFinalDecodeLimit, true);
     done->set_value();
