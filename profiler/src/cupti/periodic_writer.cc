@@ -73,14 +73,8 @@ struct PeriodicWriter::Impl {
   std::uint64_t dropped = 0;
   trace::TimeNs upto = INT64_MIN;
   trace::TimeNs first_event = INT64_MAX;
-  // One file per window: the window the open file holds, the last whose file was
-  // finished, that file's result, the kernels of the open file, and the events that came
-  // after their window's file was finished (left out, and said in the next file).
-  std::uint32_t file_window = 0;
-  std::uint32_t finished_window = 0;
-  CaptureWriteResult last_window_file;
-  std::uint64_t file_kernels = 0;
-  std::uint64_t events_without_file = 0;
+  // One file per window (options.window_files): its files, one after the other.
+  std::unique_ptr<capture::WindowFileWriter> window_files;
 
   void loop();
   // One append, append_mu held: takes the capture's records, writes what is final at
@@ -88,11 +82,6 @@ struct PeriodicWriter::Impl {
   // be written.
   bool append(trace::TimeNs at, bool last, bool create,
               const std::vector<std::pair<std::string, std::string>>* info);
-  // The same for one file per window: writes `t` (the events final at `upto`) to its
-  // window's file, finishing the file once the window is complete.
-  bool append_to_window_file(trace::Trace& t, std::uint64_t new_kernels, bool last,
-                             std::optional<trace::TimeNs> time_base,
-                             const std::vector<std::pair<std::string, std::string>>* info);
 };
 
 bool PeriodicWriter::Impl::append(trace::TimeNs at, bool last, bool create,
@@ -110,8 +99,26 @@ bool PeriodicWriter::Impl::append(trace::TimeNs at, bool last, bool create,
   if (!decoder->gpu_work_seen() && !create) return true;
   upto = last ? capture::kEndOfRun : std::max(upto, at);
   trace::Trace t = decoder->take(upto);
-  if (options.window_files) {
-    return append_to_window_file(t, fresh_kernels, last, time_base, info);
+  if (window_files) {
+    // NVTX ranges still open do not hold a window's file: their ends, after the window
+    // closed, are not recorded (docs/CAPTURE.md, "On demand").
+    const capture::HeldRecords held = decoder->held();
+    const bool holds_open = held.open() - held.markers - held.marker_data > 0;
+    // The end of the run gives its own metadata (with what recording cost); a file
+    // finished while the program runs asks for it.
+    auto metadata = [&](trace::Trace& m) {
+      add_capture_metadata(m, static_cast<std::uint32_t>(getpid()),
+                           info != nullptr ? *info
+                           : options.info  ? options.info()
+                                           : std::vector<std::pair<std::string, std::string>>{});
+    };
+    std::string error;
+    const bool ok =
+        window_files->append(t, CaptureWindowControl::instance().windows(), upto, holds_open, last,
+                             fresh_kernels, time_base.value_or(0), metadata, &error);
+    if (!ok) failed = error;
+    if (last) finished = true;
+    return ok;
   }
   if (t.slice_count() + t.instant_count() + t.counter_point_count() > 0)
     first_event = std::min(first_event, t.time_bounds().first);
@@ -138,72 +145,6 @@ bool PeriodicWriter::Impl::append(trace::TimeNs at, bool last, bool create,
     options.appended(file->path(), file->events(), upto - first_event);
   }
   return true;
-}
-
-bool PeriodicWriter::Impl::append_to_window_file(
-    trace::Trace& t, std::uint64_t new_kernels, bool last, std::optional<trace::TimeNs> time_base,
-    const std::vector<std::pair<std::string, std::string>>* info) {
-  const std::vector<capture::CaptureWindowRecord> windows =
-      CaptureWindowControl::instance().windows();
-  const std::uint64_t events = t.slice_count() + t.instant_count() + t.counter_point_count();
-  if (!file) {
-    const std::uint32_t w = capture::window_for_new_file(windows, finished_window);
-    if (w == 0) {
-      events_without_file += events;  // late records of a finished window's file
-      return true;
-    }
-    file = std::make_unique<trace::IncrementalTraceFile>(options.window_path(w),
-                                                         time_base.value_or(0));
-    file_window = w;
-    file_kernels = 0;
-    first_event = INT64_MAX;
-  }
-  file_kernels += new_kernels;
-  if (events > 0) first_event = std::min(first_event, t.time_bounds().first);
-  std::string error;
-  if (!file->append_all(t, &error)) {
-    failed = error;
-    return false;
-  }
-  // NVTX ranges still open do not hold the file: their ends, after the window closed,
-  // are not recorded (docs/CAPTURE.md, "On demand").
-  const capture::HeldRecords held = decoder->held();
-  const bool holds_open = held.open() - held.markers - held.marker_data > 0;
-  if (!last && !capture::window_file_complete(windows, file_window, upto, holds_open)) {
-    if (file->started() && options.appended && first_event != INT64_MAX) {
-      options.appended(file->path(), file->events(), upto - first_event);
-    }
-    return true;
-  }
-  // The end of the run gives its own metadata (with what recording cost); a file
-  // finished while the program runs asks for it.
-  std::vector<std::pair<std::string, std::string>> meta;
-  if (info != nullptr) {
-    meta = *info;
-  } else if (options.info) {
-    meta = options.info();
-  }
-  add_capture_metadata(t, static_cast<std::uint32_t>(getpid()), meta);
-  capture::keep_only_capture_window(t, file_window);
-  if (events_without_file > 0) {
-    t.info.emplace_back("events after their window's file was finished",
-                        std::to_string(events_without_file) + " (left out of every file)");
-  }
-  CaptureWriteResult r;
-  r.path = file->path();
-  r.ok = file->finish(t, &error);
-  r.error = error;
-  r.events = file->events();
-  r.kernels = file_kernels;
-  r.dropped_records = t.report.dropped_records;
-  if (!r.ok) failed = error;
-  dropped = r.dropped_records;
-  finished_window = file_window;
-  last_window_file = r;
-  file.reset();
-  if (last) finished = true;
-  if (options.finished) options.finished(r);
-  return r.ok;
 }
 
 void PeriodicWriter::Impl::loop() {
@@ -253,6 +194,23 @@ void PeriodicWriter::start(PeriodicWriterOptions options) {
   so.kinds = s.options.kinds;
   so.decode.profiler_steps = s.options.profiler_steps;
   s.decoder = std::make_unique<capture::StreamingDecoder>(so);
+  if (s.options.window_files) {
+    capture::WindowFileWriter::Hooks hooks;
+    hooks.path = s.options.window_path;
+    hooks.appended = s.options.appended;
+    hooks.finished = [finished = s.options.finished](const capture::WindowFile& f) {
+      if (!finished) return;
+      CaptureWriteResult r;
+      r.path = f.path;
+      r.ok = f.ok;
+      r.error = f.error;
+      r.events = f.events;
+      r.kernels = f.kernels;
+      r.dropped_records = f.dropped_records;
+      finished(r);
+    };
+    s.window_files = std::make_unique<capture::WindowFileWriter>(std::move(hooks));
+  }
   s.running = true;
   // Detached: a process may end (exit, _exit, a signal) while it sleeps; stop() makes
   // sure no append is in progress or starts after it.
@@ -290,7 +248,7 @@ CaptureWriteResult PeriodicWriter::finish(
     // Each window's file was reported as it was finished; a failure is said here.
     if (!s.finished && s.failed.empty()) s.append(capture::kEndOfRun, true, always, &info);
     s.finished = true;
-    result.path = s.last_window_file.path;
+    result.path = s.window_files ? s.window_files->last_finished().path : std::string();
     result.error = s.failed;
     return result;
   }

@@ -11,11 +11,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "flopline/capture/capture_window.h"
+#include "flopline/trace/incremental_trace.h"
 #include "flopline/trace/model.h"
 
 namespace flopline::capture {
@@ -49,5 +52,61 @@ bool is_window_file_path(std::string_view path);
 // Makes `t`'s capture-window metadata (the top-level captureWindows list and the
 // "capture windows" count) describe window `index` alone, the one its file holds.
 void keep_only_capture_window(trace::Trace& t, std::uint32_t index);
+
+// A window's file once finished.
+struct WindowFile {
+  std::uint32_t window = 0;
+  std::string path;
+  bool ok = false;
+  std::string error;  // why it could not be written
+  std::uint64_t events = 0;
+  std::uint64_t kernels = 0;  // kernel records taken while it was open
+  std::uint64_t dropped_records = 0;
+};
+
+// The files of the windows, one after the other, from the appends of a streaming
+// capture (the periodic writer acts on it; the decisions are the functions above).
+class WindowFileWriter {
+ public:
+  struct Hooks {
+    std::function<std::string(std::uint32_t)> path;  // window N's file (claimed by the caller)
+    // After an append that left the file open: its path, its events, how far they
+    // reach after its first event (ns).
+    std::function<void(const std::string&, std::uint64_t, TimeNs)> appended;
+    std::function<void(const WindowFile&)> finished;
+  };
+  explicit WindowFileWriter(Hooks hooks, TimeNs grace_ns = kWindowFileGraceNs);
+  ~WindowFileWriter();
+  WindowFileWriter(const WindowFileWriter&) = delete;
+  WindowFileWriter& operator=(const WindowFileWriter&) = delete;
+
+  // One append: `t` holds the events final at `upto` (`last`: the end of the run,
+  // everything); `windows` the capture's windows now; `holds_open` whether records of
+  // events still open are held (NVTX ranges aside); `kernels` the kernel records this
+  // append took; `time_base` the run's (times are written relative to it). Writes `t`
+  // to the open window's file, or starts the newest window's, and finishes the file
+  // once its window is complete, with `metadata` adding the process's "flopline"
+  // metadata first. Events with no file to go to (late records of a finished window,
+  // before the next opens) are counted and said in the next file. False, with `error`,
+  // when a file could not be written; nothing is written after that.
+  bool append(trace::Trace& t, const std::vector<CaptureWindowRecord>& windows, TimeNs upto,
+              bool holds_open, bool last, std::uint64_t kernels, TimeNs time_base,
+              const std::function<void(trace::Trace&)>& metadata, std::string* error);
+
+  // The file last finished (window 0 when none).
+  const WindowFile& last_finished() const { return last_; }
+  std::uint64_t events_without_file() const { return events_without_file_; }
+
+ private:
+  Hooks hooks_;
+  TimeNs grace_ns_;
+  std::unique_ptr<trace::IncrementalTraceFile> file_;
+  std::uint32_t file_window_ = 0;
+  std::uint64_t file_kernels_ = 0;
+  TimeNs first_event_ = INT64_MAX;
+  WindowFile last_;
+  std::uint64_t events_without_file_ = 0;
+  bool failed_ = false;
+};
 
 }  // namespace flopline::capture
