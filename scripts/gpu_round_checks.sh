@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # One four-GPU call for the checks owed after a change to capture or counters:
-#   GPUs 0,1  every gpu-labelled test but the kernels', capture windows' and endings'
-#             (the DDP, NCCL and rank tests among them)
+#   GPUs 0,1  every gpu-labelled test but the kernels', capture windows', endings' and
+#             the default-against-all one (the DDP, NCCL and rank tests among them)
 #   GPUs 2,3  DDP under --counters, as it is and with FLOPLINE_COUNTERS_FORCED_FLUSH=1
 #             (DDP_MODES), each output line stamped with its time; past DDP_LIMIT_S
 #             (default 200) every thread's stack (scripts/gpu_stacks.sh), then the
 #             traces' own notes (late records, lost measurements, flows);
 #             then GPU metrics around matmuls with and without streaming, three times
 #             each: where the samples end against the last kernel; then the capture
-#             window and endings tests (on demand's window files among them)
+#             window and endings tests (on demand's window files among them); the
+#             straggler job (its two traces gzipped into $OUT for HTA); default
+#             --counters against --counters=all with its figures (the bench, in place
+#             of the ctest that runs it without printing them)
 # Logs go into $OUT/logs.tgz; the summary is printed last.
 #   Run there: ln -sfn build-gpu-slim build-gpu; scripts/gpu_round_checks.sh
 set -uo pipefail
@@ -30,7 +33,8 @@ for line in sys.stdin: sys.stdout.write("%7.2f %s" % (time.monotonic()-t0, line)
 
 (
   export CUDA_VISIBLE_DEVICES=0,1 FLOPLINE_GPU_TEST_OUT="$work/gpu-test-traces"
-  cd "$build" && timeout "${CTEST_LIMIT_S:-540}" ctest -L gpu -E 'gpu\.(kernels|capture_range|endings)\.' \
+  cd "$build" && timeout "${CTEST_LIMIT_S:-540}" ctest -L gpu \
+    -E 'gpu\.(kernels|capture_range|endings)\.|DefaultAgreesWithEveryLaunchMeasured' \
     --output-on-failure --timeout 300 > "$work/logs/ctest.log" 2>&1
   note "ctest -L gpu but capture_range, endings: exit $?"
 ) &
@@ -104,10 +108,28 @@ note "GPU metrics runs done"
 (cd "$build" && FLOPLINE_GPU_TEST_OUT="$work/gpu-test-traces-2" timeout $(( ${CTEST_LIMIT_S:-540} - $(since) )) \
   ctest -R 'gpu\.(capture_range|endings)\.' --output-on-failure --timeout 300 > "$work/logs/ctest-windows.log" 2>&1)
 note "ctest capture_range, endings: exit $?"
+# The straggler job on GPUs 2,3 (its traces come back for HTA, scripts/compare_hta.py,
+# run where HTA's plotly is), then default against every launch on GPU 2 with its figures.
+export CUDA_VISIBLE_DEVICES=2,3
+timeout 150 python3 "$root/tests/gpu/ranks/check_ranks.py" --flopline "$fl" --out "$work/ranks" \
+  --parts straggler > "$work/logs/ranks-straggler.log" 2>&1
+note "straggler check: exit $?"
+for f in "$work"/ranks/straggler/*.json; do [ -e "$f" ] && gzip -c "$f" > "$OUT/$(basename "$f").gz"; done
+export CUDA_VISIBLE_DEVICES=2
+left=$(( ${CTEST_LIMIT_S:-540} - $(since) ))
+if [ "$left" -gt 200 ]; then
+  timeout $(( left - 10 )) python3 "$root/bench/counters_default_vs_all.py" --flopline "$fl" \
+    --out "$work/keys" --timeout $(( left - 20 )) > "$work/logs/default-vs-all.log" 2>&1
+  note "default --counters against --counters=all: exit $?"
+else
+  note "default --counters against --counters=all: skipped, $left s left"
+fi
 wait "$tests"
 tar czf "$OUT/logs.tgz" -C "$work" logs
 echo "== ctest"; grep -hE "tests passed|Failed|\*\*\*|Not Run|Timeout|window" "$work"/logs/ctest*.log | tail -30
 echo "== DDP"; cat "$work/logs/ddp-notes.log"
 echo "== DDP stacks"; cat "$work"/logs/ddp-*-stacks.log 2>/dev/null | grep -E "== pid|wchan" | head -30
 echo "== GPU metrics"; cat "$work/logs/gm-summary.log"
+echo "== straggler"; tail -10 "$work/logs/ranks-straggler.log" 2>/dev/null
+echo "== default against all"; tail -12 "$work/logs/default-vs-all.log" 2>/dev/null
 echo "== summary"; cat "$summary"
