@@ -9,14 +9,13 @@
 // The FLOPs per clock per SM are per compute capability (arch_rates). The clock: for
 // the datacenter parts NVIDIA publishes figures for (V100, A100, H100 SXM and PCIe,
 // H200, B200) the table holds the clocks those figures imply, one for CUDA-core
-// precisions (fp64, fp32) and one for tensor-core precisions (tf32, bf16, fp16, fp8):
-// NVIDIA computes H100 SXM's 989 TFLOP/s bf16 at 1830 MHz although the driver reports a
-// 1980 MHz maximum. Other GPUs use the driver's maximum SM clock for every precision.
-// The memory clock the driver reports (cudaDevAttrMemoryClockRate) is half the data
-// rate for HBM2/HBM2e/HBM3/HBM3e and GDDR6/6X alike, so the x2 holds for all of them:
-// H100 SXM reports 2619 MHz on a 5120-bit bus (3.35 TB/s), H200 3201 MHz on 6016 bits
-// (4.81 TB/s), both read on the machines. When the driver gives no memory clock or bus
-// width, a known part's published bandwidth is used.
+// precisions (fp64, fp32) and one for tensor-core precisions (tf32, bf16, fp16, fp8),
+// since NVIDIA's tensor figures assume a lower clock than the driver's maximum. Other
+// GPUs use the driver's maximum SM clock for every precision. The memory clock the
+// driver reports (cudaDevAttrMemoryClockRate) is half the data rate for HBM and GDDR6
+// alike, hence the x2 (checked against published bandwidths in docs/PEAKS.md). When
+// the driver gives no memory clock or bus width, a known part's published bandwidth is
+// used.
 #pragma once
 
 #include <cstdint>
