@@ -16,17 +16,8 @@
 #   Run there: ln -sfn build-gpu-slim build-gpu; scripts/gpu_round_checks.sh
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-[ -e "$root/build-gpu" ] || ln -s build-gpu-slim "$root/build-gpu"
-build="$root/build-gpu"
-fl="$build/profiler/flopline"
-OUT="${OUT:-$root/gpu-out}"
-work=/tmp/flopline-checks; rm -rf "$work"; mkdir -p "$work/logs" "$OUT"
-source "$root/scripts/gpu_env.sh" >/dev/null 2>&1
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
-start=$(date +%s)
-since() { echo $(( $(date +%s) - start )); }
-summary="$work/logs/summary.txt"
-note() { echo "[$(since) s] $*" | tee -a "$summary"; }
+work=/tmp/flopline-checks
+source "$root/scripts/gpu_round_lib.sh"
 stamp() { python3 -u -c 'import sys,time
 t0=time.monotonic()
 for line in sys.stdin: sys.stdout.write("%7.2f %s" % (time.monotonic()-t0, line))'; }

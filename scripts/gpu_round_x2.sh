@@ -10,17 +10,8 @@
 #   Run there: ln -sfn build-gpu-slim build-gpu; scripts/gpu_round_x2.sh
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-[ -e "$root/build-gpu" ] || ln -s build-gpu-slim "$root/build-gpu"
-build="$root/build-gpu"
-fl="$build/profiler/flopline"
-OUT="${OUT:-$root/gpu-out}"
-work=/tmp/flopline-x2; rm -rf "$work"; mkdir -p "$work/logs" "$OUT"
-source "$root/scripts/gpu_env.sh" >/dev/null 2>&1
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
-start=$(date +%s)
-since() { echo $(( $(date +%s) - start )); }
-summary="$work/logs/summary.txt"
-note() { echo "[$(since) s] $*" | tee -a "$summary"; }
+work=/tmp/flopline-x2
+source "$root/scripts/gpu_round_lib.sh"
 
 timeout "${STRAGGLER_LIMIT_S:-120}" python3 "$root/tests/gpu/ranks/check_ranks.py" --flopline "$fl" \
   --out "$work/ranks" --parts straggler > "$work/logs/ranks-straggler.log" 2>&1

@@ -12,17 +12,8 @@
 #   Run there: ln -sfn build-gpu-slim build-gpu; scripts/gpu_round_x4.sh
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-[ -e "$root/build-gpu" ] || ln -s build-gpu-slim "$root/build-gpu"
-build="$root/build-gpu"
-fl="$build/profiler/flopline"
-OUT="${OUT:-$root/gpu-out}"
-work=/tmp/flopline-round; rm -rf "$work"; mkdir -p "$work/logs" "$OUT"
-source "$root/scripts/gpu_env.sh" >/dev/null 2>&1
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
-start=$(date +%s)
-since() { echo $(( $(date +%s) - start )); }
-summary="$work/logs/summary.txt"
-note() { echo "[$(since) s] $*" | tee -a "$summary"; }
+work=/tmp/flopline-round
+source "$root/scripts/gpu_round_lib.sh"
 
 (OUT="$work" STREAMING_FORMAT="${STREAMING_FORMAT:-json}" STREAMING_READ="${STREAMING_READ:-summary}" STREAMING_MINUTES="${STREAMING_MINUTES:-8}" STREAMING_KILL_AT="${STREAMING_KILL_AT:-5}" \
   timeout "${STREAMING_LIMIT_S:-575}" "$root/scripts/gpu_streaming.sh" > "$work/logs/streaming.log" 2>&1) &
