@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -183,17 +184,44 @@ void write_trace(bool stop, bool always = false) {
 
 // The final write, once per process, whichever way it ends (exit, _exit, a signal).
 std::atomic<bool> g_final_write_started{false};
+std::atomic<bool> g_final_write_done{false};
+std::atomic<long> g_final_writer_tid{0};
 // The capturing process. Read before anything else in final_write(): a vfork child
 // shares this process's memory and must change none of it.
 std::atomic<pid_t> g_capturing_pid{0};
 
+// How long a second ending (exit on one thread while a signal's write runs on another)
+// waits for the first one's write before it lets the process end without it.
+constexpr int kFinalWriteWaitMs = 60'000;
+
 void final_write() {
   if (g_capturing_pid.load() != getpid()) return;
+  const long tid = syscall(SYS_gettid);
   if (g_final_write_started.exchange(true)) {
-    write_debug("already started on another path (exit, _exit, a signal)", true);
+    if (g_final_writer_tid.load() == tid) {
+      write_debug("already started on this thread (a signal during the write)", true);
+      return;
+    }
+    // Returning now would let this thread end the process (exit_group) while the other
+    // one is still writing: the file would stop at its last append. Wait for it instead.
+    write_debug("already started on another thread: waiting for it to finish", true);
+    for (int waited = 0; !g_final_write_done.load(); ++waited) {
+      if (waited == kFinalWriteWaitMs) {
+        static const char kText[] =
+            "flopline: the trace write on another thread did not finish within 60 s; "
+            "the process ends without it (the file holds what was appended before)\n";
+        (void)!::write(STDERR_FILENO, kText, sizeof kText - 1);
+        return;
+      }
+      struct timespec ms = {0, 1'000'000};
+      nanosleep(&ms, nullptr);  // async-signal-safe: this may run in a signal handler
+    }
+    write_debug("the other thread's write finished", true);
     return;
   }
+  g_final_writer_tid = tid;
   write_trace(true);
+  g_final_write_done = true;
 }
 
 void on_exit_write() {
@@ -269,6 +297,8 @@ void after_fork_in_child() {
   InjectState& s = state();
   s.signal_write_started = false;
   g_final_write_started = false;
+  g_final_write_done = false;
+  g_final_writer_tid = 0;
 }
 
 // Starts the capture once per process. Returns false when CUPTI refused.

@@ -6,6 +6,8 @@ one way or another. Nothing here knows flopline.
 MODE:
   exit-thread   os._exit(7) from a second thread, the main thread still running
   exit-main     os._exit(7) from the main thread
+  two-exits     os._exit(7) from a second thread and, while its trace is being written,
+                os._exit(3) from the main thread
   mp-worker     a fork-started multiprocessing worker does the GPU work (the parent never
                 touches CUDA) and ends with os._exit, as such workers do
   kill          after the kernels, waits (flushes happen), then SIGKILL to itself
@@ -52,6 +54,10 @@ def main():
         threading.Thread(target=lambda: os._exit(7)).start()
         while True:
             time.sleep(0.01)  # the main thread is still running when the process ends
+    if mode == "two-exits":
+        threading.Thread(target=lambda: os._exit(7)).start()
+        time.sleep(0.02)  # the other thread's write has started and runs for longer
+        os._exit(3)
     if mode == "kill":
         time.sleep(float(os.environ.get("ENDINGS_WAIT_S", "2")))
         print("killing myself", flush=True)

@@ -1,7 +1,7 @@
 // GPU tests of the ways a recorded process ends (docs/CAPTURE.md): _exit from any
-// thread, a fork-started multiprocessing worker, SIGKILL with the trace flushed while the
-// program ran, and a normal end with and without flushing. Without a CUDA device the
-// binary prints "skipped: no CUDA device" and exits 77.
+// thread (two at once among them), a fork-started multiprocessing worker, SIGKILL with the trace
+// flushed while the program ran, and a normal end with and without flushing. Without a CUDA device
+// the binary prints "skipped: no CUDA device" and exits 77.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -44,6 +44,16 @@ TEST(Endings, ExitFromTheMainThreadWritesTheTrace) {
   EXPECT_EQ(r.result.exit_code, 7) << describe(r);
   ASSERT_EQ(r.files.size(), 1u) << describe(r);
   EXPECT_EQ(adds(must_load(r.files[0])), 200u);
+}
+
+// The second ending waits for the first one's write: ending the process at once would
+// cut the trace off at its last append.
+TEST(Endings, ExitsOnTwoThreadsWriteOneCompleteTrace) {
+  const RunResult r = run_ending("two_exits", {"two-exits", "30000"}, {"--flush-interval", "off"});
+  EXPECT_TRUE(r.result.exit_code == 7 || r.result.exit_code == 3) << describe(r);
+  EXPECT_EQ(r.result.err.find("ended before its final write"), std::string::npos) << describe(r);
+  ASSERT_EQ(r.files.size(), 1u) << describe(r);
+  EXPECT_EQ(adds(must_load(r.files[0])), 30000u);
 }
 
 TEST(Endings, ForkStartedWorkerWritesItsTrace) {
