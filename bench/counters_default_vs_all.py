@@ -10,7 +10,8 @@ and an every-launch run. With --min-pct, exits 1 when the agreeing share is lowe
 
 --ddp runs tests/gpu/counters/ddp_loop.py on two GPUs through torchrun under
 `--counters` with a time limit, and checks that it finishes, that every compute kernel
-carries counted values and every NCCL kernel is marked "not counted: communication".
+carries counted values and every NCCL kernel is marked "not counted: communication",
+and that no GPU record came late or was lost (the trace metadata's notes).
 
 Exit status 77 (ctest's skip) without a CUDA device (or two, for --ddp).
 """
@@ -199,10 +200,14 @@ def ddp(args):
         # What the decoder says about records CUPTI handed over late: a measured kernel
         # lost to lateness shows as "counters without their kernel".
         notes = flopline_notes(f)
-        for key in ("GPU records after their call was written", "counters without their kernel"):
+        late_keys = ("GPU records after their call was written", "counters without their kernel",
+                     "GPU records unfinished at a forced flush")
+        for key in late_keys:
             if key in notes:
                 print(f"  {key}: {notes[key]}")
-        if "counters without their kernel" in notes:
+        # Each rank is one context: the forced flush after each measurement hands every
+        # record over in time, so none comes late, none is lost and none is cut short.
+        if any(key in notes for key in late_keys):
             status = 1
         flows = flow_ends(f)
         unlinked = sum(1 for k in ks if (k.get("pid"), k.get("tid"), k.get("ts")) not in flows)

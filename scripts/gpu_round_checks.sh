@@ -2,8 +2,8 @@
 # One four-GPU call for the checks owed after a change to capture or counters:
 #   GPUs 0,1  every gpu-labelled test but the kernels', capture windows', endings' and
 #             the default-against-all one (the DDP, NCCL and rank tests among them)
-#   GPUs 2,3  DDP under --counters, as it is and with FLOPLINE_COUNTERS_FORCED_FLUSH=1
-#             (DDP_MODES), each output line stamped with its time; past DDP_LIMIT_S
+#   GPUs 2,3  DDP under --counters (DDP_MODES: default, and unflushed for
+#             FLOPLINE_COUNTERS_FORCED_FLUSH=0), each output line stamped with its time; past DDP_LIMIT_S
 #             (default 200) every thread's stack (scripts/gpu_stacks.sh), then the
 #             traces' own notes (late records, lost measurements, flows);
 #             then GPU metrics around matmuls with and without streaming, three times
@@ -32,12 +32,13 @@ for line in sys.stdin: sys.stdout.write("%7.2f %s" % (time.monotonic()-t0, line)
 tests=$!
 
 export CUDA_VISIBLE_DEVICES=2,3
-# DDP under --counters, as it is and with a forced flush after each measured launch
-# (FLOPLINE_COUNTERS_FORCED_FLUSH, docs/COUNTERS.md): its late records and flows.
+# DDP under --counters, with (the default) or without the forced flush after each
+# measured launch (FLOPLINE_COUNTERS_FORCED_FLUSH, docs/COUNTERS.md): its late records
+# and flows.
 ddp_run() {
   local mode="$1" d="$work/ddp-$1" t0 job
   mkdir -p "$d"
-  local env_mode=(); [ "$mode" = forced ] && env_mode=(env FLOPLINE_COUNTERS_FORCED_FLUSH=1)
+  local env_mode=(); [ "$mode" = unflushed ] && env_mode=(env FLOPLINE_COUNTERS_FORCED_FLUSH=0)
   t0=$(date +%s)
   (FLOPLINE_COUNTERS_DEBUG=1 timeout -s KILL $(( ${DDP_LIMIT_S:-200} + 90 )) "${env_mode[@]}" "$fl" run --counters \
     -o "$d/ddp.json" -- torchrun --standalone --nproc_per_node=2 "$root/tests/gpu/counters/ddp_loop.py" 2>&1 |
@@ -70,7 +71,7 @@ for f in sorted(os.listdir(d)):
 ' "$d") >> "$work/logs/ddp-notes.log" 2>&1
   grep -h "counters: time measuring" "$work/logs/ddp-$mode.log" | head -2 >> "$work/logs/ddp-notes.log"
 }
-for mode in ${DDP_MODES:-default forced}; do ddp_run "$mode"; done
+for mode in ${DDP_MODES:-default}; do ddp_run "$mode"; done
 
 # GPU metrics around matmuls: where the samples end against the last kernel's end.
 export CUDA_VISIBLE_DEVICES=2

@@ -19,6 +19,7 @@
 #include <span>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "capture_window_control.h"
 #include "flopline/capture/function_metrics.h"
@@ -468,18 +469,22 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   return cp;
 }
 
-// FLOPLINE_COUNTERS_FORCED_FLUSH=1 (an experiment, docs/COUNTERS.md): a forced flush of
-// CUPTI's activity buffers right after each measured launch. A measured launch's kernel
-// record has no times, and a buffer holding it seems to be handed over only at a forced
-// flush, so without this every record after a measurement may wait for the run's end.
-// Here, inside the measured launch with the launch lock held alone, the replay has
-// drained the GPU: no other kernel is still running to come back without times.
-bool forced_flush_after_measuring() {
-  static const bool on = [] {
+// A forced flush of CUPTI's activity buffers right after each measured launch. A
+// measured launch's kernel record has no times, and CUPTI hands a buffer holding one
+// over only at a forced flush: without it every record after the first measurement
+// waits for the run's end (on a two-rank DDP job, 297 records a rank came more than
+// 10 s late, with no operator; with it, none). A forced flush also hands over records of
+// work still running, without times, which are then lost: inside the measured launch,
+// with the launch lock held alone, the replay has drained this context, but not other
+// contexts of the process. So by default it is done only while the process has launched
+// into one context; FLOPLINE_COUNTERS_FORCED_FLUSH=1 does it always, =0 never.
+bool forced_flush_after_measuring(bool several_contexts) {
+  static const int env = [] {
     const char* v = std::getenv("FLOPLINE_COUNTERS_FORCED_FLUSH");
-    return v != nullptr && std::string_view(v) == "1";
+    if (v == nullptr) return -1;
+    return std::string_view(v) == "0" ? 0 : 1;
   }();
-  return on;
+  return env < 0 ? !several_contexts : env == 1;
 }
 
 // FLOPLINE_COUNTERS_DEBUG=1: each function's first sight and each measurement on stderr.
@@ -545,6 +550,9 @@ struct CounterProfiler::Impl {
   };
   std::unordered_map<std::uint64_t, FunctionInfo> functions;
   std::unordered_map<CUcontext, std::uint32_t> device_of_context;
+  // The contexts launched into, up to two: see forced_flush_after_measuring().
+  std::unordered_set<CUcontext> launch_contexts;
+  std::atomic<bool> several_contexts{false};
   std::vector<std::uint64_t> words;  // scratch, under mu
   std::unordered_map<CUcontext, std::unique_ptr<ContextProfiler>> contexts;
   capture::CounterInfo info;
@@ -603,6 +611,10 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
   {
     std::lock_guard<std::mutex> lock(mu);
     if (!off && started) {
+      if (launch_contexts.size() < 2 && launch_contexts.insert(ctx).second &&
+          launch_contexts.size() == 2) {
+        several_contexts = true;
+      }
       const LaunchParams l = launch_params(cbid, data->functionParams);
       auto [fn, fresh] = functions.try_emplace(l.shape.function);
       if (fresh) {
@@ -828,7 +840,9 @@ void CounterProfiler::Impl::exit_driver() {
     cp.current = ContextProfiler::kNone;
   }
   const capture::TimeNs decode_ns = ns_since(t.since);
-  if (forced_flush_after_measuring()) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (forced_flush_after_measuring(several_contexts.load())) {
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  }
   launch_lock.unlock();
   {
     std::lock_guard<std::mutex> lock(mu);
