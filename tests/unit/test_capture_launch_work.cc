@@ -211,6 +211,46 @@ TEST(WorkSampler, ASeedThatChangesEveryLaunchIsLearnedAfterTwoMeasurements) {
   EXPECT_TRUE(s.decide(shape, words(1 << 21, 100), true).measure);
 }
 
+// A word learned in one grid is one field of the function's parameters: its other grids
+// leave it out from their first launch on. Another function with the same grid and
+// words learns for itself, and sizes keep choosing the work in every grid.
+TEST(WorkSampler, AWordLearnedInOneGridIsLeftOutInTheFunctionsOtherGrids) {
+  WorkSampler s(1);
+  LaunchShape small;
+  small.context = 1;
+  small.function = 0x2000;
+  small.grid[0] = 64;  // a grid sized to the problem (not a persistent kernel)
+  LaunchShape large = small;
+  large.grid[0] = 256;
+  LaunchShape other = small;
+  other.function = 0x3000;
+  // A struct of M, N, K and the operand addresses, which move between steps.
+  const std::uint64_t a0 = 0x7f0000000000ull, a1 = 0x7f0040000000ull;
+  const SampleDecision first = s.decide(small, gemm_words(512, 512, 512, a0), true);
+  ASSERT_TRUE(first.measure);
+  s.measured(first.measurement, work(2.0 * 512 * 512 * 512, 512 * 512 * 2));
+  const SampleDecision moved = s.decide(small, gemm_words(512, 512, 512, a1), true);
+  ASSERT_TRUE(moved.measure);  // not learned yet
+  s.measured(moved.measurement, work(2.0 * 512 * 512 * 512, 512 * 512 * 2));
+  EXPECT_EQ(s.learned_words(), 3u);  // the three operand addresses
+
+  // The larger grid: its first launch is measured, a moved one shares it.
+  const SampleDecision big = s.decide(large, gemm_words(2048, 2048, 512, a0), true);
+  ASSERT_TRUE(big.measure);
+  s.measured(big.measurement, work(2.0 * 2048 * 2048 * 512, 2048 * 2048 * 2));
+  const SampleDecision big_moved = s.decide(large, gemm_words(2048, 2048, 512, a1 + 0x1000), true);
+  EXPECT_FALSE(big_moved.measure);
+  EXPECT_EQ(big_moved.measurement, big.measurement);
+  // Another K on that grid is other work.
+  EXPECT_TRUE(s.decide(large, gemm_words(2048, 2048, 1024, a1), true).measure);
+
+  // Another function with the same grid has learned nothing.
+  const SampleDecision o = s.decide(other, gemm_words(512, 512, 512, a0), true);
+  ASSERT_TRUE(o.measure);
+  s.measured(o.measurement, work(2.0 * 512 * 512 * 512, 512 * 512 * 2));
+  EXPECT_TRUE(s.decide(other, gemm_words(512, 512, 512, a1), true).measure);
+}
+
 // FLOPLINE_COUNTERS_DEBUG says why a launch was a new key: the first of its shape, or
 // the not-yet-learned words in which it differs from the closest earlier measurement.
 TEST(WorkSampler, ExplainNamesTheWordsThatMadeANewKey) {

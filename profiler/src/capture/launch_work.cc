@@ -66,6 +66,10 @@ std::size_t LaunchShapeHash::operator()(const LaunchShape& s) const {
   return h;
 }
 
+std::size_t WorkSampler::FunctionIdHash::operator()(const FunctionId& f) const {
+  return std::hash<std::uint64_t>()(f.function) ^ (std::hash<std::uint64_t>()(f.context) << 1);
+}
+
 std::size_t WorkSampler::WordsHash::operator()(const std::vector<std::uint64_t>& w) const {
   std::uint64_t h = 1469598103934665603ull ^ w.size();
   for (std::uint64_t v : w) {
@@ -89,8 +93,9 @@ void WorkSampler::key_of(const ShapeState& s, std::span<const std::uint64_t> wor
   key->clear();
   if (!args_known) return;  // the shape alone
   key->assign(words.begin(), words.end());
-  for (std::size_t i = 0; i < key->size() && i < s.ignored.size(); ++i) {
-    if (s.ignored[i]) (*key)[i] = 0;
+  const std::vector<bool>& ignored = functions_[s.function].ignored;
+  for (std::size_t i = 0; i < key->size() && i < ignored.size(); ++i) {
+    if (ignored[i]) (*key)[i] = 0;
   }
   // Keys with and without readable arguments never meet: a shape's layout is fixed.
 }
@@ -105,7 +110,13 @@ SampleDecision WorkSampler::decide(const LaunchShape& shape, std::span<const std
     return d;
   }
   auto [it, fresh] = shape_index_.try_emplace(shape, static_cast<std::uint32_t>(shapes_.size()));
-  if (fresh) shapes_.emplace_back();
+  if (fresh) {
+    const auto [f, new_function] = function_index_.try_emplace(
+        FunctionId{shape.context, shape.function}, static_cast<std::uint32_t>(functions_.size()));
+    if (new_function) functions_.emplace_back();
+    functions_[f->second].shapes.push_back(it->second);
+    shapes_.emplace_back().function = f->second;
+  }
   ShapeState& s = shapes_[it->second];
   key_of(s, words, args_known, &scratch_);
   auto k = s.keys.find(scratch_);
@@ -184,6 +195,7 @@ void WorkSampler::measured(std::uint32_t id, const CountedWork& work) {
   m.state = State::kDone;
   m.work = work;
   ShapeState& s = shapes_[m.shape];
+  FunctionState& fn = functions_[s.function];
   const bool did_work = work.flops > 0 || work.dram_write_bytes.value_or(0) > 0;
   bool learned = false;
   if (did_work && m.args_known) {
@@ -198,26 +210,29 @@ void WorkSampler::measured(std::uint32_t id, const CountedWork& work) {
       std::vector<std::size_t> differ;
       std::size_t values = 0;  // differing words that do not look like addresses
       for (std::size_t i = 0; i < m.words.size() && values <= kMaxLearnedWords; ++i) {
-        const bool ignored = i < s.ignored.size() && s.ignored[i];
+        const bool ignored = i < fn.ignored.size() && fn.ignored[i];
         if (ignored || p.words[i] == m.words[i]) continue;
         differ.push_back(i);
         if (!looks_like_address(p.words[i]) || !looks_like_address(m.words[i])) ++values;
       }
       if (differ.empty() || values > kMaxLearnedWords) continue;
-      if (s.ignored.size() < m.words.size()) s.ignored.resize(m.words.size(), false);
-      for (std::size_t i : differ) s.ignored[i] = true;
+      if (fn.ignored.size() < m.words.size()) fn.ignored.resize(m.words.size(), false);
+      for (std::size_t i : differ) fn.ignored[i] = true;
       learned = true;
     }
   }
   // decide() already made this measurement its key's source; only a learned word moves
-  // keys (several may now be one).
-  if (learned) rebuild_keys(s);
+  // keys (several may now be one), in every shape of the function.
+  if (learned) {
+    for (const std::uint32_t shape : fn.shapes) rebuild_keys(shapes_[shape]);
+  }
 }
 
 std::string WorkSampler::explain(std::uint32_t id) const {
   if (per_key_ == 0 || id >= measurements_.size()) return {};
   const Measurement& m = measurements_[id];
   const ShapeState& s = shapes_[m.shape];
+  const std::vector<bool>& ignored_words = functions_[s.function].ignored;
   std::uint32_t closest = kNoId;
   std::vector<std::size_t> best;
   for (const std::uint32_t j : s.measurements) {
@@ -226,7 +241,7 @@ std::string WorkSampler::explain(std::uint32_t id) const {
     if (p.words.size() != m.words.size()) continue;
     std::vector<std::size_t> differ;
     for (std::size_t i = 0; i < m.words.size(); ++i) {
-      const bool ignored = i < s.ignored.size() && s.ignored[i];
+      const bool ignored = i < ignored_words.size() && ignored_words[i];
       if (!ignored && p.words[i] != m.words[i]) differ.push_back(i);
     }
     if (closest == kNoId || differ.size() < best.size()) {
@@ -258,8 +273,8 @@ std::size_t WorkSampler::keys() const {
 
 std::size_t WorkSampler::learned_words() const {
   std::size_t n = 0;
-  for (const ShapeState& s : shapes_)
-    n += static_cast<std::size_t>(std::count(s.ignored.begin(), s.ignored.end(), true));
+  for (const FunctionState& f : functions_)
+    n += static_cast<std::size_t>(std::count(f.ignored.begin(), f.ignored.end(), true));
   return n;
 }
 

@@ -11,7 +11,8 @@
 //   - a word that two measured launches of one function and shape differed in, while
 //     they counted the same work, is learned as not part of the work (an RNG seed or
 //     offset, a learning rate, the operand addresses inside a by-value struct): from
-//     then on it is left out for that function and shape. Only differences of at most
+//     then on it is left out for that function, in every shape (a word is one field of
+//     the function's parameters, whatever the grid). Only differences of at most
 //     kMaxLearnedWords words teach, not counting words that look like addresses on both
 //     sides, and only launches that did some work (FLOPs or bytes stored);
 //   - everything else (sizes in a by-value struct, as cuBLAS passes M, N and K; a
@@ -118,7 +119,7 @@ class WorkSampler {
   std::string explain(std::uint32_t id) const;
   std::size_t keys() const;
   std::size_t shapes() const { return shapes_.size(); }
-  // Words learned as not part of the work, over all shapes.
+  // Words learned as not part of the work, over all functions.
   std::size_t learned_words() const;
 
   static constexpr std::uint32_t kMaxFailures = 3;
@@ -142,9 +143,22 @@ class WorkSampler {
     std::uint32_t source = kNoId;
   };
   struct ShapeState {
-    std::vector<bool> ignored;  // per word position: learned as not part of the work
+    std::uint32_t function = 0;  // index into functions_
     std::unordered_map<std::vector<std::uint64_t>, KeyState, WordsHash> keys;
     std::vector<std::uint32_t> measurements;  // ids, in order
+  };
+  // One function (context and handle) over all its shapes.
+  struct FunctionState {
+    std::vector<bool> ignored;  // per word position: learned as not part of the work
+    std::vector<std::uint32_t> shapes;
+  };
+  struct FunctionId {
+    std::uint64_t context = 0;
+    std::uint64_t function = 0;
+    bool operator==(const FunctionId&) const = default;
+  };
+  struct FunctionIdHash {
+    std::size_t operator()(const FunctionId& f) const;
   };
   void key_of(const ShapeState& s, std::span<const std::uint64_t> words, bool args_known,
               std::vector<std::uint64_t>* key) const;
@@ -154,6 +168,8 @@ class WorkSampler {
   std::uint32_t measurements_taken_ = 0;
   std::unordered_map<LaunchShape, std::uint32_t, LaunchShapeHash> shape_index_;
   std::vector<ShapeState> shapes_;
+  std::unordered_map<FunctionId, std::uint32_t, FunctionIdHash> function_index_;
+  std::vector<FunctionState> functions_;
   std::vector<Measurement> measurements_;  // by id (unused when per_key_ == 0)
   std::vector<std::uint64_t> scratch_;
 };

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# One four-GPU call for the cost of default --counters and the checks owed with it:
+#   GPU 0     bench/train_loop.py (60 steps after 10 of warm-up) uncounted, then under
+#             default --counters, COST_PAIRS times (default 2): wall times, measurements
+#             and why each key was new (FLOPLINE_COUNTERS_DEBUG)
+#   GPU 1     the endings and counters gpu tests (gpu_ending_tests, gpu_counter_tests),
+#             then default --counters against --counters=all on work_keys_loop.py
+#   GPUs 2,3  the DDP job under --counters (late, lost and unfinished records fail it),
+#             then every rank check (tests/gpu/ranks/check_ranks.py)
+# Logs go into $OUT/logs.tgz; the summary is printed last.
+#   Run there: ln -sfn build-gpu-slim build-gpu; scripts/gpu_round_cost.sh
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+work=/tmp/flopline-cost
+source "$root/scripts/gpu_round_lib.sh"
+limit="${ROUND_LIMIT_S:-560}"
+
+(
+  export CUDA_VISIBLE_DEVICES=0
+  for i in $(seq 1 "${COST_PAIRS:-2}"); do
+    t0=$(date +%s.%N)
+    timeout 150 "$fl" run --no-summary -o "$work/plain-$i.json" -- python3 "$root/bench/train_loop.py" \
+      --steps 60 --warmup 10 --label plain > "$work/logs/cost-plain-$i.log" 2>&1
+    t1=$(date +%s.%N)
+    FLOPLINE_COUNTERS_DEBUG=1 timeout 240 "$fl" run -o "$work/counted-$i.json" -- python3 \
+      "$root/bench/train_loop.py" --steps 60 --warmup 10 --label counted > "$work/logs/cost-counted-$i.log" 2>&1
+    t2=$(date +%s.%N)
+    python3 - "$work/logs/cost-counted-$i.log" "$t0" "$t1" "$t2" "$i" >> "$work/logs/cost-summary.log" <<'PY'
+import re, sys
+log, t0, t1, t2, i = sys.argv[1], *map(float, sys.argv[2:5]), sys.argv[5]
+text = open(log, errors="replace").read()
+why = {}
+for m in re.finditer(r"counters: measuring .*?\(measurement \d+\): (.*?); metrics", text):
+    w = m.group(1)
+    w = "first of its shape" if w.startswith("first") else "differs in " + w.split(" in ")[1].split(":")[0]
+    why[w] = why.get(w, 0) + 1
+print(f"pair {i}: uncounted {t1 - t0:.1f} s, default --counters {t2 - t1:.1f} s ({(t2 - t1) / (t1 - t0):.2f}x); "
+      f"{sum(why.values())} measurements: " + ", ".join(f"{v} {k}" for k, v in sorted(why.items(), key=lambda x: -x[1])[:6]))
+for line in text.splitlines():
+    if "counters: time measuring" in line or "counted kernel time" in line or line.startswith("counters: of"):
+        print("   ", line.strip()[:200])
+PY
+  done
+  note "train_loop cost pairs done"
+) &
+cost=$!
+
+(
+  export CUDA_VISIBLE_DEVICES=1 FLOPLINE_GPU_TEST_OUT="$work/gpu-test-traces"
+  (cd "$build" && timeout 300 ctest -R 'gpu\.(endings|counters)\.' -E 'DdpJob|DefaultAgrees' \
+    --output-on-failure --timeout 200 > "$work/logs/ctest.log" 2>&1)
+  note "ctest endings, counters: exit $?"
+  left=$(( limit - $(since) ))
+  timeout $(( left - 5 )) python3 "$root/bench/counters_default_vs_all.py" --flopline "$fl" \
+    --out "$work/keys" --timeout $(( left - 15 )) --top 8 > "$work/logs/default-vs-all.log" 2>&1
+  note "default --counters against --counters=all: exit $?"
+) &
+tests=$!
+
+export CUDA_VISIBLE_DEVICES=2,3
+timeout 150 python3 "$root/bench/counters_default_vs_all.py" --flopline "$fl" --out "$work/ddp" \
+  --ddp --timeout 140 > "$work/logs/ddp.log" 2>&1
+note "DDP under --counters: exit $?"
+timeout $(( limit - 30 - $(since) )) python3 "$root/tests/gpu/ranks/check_ranks.py" --flopline "$fl" \
+  --out "$work/ranks" > "$work/logs/ranks.log" 2>&1
+note "rank checks: exit $?"
+cp "$work"/ranks/*.log "$work/logs/" 2>/dev/null
+wait "$cost" "$tests"
+tar czf "$OUT/logs.tgz" -C "$work" logs
+echo "== ctest"; grep -hE "tests passed|Failed|\*\*\*|Not Run|Timeout" "$work/logs/ctest.log" | tail -12
+echo "== DDP"; tail -14 "$work/logs/ddp.log"
+echo "== ranks"; tail -16 "$work/logs/ranks.log"
+echo "== default against all"; tail -16 "$work/logs/default-vs-all.log"
+echo "== cost"; cat "$work/logs/cost-summary.log"
+echo "== summary"; cat "$summary"
