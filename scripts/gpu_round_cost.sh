@@ -7,6 +7,9 @@
 #             then default --counters against --counters=all on work_keys_loop.py
 #   GPUs 2,3  the DDP job under --counters (late, lost and unfinished records fail it),
 #             then every rank check (tests/gpu/ranks/check_ranks.py)
+# ROUND_PARTS (default "cost tests ranks") picks the parts and COST_GPU, TEST_GPU and
+# RANK_GPUS (default 0, 1 and 2,3) their GPUs: on two GPUs, one call with
+# ROUND_PARTS="cost tests" and one with ROUND_PARTS=ranks RANK_GPUS=0,1.
 # Logs go into $OUT/logs.tgz; the summary is printed last.
 #   Run there: ln -sfn build-gpu-slim build-gpu; scripts/gpu_round_cost.sh
 set -uo pipefail
@@ -14,9 +17,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work=/tmp/flopline-cost
 source "$root/scripts/gpu_round_lib.sh"
 limit="${ROUND_LIMIT_S:-560}"
+parts=" ${ROUND_PARTS:-cost tests ranks} "
+has() { [[ "$parts" == *" $1 "* ]]; }
+cost=""; tests=""
 
-(
-  export CUDA_VISIBLE_DEVICES=0
+has cost && (
+  export CUDA_VISIBLE_DEVICES="${COST_GPU:-0}"
   for i in $(seq 1 "${COST_PAIRS:-2}"); do
     t0=$(date +%s.%N)
     timeout 150 "$fl" run --no-summary -o "$work/plain-$i.json" -- python3 "$root/bench/train_loop.py" \
@@ -43,10 +49,10 @@ PY
   done
   note "train_loop cost pairs done"
 ) &
-cost=$!
+has cost && cost=$!
 
-(
-  export CUDA_VISIBLE_DEVICES=1 FLOPLINE_GPU_TEST_OUT="$work/gpu-test-traces"
+has tests && (
+  export CUDA_VISIBLE_DEVICES="${TEST_GPU:-1}" FLOPLINE_GPU_TEST_OUT="$work/gpu-test-traces"
   (cd "$build" && timeout 300 ctest -R 'gpu\.(endings|counters)\.' -E 'DdpJob|DefaultAgrees' \
     --output-on-failure --timeout 200 > "$work/logs/ctest.log" 2>&1)
   note "ctest endings, counters: exit $?"
@@ -55,18 +61,22 @@ cost=$!
     --out "$work/keys" --timeout $(( left - 15 )) --top 8 > "$work/logs/default-vs-all.log" 2>&1
   note "default --counters against --counters=all: exit $?"
 ) &
-tests=$!
+has tests && tests=$!
 
-export CUDA_VISIBLE_DEVICES=2,3
-timeout 150 python3 "$root/bench/counters_default_vs_all.py" --flopline "$fl" --out "$work/ddp" \
-  --ddp --timeout 140 > "$work/logs/ddp.log" 2>&1
-note "DDP under --counters: exit $?"
-timeout $(( limit - 30 - $(since) )) python3 "$root/tests/gpu/ranks/check_ranks.py" --flopline "$fl" \
-  --out "$work/ranks" > "$work/logs/ranks.log" 2>&1
-note "rank checks: exit $?"
-cp "$work"/ranks/*.log "$work/logs/" 2>/dev/null
-wait "$cost" "$tests"
+if has ranks; then
+  export CUDA_VISIBLE_DEVICES="${RANK_GPUS:-2,3}"
+  timeout 150 python3 "$root/bench/counters_default_vs_all.py" --flopline "$fl" --out "$work/ddp" \
+    --ddp --timeout 140 > "$work/logs/ddp.log" 2>&1
+  note "DDP under --counters: exit $?"
+  timeout $(( limit - 30 - $(since) )) python3 "$root/tests/gpu/ranks/check_ranks.py" --flopline "$fl" \
+    --out "$work/ranks" > "$work/logs/ranks.log" 2>&1
+  note "rank checks: exit $?"
+  cp "$work"/ranks/*.log "$work/logs/" 2>/dev/null
+fi
+# shellcheck disable=SC2086
+wait $cost $tests
 tar czf "$OUT/logs.tgz" -C "$work" logs
+touch "$work"/logs/{ctest,ddp,ranks,default-vs-all,cost-summary}.log
 echo "== ctest"; grep -hE "tests passed|Failed|\*\*\*|Not Run|Timeout" "$work/logs/ctest.log" | tail -12
 echo "== DDP"; tail -14 "$work/logs/ddp.log"
 echo "== ranks"; tail -16 "$work/logs/ranks.log"
