@@ -28,7 +28,7 @@ has cost && (
     timeout 150 "$fl" run --no-summary -o "$work/plain-$i.json" -- python3 "$root/bench/train_loop.py" \
       --steps 60 --warmup 10 --label plain > "$work/logs/cost-plain-$i.log" 2>&1
     t1=$(date +%s.%N)
-    FLOPLINE_COUNTERS_DEBUG=1 timeout 240 "$fl" run -o "$work/counted-$i.json" -- python3 \
+    FLOPLINE_COUNTERS_DEBUG=1 timeout 240 "$fl" run --counters -o "$work/counted-$i.json" -- python3 \
       "$root/bench/train_loop.py" --steps 60 --warmup 10 --label counted > "$work/logs/cost-counted-$i.log" 2>&1
     t2=$(date +%s.%N)
     python3 - "$work/logs/cost-counted-$i.log" "$t0" "$t1" "$t2" "$i" >> "$work/logs/cost-summary.log" <<'PY'
