@@ -4,6 +4,7 @@
 // moved buffers, a launch whose time is unlike its work, communication kernels.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -69,7 +70,7 @@ TEST(ArgumentWords, EightByteAddressesAreLeftOutOtherValuesKept) {
   std::vector<std::uint64_t> words;
   argument_words(layout, params, &words);
   ASSERT_EQ(words.size(), 5u);  // 8, 4, 8 bytes: one word each; 12 bytes: two
-  EXPECT_EQ(words[0], 0u);      // the address
+  EXPECT_EQ(words[0], kAddressWord);
   EXPECT_EQ(words[1], 4096u);
   EXPECT_EQ(words[2], seed);
   EXPECT_EQ(words[3], 1u | (2ull << 32));
@@ -87,6 +88,74 @@ TEST(ArgumentWords, EightByteAddressesAreLeftOutOtherValuesKept) {
   // A parameter past the buffer's end is left out rather than read.
   argument_words_packed(layout, buffer, 20, &packed);
   EXPECT_EQ(packed.size(), 2u);
+}
+
+TEST(ArgumentWords, ANullPointerIsNotAnAddress) {
+  // An optional operand (a bias): present or absent is other work.
+  ParamLayout layout;
+  layout.known = true;
+  layout.params = {{0, 8}};
+  const std::uint64_t bias = 0x7f3a40000000ull, none = 0;
+  std::vector<std::uint64_t> with, without;
+  const void* a[] = {&bias};
+  const void* b[] = {&none};
+  argument_words(layout, a, &with);
+  argument_words(layout, b, &without);
+  EXPECT_NE(with, without);
+}
+
+// Only the driver tells an operand's address in cuBLAS's struct from M and N side by
+// side: a position it recognised once holds an address in every later launch (moved or
+// not), a position it never recognised keeps its value, and it is asked about a position
+// at most kChecks times.
+TEST(StructAddressWords, PositionsTheDriverRecognisesBecomeAddresses) {
+  struct Params {
+    std::uint32_t m, n, k, pad;
+    std::uint64_t a, b, bias;
+  };
+  ParamLayout layout;
+  layout.known = true;
+  layout.params = {{0, sizeof(Params)}, {40, 8}};
+  StructAddressWords addresses(layout);
+  std::vector<std::uint64_t> device = {0x7f0000000000ull, 0x7f0000100000ull, 0x7f0000200000ull,
+                                       0x7f0040000000ull, 0x7f0040100000ull};
+  int asked = 0;
+  auto is_device = [&](std::uint64_t v) {
+    ++asked;
+    return std::find(device.begin(), device.end(), v) != device.end();
+  };
+  auto words_of = [&](std::uint32_t m, std::uint32_t n, std::uint64_t a, std::uint64_t b,
+                      std::uint64_t bias, std::uint64_t top) {
+    Params p{m, n, 1024, 0, a, b, bias};
+    const void* params[] = {&p, &top};
+    std::vector<std::uint64_t> w;
+    argument_words(layout, params, &w);
+    addresses.apply(&w, is_device);
+    return w;
+  };
+  // M = 4096, N = 3072 read as an address; the driver does not know it.
+  const auto first = words_of(4096, 3072, device[0], device[1], device[2], device[3]);
+  ASSERT_EQ(first.size(), 6u);  // five struct words, one 8-byte parameter
+  EXPECT_EQ(addresses.address_words(), 3u);
+  EXPECT_EQ(first[0], 4096u | (3072ull << 32));
+  EXPECT_EQ(first[2], kAddressWord);
+  EXPECT_EQ(first[3], kAddressWord);
+  EXPECT_EQ(first[4], kAddressWord);
+  EXPECT_EQ(first[5], kAddressWord);  // an 8-byte parameter, never asked about
+  // Moved operands: the same words, without asking again about them.
+  const int before = asked;
+  const auto moved = words_of(4096, 3072, device[3], device[4], device[0], device[1]);
+  EXPECT_EQ(moved, first);
+  EXPECT_EQ(asked, before + 1);  // only the size pair, not yet asked about enough times
+  // Another N is other work; no bias (null) is other work.
+  EXPECT_NE(words_of(4096, 1024, device[0], device[1], device[2], device[3]), first);
+  const auto no_bias = words_of(4096, 3072, device[0], device[1], 0, device[3]);
+  EXPECT_NE(no_bias, first);
+  EXPECT_EQ(no_bias[4], 0u);
+  // The size pair is asked about at most kChecks times.
+  for (int i = 0; i < 20; ++i) words_of(4096, 3072, device[0], device[1], device[2], device[3]);
+  EXPECT_LE(asked, 3 + StructAddressWords::kChecks);
+  EXPECT_EQ(addresses.address_words(), 3u);
 }
 
 TEST(ArgumentWords, SizesPackedInAStructAreNotTakenForAddresses) {

@@ -22,7 +22,7 @@ void append_param(const unsigned char* p, std::uint32_t size, std::vector<std::u
   if (size == 8) {
     std::uint64_t v = 0;
     std::memcpy(&v, p, 8);
-    words->push_back(looks_like_address(v) ? 0 : v);
+    words->push_back(looks_like_address(v) ? kAddressWord : v);
     return;
   }
   for (std::uint32_t at = 0; at < size; at += 8) {
@@ -53,6 +53,19 @@ void argument_words_packed(const ParamLayout& layout, const void* buffer, std::s
     if (static_cast<std::size_t>(p.offset) + p.size > size) continue;
     append_param(base + p.offset, p.size, words);
   }
+}
+
+StructAddressWords::StructAddressWords(const ParamLayout& layout) {
+  for (const ParamLayout::Param& p : layout.params) {
+    const std::size_t n = p.size == 8 ? 1 : (p.size + 7) / 8;
+    in_struct_.insert(in_struct_.end(), n, p.size > 8);
+  }
+  address_.assign(in_struct_.size(), false);
+  checks_.assign(in_struct_.size(), 0);
+}
+
+std::size_t StructAddressWords::address_words() const {
+  return static_cast<std::size_t>(std::count(address_.begin(), address_.end(), true));
 }
 
 std::size_t LaunchShapeHash::operator()(const LaunchShape& s) const {

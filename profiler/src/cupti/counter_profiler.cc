@@ -68,6 +68,7 @@ struct Driver {
   CUresult (*kernel_param_info)(CUkernel, size_t, size_t*, size_t*) = nullptr;
   CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus*) = nullptr;
   CUresult (*ctx_synchronize)() = nullptr;
+  CUresult (*pointer_get_attribute)(void*, CUpointer_attribute, CUdeviceptr) = nullptr;
 };
 
 const Driver& driver() {
@@ -83,6 +84,8 @@ const Driver& driver() {
         reinterpret_cast<decltype(r.stream_is_capturing)>(dlsym(lib, "cuStreamIsCapturing"));
     r.ctx_synchronize =
         reinterpret_cast<decltype(r.ctx_synchronize)>(dlsym(lib, "cuCtxSynchronize"));
+    r.pointer_get_attribute =
+        reinterpret_cast<decltype(r.pointer_get_attribute)>(dlsym(lib, "cuPointerGetAttribute"));
     return r;
   }();
   return d;
@@ -116,6 +119,18 @@ capture::ParamLayout param_layout(std::uint64_t function) {
     layout.params.clear();
   }
   return layout;
+}
+
+// Whether the driver knows `value` as an address of memory it manages (device, managed
+// or registered host memory): how a by-value struct's operand addresses are told from
+// sizes that read like addresses (StructAddressWords).
+bool is_driver_address(std::uint64_t value) {
+  const Driver& d = driver();
+  if (d.pointer_get_attribute == nullptr) return false;
+  unsigned int type = 0;
+  return d.pointer_get_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                 static_cast<CUdeviceptr>(value)) == CUDA_SUCCESS &&
+         type != 0;
 }
 
 // What the launch callback's parameters say of the launch.
@@ -543,6 +558,7 @@ struct CounterProfiler::Impl {
   // Per launched function: its parameter layout and whether it is never measured.
   struct FunctionInfo {
     capture::ParamLayout layout;
+    capture::StructAddressWords struct_addresses;
     bool excluded = false;
     std::uint64_t launches = 0;  // inside capture windows
     // The most of its launches a key of it took to come back for its next part.
@@ -619,6 +635,7 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
       auto [fn, fresh] = functions.try_emplace(l.shape.function);
       if (fresh) {
         fn->second.layout = param_layout(l.shape.function);
+        fn->second.struct_addresses = capture::StructAddressWords(fn->second.layout);
         if (!fn->second.layout.known) ++info.unread_layouts;
         const char* name = data->symbolName != nullptr ? data->symbolName : "";
         fn->second.excluded = !exclusion.why(name).empty();
@@ -638,6 +655,9 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
         // Every launch measured: no key to read.
         const bool known = sampler.every_launch() ? fn->second.layout.known
                                                   : launch_words(fn->second.layout, l, &words);
+        if (known && !sampler.every_launch()) {
+          fn->second.struct_addresses.apply(&words, is_driver_address);
+        }
         d = sampler.decide(shape, words, known);
         if (d.measure && stream_capturing(l.stream)) {
           // Recorded into a graph, not run: nothing to measure now. A measurement in

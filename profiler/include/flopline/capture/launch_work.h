@@ -6,8 +6,13 @@
 // name), its grid, block and dynamic shared memory, and its arguments as 8-byte words:
 //
 //   - an argument of exactly 8 bytes whose value looks like an address (see
-//     looks_like_address) is left out: device buffers move between steps without
-//     changing the work;
+//     looks_like_address) becomes kAddressWord: device buffers move between steps
+//     without changing the work (a null pointer stays 0: an optional operand, a bias
+//     or a residual, present or not, is other work);
+//   - a word of a by-value struct at a position where the driver has recognised a
+//     device address (StructAddressWords) becomes kAddressWord too: cuBLAS's struct
+//     holds the operands' addresses beside M, N and K, and two 32-bit sizes side by side
+//     read like an address, so only the driver can tell them apart;
 //   - a word that two measured launches of one function and shape differed in, while
 //     they counted the same work, is learned as not part of the work (an RNG seed or
 //     offset, a learning rate, the operand addresses inside a by-value struct): from
@@ -50,16 +55,62 @@ struct ParamLayout {
 // addresses live (2^32 up to 2^48): a 64-bit size or count almost never is.
 bool looks_like_address(std::uint64_t v);
 
+// What an address becomes in a launch's words: beyond the address range, so no
+// address equals it, and not 0, so a null pointer stays apart.
+inline constexpr std::uint64_t kAddressWord = 0xadd7e55add7e55ull;
+
 // The launch's arguments as 8-byte words, parameter by parameter (a parameter shorter
 // than 8 bytes is one word, a longer one is cut into words, the last one zero-padded);
-// an address-like 8-byte parameter becomes 0. `kernel_params` is cuLaunchKernel's
-// array of pointers, one per parameter.
+// an address-like 8-byte parameter becomes kAddressWord. `kernel_params` is
+// cuLaunchKernel's array of pointers, one per parameter.
 void argument_words(const ParamLayout& layout, const void* const* kernel_params,
                     std::vector<std::uint64_t>* words);
 // The same from a packed argument buffer (CU_LAUNCH_PARAM_BUFFER_POINTER); parameters
 // that reach past `size` are left out.
 void argument_words_packed(const ParamLayout& layout, const void* buffer, std::size_t size,
                            std::vector<std::uint64_t>* words);
+
+// Which words of one function's by-value structs hold device addresses. A struct word
+// that looks like an address is asked about (`is_device_address`, the driver's
+// cuPointerGetAttribute in the capture) at most kChecks times per position; a position
+// the driver once recognises holds an address from then on, in every launch of the
+// function: a struct's field is one field whatever the values. Positions the driver
+// never recognised stay in the key (sizes, and host addresses left in padding).
+class StructAddressWords {
+ public:
+  static constexpr std::uint8_t kChecks = 8;
+
+  StructAddressWords() = default;
+  explicit StructAddressWords(const ParamLayout& layout);
+  // Replaces the words at address positions with kAddressWord, asking first about
+  // address-like words at positions not yet known. `words` from argument_words of the
+  // same layout; a different count (a packed buffer that left parameters out) is left
+  // as it is.
+  template <class IsDeviceAddress>
+  void apply(std::vector<std::uint64_t>* words, IsDeviceAddress&& is_device_address) {
+    if (words->size() != in_struct_.size()) return;
+    for (std::size_t i = 0; i < words->size(); ++i) {
+      if (!in_struct_[i]) continue;
+      std::uint64_t& w = (*words)[i];
+      if (address_[i]) {
+        if (w != 0) w = kAddressWord;
+        continue;
+      }
+      if (checks_[i] >= kChecks || !looks_like_address(w)) continue;
+      ++checks_[i];
+      if (is_device_address(w)) {
+        address_[i] = true;
+        w = kAddressWord;
+      }
+    }
+  }
+  std::size_t address_words() const;
+
+ private:
+  std::vector<bool> in_struct_;  // per word: part of a parameter longer than 8 bytes
+  std::vector<bool> address_;
+  std::vector<std::uint8_t> checks_;
+};
 
 struct LaunchShape {
   std::uint64_t context = 0;
