@@ -7,6 +7,12 @@ Every rank HTA finds must be one flopline reports, and each figure must agree wi
 (of the rank's window for the times, 1 point for the overlap). Prints a table; exit 1 on
 a disagreement, 77 when HTA or pandas is missing.
 
+Traces with ProfilerStep#N slices (torch.profiler's, or `flopline run --profiler-steps`):
+HTA then leaves out every kernel launched in or after the last step, which it takes for
+incomplete, while flopline's breakdown covers the whole window. So HTA is first asked for
+each rank's iterations on the traces as they are (each rank must have some), and the
+breakdowns are compared on copies without the ProfilerStep slices.
+
 HTA is not on PyPI here: fetch facebookresearch/HolisticTraceAnalysis and give the
 folder that holds its `hta` package; Debian's python3-pandas (with python3-networkx and
 python3-plotly) runs it. Run with /usr/bin/python3, whose packages those are:
@@ -18,6 +24,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 
 def flopline_breakdown(flopline, trace_dir):
@@ -26,6 +33,37 @@ def flopline_breakdown(flopline, trace_dir):
     if r.returncode != 0:
         raise SystemExit(f"flopline stats failed ({r.returncode}): {r.stderr.strip()[-400:]}")
     return {d["rank"]: d for d in json.loads(r.stdout)["devices"]}
+
+
+def trace_files(trace_dir):
+    return sorted(f for f in os.listdir(trace_dir) if f.endswith(".json"))
+
+
+def is_step(event):
+    return str(event.get("name", "")).startswith("ProfilerStep#")
+
+
+def has_profiler_steps(trace_dir):
+    for f in trace_files(trace_dir):
+        with open(os.path.join(trace_dir, f)) as fh:
+            if '"ProfilerStep#' in fh.read():
+                return True
+    return False
+
+
+def without_profiler_steps(trace_dir, out_dir):
+    """Copies of the traces without their ProfilerStep slices."""
+    for f in trace_files(trace_dir):
+        with open(os.path.join(trace_dir, f)) as fh:
+            doc = json.load(fh)
+        events = doc["traceEvents"] if isinstance(doc, dict) else doc
+        kept = [e for e in events if not is_step(e)]
+        if isinstance(doc, dict):
+            doc["traceEvents"] = kept
+        else:
+            doc = kept
+        with open(os.path.join(out_dir, f), "w") as fh:
+            json.dump(doc, fh)
 
 
 def main():
@@ -41,12 +79,26 @@ def main():
     except ImportError as e:
         print(f"skipped: HTA cannot be imported from {a.hta}: {e}")
         return 77
-    ours = flopline_breakdown(a.flopline, a.trace_dir)
-    analyzer = TraceAnalysis(trace_dir=a.trace_dir)
-    temporal = analyzer.get_temporal_breakdown(visualize=False)
-    overlap = analyzer.get_comm_comp_overlap(visualize=False)
     failures = []
     rows = []
+    trace_dir = a.trace_dir
+    scratch = None
+    if has_profiler_steps(trace_dir):
+        steps = TraceAnalysis(trace_dir=trace_dir)
+        for rank in steps.t.get_ranks():
+            iterations = steps.t.get_iterations(rank)
+            print(f"rank {rank}: HTA finds iterations {iterations}")
+            if not iterations:
+                failures.append(f"rank {rank}: HTA finds no ProfilerStep iteration")
+        scratch = tempfile.TemporaryDirectory(prefix="compare-hta-")
+        without_profiler_steps(trace_dir, scratch.name)
+        trace_dir = scratch.name
+        print("breakdowns compared on copies without the ProfilerStep slices (HTA leaves out "
+              "the kernels launched in or after the last step)")
+    ours = flopline_breakdown(a.flopline, trace_dir)
+    analyzer = TraceAnalysis(trace_dir=trace_dir)
+    temporal = analyzer.get_temporal_breakdown(visualize=False)
+    overlap = analyzer.get_comm_comp_overlap(visualize=False)
     hta_ranks = sorted(int(r) for r in temporal["rank"])
     if sorted(r for r in ours if r is not None) != hta_ranks:
         failures.append(f"ranks: HTA {hta_ranks}, flopline {sorted(ours, key=str)}")
