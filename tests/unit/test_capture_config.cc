@@ -110,6 +110,15 @@ TEST(ActivityKinds, CanonicalText) {
   }
 }
 
+// One context: the replay has drained it, so the flush loses nothing. Several: another
+// context's running work would come back without times, so only when asked.
+TEST(CountersForcedFlush, OnWithOneContextUnlessTheVariableSaysOtherwise) {
+  EXPECT_TRUE(counters_forced_flush(env_of({}), false));
+  EXPECT_FALSE(counters_forced_flush(env_of({}), true));
+  EXPECT_TRUE(counters_forced_flush(env_of({{"FLOPLINE_COUNTERS_FORCED_FLUSH", "1"}}), true));
+  EXPECT_FALSE(counters_forced_flush(env_of({{"FLOPLINE_COUNTERS_FORCED_FLUSH", "0"}}), false));
+}
+
 TEST(ProcessRank, FirstSetVariableInOrder) {
   EXPECT_FALSE(process_rank(env_of({})));
   EXPECT_EQ(process_rank(env_of({{"SLURM_PROCID", "3"}})), "3");

@@ -214,6 +214,12 @@ bool is_recorded_call(std::string_view name) {
   return false;
 }
 
+bool counters_forced_flush(const GetEnv& getenv, bool several_contexts) {
+  const char* v = getenv("FLOPLINE_COUNTERS_FORCED_FLUSH");
+  if (v == nullptr) return !several_contexts;
+  return std::string_view(v) != "0";
+}
+
 std::optional<std::string> process_rank(const GetEnv& getenv) {
   // RANK (torchrun), Open MPI, MPICH/Intel MPI (PMI), Slurm.
   for (const char* var : {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"}) {

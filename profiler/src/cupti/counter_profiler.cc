@@ -22,6 +22,7 @@
 #include <unordered_set>
 
 #include "capture_window_control.h"
+#include "flopline/capture/capture_config.h"
 #include "flopline/capture/function_metrics.h"
 #include "flopline/capture/launch_work.h"
 #include "profiler_host.h"
@@ -487,19 +488,14 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
 // A forced flush of CUPTI's activity buffers right after each measured launch. A
 // measured launch's kernel record has no times, and CUPTI hands a buffer holding one
 // over only at a forced flush: without it every record after the first measurement
-// waits for the run's end (on a two-rank DDP job, 297 records a rank came more than
-// 10 s late, with no operator; with it, none). A forced flush also hands over records of
-// work still running, without times, which are then lost: inside the measured launch,
-// with the launch lock held alone, the replay has drained this context, but not other
-// contexts of the process. So by default it is done only while the process has launched
-// into one context; FLOPLINE_COUNTERS_FORCED_FLUSH=1 does it always, =0 never.
+// waits for the run's end (with no operator). Inside the measured launch, with the
+// launch lock held alone, the replay has drained this context, but not other contexts
+// of the process, whose running work a forced flush would hand over without times:
+// capture::counters_forced_flush decides from FLOPLINE_COUNTERS_FORCED_FLUSH and the
+// contexts launched into.
 bool forced_flush_after_measuring(bool several_contexts) {
-  static const int env = [] {
-    const char* v = std::getenv("FLOPLINE_COUNTERS_FORCED_FLUSH");
-    if (v == nullptr) return -1;
-    return std::string_view(v) == "0" ? 0 : 1;
-  }();
-  return env < 0 ? !several_contexts : env == 1;
+  static const char* const value = std::getenv("FLOPLINE_COUNTERS_FORCED_FLUSH");
+  return capture::counters_forced_flush([](const char*) { return value; }, several_contexts);
 }
 
 // FLOPLINE_COUNTERS_DEBUG=1: each function's first sight and each measurement on stderr.

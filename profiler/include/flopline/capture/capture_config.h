@@ -75,6 +75,12 @@ std::optional<std::string> process_rank(const GetEnv& getenv);
 // (the first set, in that order), when it is a whole number from 1 to 2^20.
 std::optional<std::uint32_t> job_world_size(const GetEnv& getenv);
 
+// Whether `--counters` flushes CUPTI with force after each measured launch
+// (docs/COUNTERS.md, "Measured agreement and cost"): FLOPLINE_COUNTERS_FORCED_FLUSH "0"
+// never, any other value always; unset, only while the process has launched into one
+// context (a forced flush hands over another context's running work without times).
+bool counters_forced_flush(const GetEnv& getenv, bool several_contexts);
+
 // The process's rank (process_rank) when it is a whole number below 2^20.
 std::optional<std::uint32_t> numeric_rank(const GetEnv& getenv);
 // FLOPLINE_TIME_BASE_NS, set by `flopline run` for every process it starts: a positive
