@@ -12,10 +12,20 @@
 // prints the median, beside the same launch unmeasured. Configurations:
 //   1 pass     gpu__time_duration
 //   1 pass     the nine SIMT op-count metrics (SASS)
-//   2 passes   those nine plus DRAM bytes read, L2 writes and duration
+//   ?          DRAM bytes read, L2 writes and duration, without the SIMT counts: the set
+//              a function that counted no FLOPs at its first launch would need later
+//   2 passes   the nine SIMT counts plus DRAM bytes read, L2 writes and duration
 //   many       the above plus every Hopper tensor-path metric flopline plans
 // each in kernel replay, and the one-pass ones also in user replay (one pass: nothing to
 // replay, nothing for CUPTI to save).
+//
+// It also checks the values, which one-pass measurements got wrong in flopline (SIMT
+// counts carried from one measurement to the next): the kernel, y = a*x + y over 2^24
+// floats, executes exactly 2^24 FFMA and stores 2^21 L2 sectors. Each configuration runs
+// a second time with another kernel (2^26 FFMA, 2^23 sectors stored) launched unmeasured
+// after each measured launch ("other between"): a carry-over shows there as the other
+// kernel's counts added to the measured one's. Printed: FFMA and L2 write sectors of the
+// last measured launch, and whether all 12 measured launches gave the same counts.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cupti.h>
@@ -50,7 +60,14 @@ __global__ void axpy(float* y, const float* x, float a, int n) {
   if (i < n) y[i] = a * x[i] + y[i];
 }
 
-constexpr int kN = 1 << 24;  // 64 MB per buffer
+// The unmeasured kernel between measured launches: one FFMA and one store per element.
+__global__ void scale_shift(float* z, float a, float b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) z[i] = z[i] * a + b;
+}
+
+constexpr int kN = 1 << 24;       // 64 MB per buffer
+constexpr int kOtherN = 1 << 26;  // 256 MB
 constexpr int kLaunches = 12;
 
 double ms_since(std::chrono::steady_clock::time_point t) {
@@ -68,15 +85,31 @@ struct Setup {
   std::vector<uint8_t> availability;
   float* x = nullptr;
   float* y = nullptr;
+  float* z = nullptr;  // the other kernel's buffer
 };
 
-bool config_image(const Setup& s, const std::vector<std::string>& metrics,
-                  std::vector<uint8_t>* image, size_t* passes) {
+// A configuration's host object (kept to evaluate the counter data) and image.
+struct HostConfig {
+  CUpti_Profiler_Host_Object* object = nullptr;
+  std::vector<uint8_t> image;
+  size_t passes = 0;
+  ~HostConfig() {
+    if (object == nullptr) return;
+    CUpti_Profiler_Host_Deinitialize_Params hd{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+    hd.pHostObject = object;
+    cuptiProfilerHostDeinitialize(&hd);
+  }
+};
+
+bool config_image(const Setup& s, const std::vector<std::string>& metrics, HostConfig* out) {
+  std::vector<uint8_t>* image = &out->image;
+  size_t* passes = &out->passes;
   CUpti_Profiler_Host_Initialize_Params hi{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
   hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
   hi.pChipName = s.chip.c_str();
   hi.pCounterAvailabilityImage = s.availability.data();
   CHECK_CUPTI(cuptiProfilerHostInitialize(&hi));
+  out->object = hi.pHostObject;
   std::vector<const char*> names;
   for (const std::string& m : metrics) names.push_back(m.c_str());
   CUpti_Profiler_Host_ConfigAddMetrics_Params am{
@@ -102,17 +135,48 @@ bool config_image(const Setup& s, const std::vector<std::string>& metrics,
   np.pConfigImage = image->data();
   CHECK_CUPTI(cuptiProfilerHostGetNumOfPasses(&np));
   *passes = np.numOfPasses;
-  CUpti_Profiler_Host_Deinitialize_Params hd{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
-  hd.pHostObject = hi.pHostObject;
-  cuptiProfilerHostDeinitialize(&hd);
   return true;
 }
 
-// Times kLaunches measured launches with `metrics` in `mode`; the median ms per launch.
+// The value of `metric` in the counter data, -1 when the configuration lacks it.
+double metric_value(const HostConfig& h, const std::vector<std::string>& metrics,
+                    const std::vector<uint8_t>& data, const std::string& metric) {
+  const auto it = std::find(metrics.begin(), metrics.end(), metric);
+  if (it == metrics.end()) return -1;
+  const char* name = it->c_str();
+  double value = -1;
+  CUpti_Profiler_Host_EvaluateToGpuValues_Params ev{
+      CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+  ev.pHostObject = h.object;
+  ev.pCounterDataImage = data.data();
+  ev.counterDataImageSize = data.size();
+  ev.rangeIndex = 0;
+  ev.ppMetricNames = &name;
+  ev.numMetrics = 1;
+  ev.pMetricValues = &value;
+  return cuptiProfilerHostEvaluateToGpuValues(&ev) == CUPTI_SUCCESS ? value : -2;
+}
+
+struct Result {
+  size_t passes = 0;
+  double ms = 0;
+  int rounds = 0;
+  double ffma = -1;  // the last measured launch's
+  double l2_sectors = -1;
+  bool stable = true;  // every measured launch gave the same counts
+};
+
+// Times kLaunches measured launches with `metrics` in `mode`, the other kernel launched
+// unmeasured after each one when `other_between`.
 bool time_config(const Setup& s, const std::vector<std::string>& metrics,
-                 CUpti_ProfilerReplayMode mode, size_t* passes, double* ms, int* rounds) {
-  std::vector<uint8_t> image;
-  if (!config_image(s, metrics, &image, passes)) return false;
+                 CUpti_ProfilerReplayMode mode, bool other_between, Result* out) {
+  HostConfig host;
+  if (!config_image(s, metrics, &host)) return false;
+  const std::vector<uint8_t>& image = host.image;
+  size_t* passes = &out->passes;
+  double* ms = &out->ms;
+  int* rounds = &out->rounds;
+  *passes = host.passes;
   CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
   en.ctx = s.ctx;
   CHECK_CUPTI(cuptiRangeProfilerEnable(&en));
@@ -170,8 +234,19 @@ bool time_config(const Setup& s, const std::vector<std::string>& metrics,
     CUpti_RangeProfiler_DecodeData_Params dd{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     dd.pRangeProfilerObject = en.pRangeProfilerObject;
     CHECK_CUPTI(cuptiRangeProfilerDecodeData(&dd));
-    CHECK_CUPTI(init());
     times.push_back(ms_since(t0));
+    const double ffma =
+        metric_value(host, metrics, data, "sm__sass_thread_inst_executed_op_ffma_pred_on.sum");
+    const double sectors =
+        metric_value(host, metrics, data, "lts__t_sectors_srcunit_tex_op_write.sum");
+    if (i > 0 && (ffma != out->ffma || sectors != out->l2_sectors)) out->stable = false;
+    out->ffma = ffma;
+    out->l2_sectors = sectors;
+    CHECK_CUPTI(init());
+    if (other_between) {
+      scale_shift<<<(kOtherN + 255) / 256, 256>>>(s.z, 1.0f, 0.0f, kOtherN);
+      cudaDeviceSynchronize();
+    }
   }
   CUpti_RangeProfiler_Disable_Params di{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
   di.pRangeProfilerObject = en.pRangeProfilerObject;
@@ -206,7 +281,8 @@ int main(int argc, char** argv) {
   cudaFree(nullptr);
   cuCtxGetCurrent(&s.ctx);
   if (cudaMalloc(&s.x, kN * sizeof(float)) != cudaSuccess ||
-      cudaMalloc(&s.y, kN * sizeof(float)) != cudaSuccess) {
+      cudaMalloc(&s.y, kN * sizeof(float)) != cudaSuccess ||
+      cudaMalloc(&s.z, kOtherN * sizeof(float)) != cudaSuccess) {
     std::fprintf(stderr, "cudaMalloc failed\n");
     return 1;
   }
@@ -233,10 +309,10 @@ int main(int argc, char** argv) {
                                          "sm__sass_thread_inst_executed_op_hadd_pred_on.sum",
                                          "sm__sass_thread_inst_executed_op_hmul_pred_on.sum",
                                          "sm__sass_thread_inst_executed_op_hfma_pred_on.sum"};
+  const std::vector<std::string> bytes = {
+      "dram__bytes_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum", "gpu__time_duration.sum"};
   std::vector<std::string> two = simt;
-  for (const char* m : {"dram__bytes_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum",
-                        "gpu__time_duration.sum"})
-    two.push_back(m);
+  two.insert(two.end(), bytes.begin(), bytes.end());
   std::vector<std::string> many = two;
   for (const char* m :
        {"sm__inst_executed_pipe_tensor.sum", "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum",
@@ -249,17 +325,25 @@ int main(int argc, char** argv) {
     const char* what;
     std::vector<std::string> metrics;
     CUpti_ProfilerReplayMode mode;
+    bool other_between = false;
   };
   const std::vector<Config> configs = {
       {"duration, kernel replay", {"gpu__time_duration.sum"}, CUPTI_KernelReplay},
       {"duration, user replay", {"gpu__time_duration.sum"}, CUPTI_UserReplay},
       {"SIMT ops, kernel replay", simt, CUPTI_KernelReplay},
       {"SIMT ops, user replay", simt, CUPTI_UserReplay},
+      {"DRAM+L2+dur, kernel replay", bytes, CUPTI_KernelReplay},
+      {"DRAM+L2+dur, user replay", bytes, CUPTI_UserReplay},
       {"SIMT+DRAM, kernel replay", two, CUPTI_KernelReplay},
       {"+tensor paths, kernel replay", many, CUPTI_KernelReplay},
+      {"SIMT ops, other between", simt, CUPTI_KernelReplay, true},
+      {"DRAM+L2+dur, other between", bytes, CUPTI_KernelReplay, true},
+      {"SIMT+DRAM, other between", two, CUPTI_KernelReplay, true},
   };
-  std::printf("%-30s %8s %7s %7s %10s %10s\n", "configuration", "held GiB", "passes", "rounds",
-              "ms/launch", "plain ms");
+  std::printf("%-30s %8s %7s %7s %10s %10s %12s %12s %7s\n", "configuration", "held GiB", "passes",
+              "rounds", "ms/launch", "plain ms", "FFMA", "L2 sectors", "stable");
+  std::printf("%-30s %8s %7s %7s %10s %10s %12d %12d\n", "(exact for the measured kernel)", "", "",
+              "", "", "", kN, kN * 4 / 32);
   for (double gib : gibs) {
     void* hold = nullptr;
     if (gib > 0 && cudaMalloc(&hold, static_cast<size_t>(gib * (1ull << 30))) != cudaSuccess) {
@@ -269,14 +353,13 @@ int main(int argc, char** argv) {
     if (hold != nullptr) cudaMemset(hold, 1, static_cast<size_t>(gib * (1ull << 30)));
     const double plain = plain_ms(s);
     for (const Config& c : configs) {
-      size_t passes = 0;
-      double ms = 0;
-      int rounds = 0;
-      if (!time_config(s, c.metrics, c.mode, &passes, &ms, &rounds)) {
+      Result r;
+      if (!time_config(s, c.metrics, c.mode, c.other_between, &r)) {
         std::printf("%-30s %8.0f failed\n", c.what, gib);
         continue;
       }
-      std::printf("%-30s %8.0f %7zu %7d %10.2f %10.3f\n", c.what, gib, passes, rounds, ms, plain);
+      std::printf("%-30s %8.0f %7zu %7d %10.2f %10.3f %12.0f %12.0f %7s\n", c.what, gib, r.passes,
+                  r.rounds, r.ms, plain, r.ffma, r.l2_sectors, r.stable ? "yes" : "NO");
       std::fflush(stdout);
     }
     if (hold != nullptr) cudaFree(hold);
