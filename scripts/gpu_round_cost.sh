@@ -36,10 +36,18 @@ has cost && (
     FLOPLINE_COUNTERS_DEBUG=1 timeout 240 "$fl" run --counters -o "$work/counted-$i.json" -- python3 \
       "$root/bench/train_loop.py" --steps 60 --warmup 10 --label counted > "$work/logs/cost-counted-$i.log" 2>&1
     t2=$(date +%s.%N)
-    python3 - "$work/logs/cost-counted-$i.log" "$t0" "$t1" "$t2" "$i" >> "$work/logs/cost-summary.log" <<'PY'
+    python3 - "$work/logs/cost-counted-$i.log" "$t0" "$t1" "$t2" "$i" "$work/logs/cost-plain-$i.log" \
+      >> "$work/logs/cost-summary.log" <<'PY'
 import re, sys
-log, t0, t1, t2, i = sys.argv[1], *map(float, sys.argv[2:5]), sys.argv[5]
+log, t0, t1, t2, i, plain_log = sys.argv[1], *map(float, sys.argv[2:5]), sys.argv[5], sys.argv[6]
 text = open(log, errors="replace").read()
+# The steady state: train_loop's median step after its warm-up, which a long run's cost
+# tends to once every piece of work has been measured.
+def median_ms(t):
+    m = re.search(r"median_ms=([0-9.]+)", t)
+    return float(m.group(1)) if m else float("nan")
+step_plain = median_ms(open(plain_log, errors="replace").read())
+step_counted = median_ms(text)
 why = {}
 for m in re.finditer(r"counters: measuring .*?\(measurement \d+\): (.*?); metrics", text):
     w = m.group(1)
@@ -47,6 +55,7 @@ for m in re.finditer(r"counters: measuring .*?\(measurement \d+\): (.*?); metric
     why[w] = why.get(w, 0) + 1
 print(f"pair {i}: uncounted {t1 - t0:.1f} s, default --counters {t2 - t1:.1f} s ({(t2 - t1) / (t1 - t0):.2f}x); "
       f"{sum(why.values())} measurements: " + ", ".join(f"{v} {k}" for k, v in sorted(why.items(), key=lambda x: -x[1])[:6]))
+print(f"    median step: uncounted {step_plain:.2f} ms, default --counters {step_counted:.2f} ms")
 for line in text.splitlines():
     if "counters: time measuring" in line or "counted kernel time" in line or line.startswith("counters: of"):
         print("   ", line.strip()[:200])
