@@ -11,10 +11,6 @@
 
 namespace flopline::capture {
 
-bool looks_like_address(std::uint64_t v) {
-  return v >= (1ull << 32) && v < (1ull << 48);
-}
-
 namespace {
 
 // Appends the words of one parameter's bytes.
@@ -25,10 +21,17 @@ void append_param(const unsigned char* p, std::uint32_t size, std::vector<std::u
     words->push_back(looks_like_address(v) ? kAddressWord : v);
     return;
   }
-  for (std::uint32_t at = 0; at < size; at += 8) {
+  // Whole words with a fixed-size copy (a load; a copy of variable size is a call to
+  // memcpy per word, most of the cost of a 300-word struct), then the zero-padded tail.
+  const std::uint32_t whole = size / 8 * 8;
+  std::size_t n = words->size();
+  words->resize(n + (size + 7) / 8);
+  std::uint64_t* out = words->data() + n;
+  for (std::uint32_t at = 0; at < whole; at += 8) std::memcpy(out++, p + at, 8);
+  if (whole < size) {
     std::uint64_t v = 0;
-    std::memcpy(&v, p + at, std::min<std::uint32_t>(8, size - at));
-    words->push_back(v);
+    std::memcpy(&v, p + whole, size - whole);
+    *out = v;
   }
 }
 
@@ -58,14 +61,12 @@ void argument_words_packed(const ParamLayout& layout, const void* buffer, std::s
 StructAddressWords::StructAddressWords(const ParamLayout& layout) {
   for (const ParamLayout::Param& p : layout.params) {
     const std::size_t n = p.size == 8 ? 1 : (p.size + 7) / 8;
-    in_struct_.insert(in_struct_.end(), n, p.size > 8);
+    state_.insert(state_.end(), n, p.size > 8 ? kAsked : kSettled);
   }
-  address_.assign(in_struct_.size(), false);
-  checks_.assign(in_struct_.size(), 0);
 }
 
 std::size_t StructAddressWords::address_words() const {
-  return static_cast<std::size_t>(std::count(address_.begin(), address_.end(), true));
+  return static_cast<std::size_t>(std::count(state_.begin(), state_.end(), kAddress));
 }
 
 std::size_t LaunchShapeHash::operator()(const LaunchShape& s) const {
@@ -84,11 +85,20 @@ std::size_t WorkSampler::FunctionIdHash::operator()(const FunctionId& f) const {
 }
 
 std::size_t WorkSampler::WordsHash::operator()(const std::vector<std::uint64_t>& w) const {
-  std::uint64_t h = 1469598103934665603ull ^ w.size();
-  for (std::uint64_t v : w) {
-    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    h *= 1099511628211ull;
+  // Four independent lanes, so a struct of hundreds of words (PyTorch's foreach and cat
+  // metadata) is not one chain of dependent multiplies; then splitmix64's finalizer.
+  constexpr std::uint64_t kOdd = 0x9e3779b97f4a7c15ull;
+  std::uint64_t lane[4] = {0x243f6a8885a308d3ull, 0x13198a2e03707344ull, 0xa4093822299f31d0ull,
+                           0x082efa98ec4e6c89ull};
+  const std::size_t n = w.size();
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    for (int k = 0; k < 4; ++k) lane[k] = (lane[k] ^ w[i + k]) * kOdd;
   }
+  for (int k = 0; i < n; ++i, ++k) lane[k] = (lane[k] ^ w[i]) * kOdd;
+  std::uint64_t h = n;
+  for (std::uint64_t l : lane) h = (h ^ (l >> 29) ^ l) * 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 31;
   return static_cast<std::size_t>(h);
 }
 

@@ -53,7 +53,9 @@ struct ParamLayout {
 
 // An 8-byte value in the range where this platform's user-space and device virtual
 // addresses live (2^32 up to 2^48): a 64-bit size or count almost never is.
-bool looks_like_address(std::uint64_t v);
+inline bool looks_like_address(std::uint64_t v) {
+  return v >= (1ull << 32) && v < (1ull << 48);
+}
 
 // What an address becomes in a launch's words: beyond the address range, so no
 // address equals it, and not 0, so a null pointer stays apart.
@@ -88,28 +90,31 @@ class StructAddressWords {
   // as it is.
   template <class IsDeviceAddress>
   void apply(std::vector<std::uint64_t>* words, IsDeviceAddress&& is_device_address) {
-    if (words->size() != in_struct_.size()) return;
-    for (std::size_t i = 0; i < words->size(); ++i) {
-      if (!in_struct_[i]) continue;
-      std::uint64_t& w = (*words)[i];
-      if (address_[i]) {
-        if (w != 0) w = kAddressWord;
+    if (words->size() != state_.size()) return;
+    std::uint64_t* w = words->data();
+    for (std::size_t i = 0; i < state_.size(); ++i) {
+      std::uint8_t& state = state_[i];
+      if (state == kSettled) continue;
+      if (state == kAddress) {
+        if (w[i] != 0) w[i] = kAddressWord;
         continue;
       }
-      if (checks_[i] >= kChecks || !looks_like_address(w)) continue;
-      ++checks_[i];
-      if (is_device_address(w)) {
-        address_[i] = true;
-        w = kAddressWord;
+      if (!looks_like_address(w[i])) continue;
+      if (is_device_address(w[i])) {
+        state = kAddress;
+        w[i] = kAddressWord;
+      } else if (++state == kAsked + kChecks) {
+        state = kSettled;
       }
     }
   }
   std::size_t address_words() const;
 
  private:
-  std::vector<bool> in_struct_;  // per word: part of a parameter longer than 8 bytes
-  std::vector<bool> address_;
-  std::vector<std::uint8_t> checks_;
+  // Per word position: kSettled (not a struct word, or asked about kChecks times without
+  // being an address), kAddress, or kAsked plus the times it was asked about so far.
+  static constexpr std::uint8_t kSettled = 0, kAddress = 1, kAsked = 2;
+  std::vector<std::uint8_t> state_;
 };
 
 struct LaunchShape {
