@@ -17,7 +17,9 @@
 //   2 passes   the nine SIMT counts plus DRAM bytes read, L2 writes and duration
 //   many       the above plus every Hopper tensor-path metric flopline plans
 // each in kernel replay, and the one-pass ones also in user replay (one pass: nothing to
-// replay, nothing for CUPTI to save).
+// replay, nothing for CUPTI to save); the multi-pass ones also in user replay with the
+// device memory saved and restored through CUPTI's Checkpoint API ("user + checkpoint"),
+// to see whether a save to the device's own memory costs less than kernel replay's.
 //
 // It also checks the values, which one-pass measurements got wrong in flopline (SIMT
 // counts carried from one measurement to the next): the kernel, y = a*x + y over 2^24
@@ -29,6 +31,9 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cupti.h>
+#if FLOPLINE_HAVE_CUPTI_CHECKPOINT
+#include <cupti_checkpoint.h>
+#endif
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
@@ -43,6 +48,10 @@
 #include <vector>
 
 namespace {
+
+#if FLOPLINE_HAVE_CUPTI_CHECKPOINT
+using namespace NV::Cupti::Checkpoint;  // CUpti_Checkpoint and its functions
+#endif
 
 #define CHECK_CUPTI(call)                                                               \
   do {                                                                                  \
@@ -167,9 +176,12 @@ struct Result {
 };
 
 // Times kLaunches measured launches with `metrics` in `mode`, the other kernel launched
-// unmeasured after each one when `other_between`.
+// unmeasured after each one when `other_between`. `checkpoint` (user replay): the device
+// memory is saved with CUPTI's Checkpoint API before the first pass, on the device where
+// it fits, and restored before each further pass: flopline's own save and restore in
+// place of kernel replay's.
 bool time_config(const Setup& s, const std::vector<std::string>& metrics,
-                 CUpti_ProfilerReplayMode mode, bool other_between, Result* out) {
+                 CUpti_ProfilerReplayMode mode, bool other_between, bool checkpoint, Result* out) {
   HostConfig host;
   if (!config_image(s, metrics, &host)) return false;
   const std::vector<uint8_t>& image = host.image;
@@ -216,11 +228,23 @@ bool time_config(const Setup& s, const std::vector<std::string>& metrics,
   CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
   std::vector<double> times;
   *rounds = 0;
+#if FLOPLINE_HAVE_CUPTI_CHECKPOINT
+  CUpti_Checkpoint cp{CUpti_Checkpoint_STRUCT_SIZE};
+  cp.ctx = s.ctx;
+  cp.reserveDeviceMB = 2048;  // the copy may use the device's memory but its last 2 GiB
+  cp.allowOverwrite = 1;
+#else
+  if (checkpoint) return false;
+#endif
   for (int i = 0; i < kLaunches; ++i) {
     cudaDeviceSynchronize();
     const auto t0 = std::chrono::steady_clock::now();
     bool done = false;
-    while (!done) {  // user replay: the caller runs the passes
+    for (int pass = 0; !done; ++pass) {  // user replay: the caller runs the passes
+#if FLOPLINE_HAVE_CUPTI_CHECKPOINT
+      if (checkpoint && pass == 0) CHECK_CUPTI(cuptiCheckpointSave(&cp));
+      if (checkpoint && pass > 0) CHECK_CUPTI(cuptiCheckpointRestore(&cp));
+#endif
       CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
       st.pRangeProfilerObject = en.pRangeProfilerObject;
       CHECK_CUPTI(cuptiRangeProfilerStart(&st));
@@ -248,6 +272,9 @@ bool time_config(const Setup& s, const std::vector<std::string>& metrics,
       cudaDeviceSynchronize();
     }
   }
+#if FLOPLINE_HAVE_CUPTI_CHECKPOINT
+  if (checkpoint) cuptiCheckpointFree(&cp);
+#endif
   CUpti_RangeProfiler_Disable_Params di{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
   di.pRangeProfilerObject = en.pRangeProfilerObject;
   CHECK_CUPTI(cuptiRangeProfilerDisable(&di));
@@ -326,6 +353,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> metrics;
     CUpti_ProfilerReplayMode mode;
     bool other_between = false;
+    bool checkpoint = false;
   };
   const std::vector<Config> configs = {
       {"duration, kernel replay", {"gpu__time_duration.sum"}, CUPTI_KernelReplay},
@@ -339,6 +367,8 @@ int main(int argc, char** argv) {
       {"SIMT ops, other between", simt, CUPTI_KernelReplay, true},
       {"DRAM+L2+dur, other between", bytes, CUPTI_KernelReplay, true},
       {"SIMT+DRAM, other between", two, CUPTI_KernelReplay, true},
+      {"SIMT+DRAM, user + checkpoint", two, CUPTI_UserReplay, false, true},
+      {"+tensor paths, user + checkpoint", many, CUPTI_UserReplay, false, true},
   };
   std::printf("%-30s %8s %7s %7s %10s %10s %12s %12s %7s\n", "configuration", "held GiB", "passes",
               "rounds", "ms/launch", "plain ms", "FFMA", "L2 sectors", "stable");
@@ -354,7 +384,7 @@ int main(int argc, char** argv) {
     const double plain = plain_ms(s);
     for (const Config& c : configs) {
       Result r;
-      if (!time_config(s, c.metrics, c.mode, c.other_between, &r)) {
+      if (!time_config(s, c.metrics, c.mode, c.other_between, c.checkpoint, &r)) {
         std::printf("%-30s %8.0f failed\n", c.what, gib);
         continue;
       }
