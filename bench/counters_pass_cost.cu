@@ -182,6 +182,9 @@ struct Result {
 // place of kernel replay's.
 bool time_config(const Setup& s, const std::vector<std::string>& metrics,
                  CUpti_ProfilerReplayMode mode, bool other_between, bool checkpoint, Result* out) {
+#if !FLOPLINE_HAVE_CUPTI_CHECKPOINT
+  if (checkpoint) return false;  // built without CUPTI's Checkpoint library
+#endif
   HostConfig host;
   if (!config_image(s, metrics, &host)) return false;
   const std::vector<uint8_t>& image = host.image;
@@ -233,8 +236,6 @@ bool time_config(const Setup& s, const std::vector<std::string>& metrics,
   cp.ctx = s.ctx;
   cp.reserveDeviceMB = 2048;  // the copy may use the device's memory but its last 2 GiB
   cp.allowOverwrite = 1;
-#else
-  if (checkpoint) return false;
 #endif
   for (int i = 0; i < kLaunches; ++i) {
     cudaDeviceSynchronize();
