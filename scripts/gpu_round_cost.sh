@@ -8,6 +8,9 @@
 #             then default --counters against --counters=all on work_keys_loop.py
 #   GPUs 2,3  the DDP job under --counters (late, lost and unfinished records fail it),
 #             then every rank check (tests/gpu/ranks/check_ranks.py)
+#   passcost  (not in the default parts) bench/counters_pass_cost.cu at 0 and 16 GiB held,
+#             on COST_GPU after the cost pairs: each configuration's passes, cost and
+#             values (docs/COUNTERS.md, "One-pass parts")
 # ROUND_PARTS (default "cost tests ranks") picks the parts and COST_GPU, TEST_GPU and
 # RANK_GPUS (default 0, 1 and 2,3) their GPUs: on two GPUs, one call with
 # ROUND_PARTS="cost tests" and one with ROUND_PARTS=ranks RANK_GPUS=0,1.
@@ -20,7 +23,7 @@ source "$root/scripts/gpu_round_lib.sh"
 limit="${ROUND_LIMIT_S:-560}"
 parts=" ${ROUND_PARTS:-cost tests ranks} "
 has() { [[ "$parts" == *" $1 "* ]]; }
-cost=""; tests=""
+cost=""; tests=""; passcost=""
 
 has cost && (
   export CUDA_VISIBLE_DEVICES="${COST_GPU:-0}"
@@ -64,6 +67,13 @@ PY
   note "train_loop cost pairs done"
 ) &
 has cost && cost=$!
+has passcost && (
+  [ -n "$cost" ] && while kill -0 "$cost" 2>/dev/null; do sleep 2; done  # the GPU to itself
+  CUDA_VISIBLE_DEVICES="${COST_GPU:-0}" timeout 240 "$build/bench/counters_pass_cost" 0,16 \
+    > "$work/logs/pass-cost.log" 2>&1
+  note "pass-cost experiment: exit $?"
+) &
+has passcost && passcost=$!
 
 has tests && (
   export CUDA_VISIBLE_DEVICES="${TEST_GPU:-1}" FLOPLINE_GPU_TEST_OUT="$work/gpu-test-traces"
@@ -88,12 +98,13 @@ if has ranks; then
   cp "$work"/ranks/*.log "$work/logs/" 2>/dev/null
 fi
 # shellcheck disable=SC2086
-wait $cost $tests
+wait $cost $tests $passcost
 tar czf "$OUT/logs.tgz" -C "$work" logs
-touch "$work"/logs/{ctest,ddp,ranks,default-vs-all,cost-summary}.log
+touch "$work"/logs/{ctest,ddp,ranks,default-vs-all,cost-summary,pass-cost}.log
 echo "== ctest"; grep -hE "tests passed|Failed|\*\*\*|Not Run|Timeout" "$work/logs/ctest.log" | tail -12
 echo "== DDP"; tail -14 "$work/logs/ddp.log"
 echo "== ranks"; tail -16 "$work/logs/ranks.log"
 echo "== default against all"; tail -16 "$work/logs/default-vs-all.log"
 echo "== cost"; cat "$work/logs/cost-summary.log"
+echo "== pass cost"; cat "$work/logs/pass-cost.log"
 echo "== summary"; cat "$summary"
