@@ -10,6 +10,7 @@
 
 #include "flopline/capture/record_decoder.h"
 #include "flopline/trace/analysis.h"
+#include "record_test_util.h"
 
 namespace flopline::capture {
 namespace {
@@ -27,26 +28,11 @@ constexpr std::uint32_t kMain = 100;
 constexpr std::uint32_t kWorker = 101;
 
 MarkerRecord start(std::uint32_t id, TimeNs ts, std::string name, std::uint32_t thread = kMain) {
-  MarkerRecord m;
-  m.id = id;
-  m.flags = kMarkerStart;
-  m.timestamp = ts;
-  m.name = std::move(name);
-  m.object.kind = ObjectKind::kThread;
-  m.object.process_id = kPid;
-  m.object.thread_id = thread;
-  return m;
+  return thread_marker(id, ts, kMarkerStart, std::move(name), kPid, thread);
 }
 
 MarkerRecord end(std::uint32_t id, TimeNs ts, std::uint32_t thread = kMain) {
-  MarkerRecord m;
-  m.id = id;
-  m.flags = kMarkerEnd;
-  m.timestamp = ts;
-  m.object.kind = ObjectKind::kThread;
-  m.object.process_id = kPid;
-  m.object.thread_id = thread;
-  return m;
+  return thread_marker(id, ts, kMarkerEnd, {}, kPid, thread);
 }
 
 void launch(RecordBatch& b, TimeNs call_start, std::uint32_t correlation, TimeNs gpu_start,

@@ -14,6 +14,7 @@
 #include "flopline/capture/kernel_counts.h"
 #include "flopline/capture/record_decoder.h"
 #include "flopline/trace/json_value.h"
+#include "record_test_util.h"
 
 namespace flopline::capture {
 namespace {
@@ -68,15 +69,7 @@ void launch(RecordBatch& b, TimeNs t, std::uint32_t correlation, const std::stri
 }
 
 MarkerRecord marker(std::uint32_t id, TimeNs ts, std::uint32_t flags, std::string name = {}) {
-  MarkerRecord m;
-  m.id = id;
-  m.flags = flags;
-  m.timestamp = ts;
-  m.name = std::move(name);
-  m.object.kind = ObjectKind::kThread;
-  m.object.process_id = kPid;
-  m.object.thread_id = kThread;
-  return m;
+  return thread_marker(id, ts, flags, std::move(name), kPid, kThread);
 }
 
 TEST(KernelCounts, MeasuredByCorrelationEstimatedBySignatureWithoutANamedSource) {

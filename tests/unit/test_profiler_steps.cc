@@ -10,6 +10,7 @@
 #include "flopline/capture/profiler_steps.h"
 #include "flopline/capture/record_decoder.h"
 #include "flopline/capture/streaming_decoder.h"
+#include "record_test_util.h"
 
 namespace flopline::capture {
 namespace {
@@ -18,15 +19,7 @@ constexpr std::uint32_t kPid = 900;
 constexpr std::uint32_t kMain = 901;
 
 MarkerRecord marker(std::uint32_t id, TimeNs ts, std::uint32_t flags, std::string name = {}) {
-  MarkerRecord m;
-  m.id = id;
-  m.flags = flags;
-  m.timestamp = ts;
-  m.name = std::move(name);
-  m.object.kind = ObjectKind::kThread;
-  m.object.process_id = kPid;
-  m.object.thread_id = kMain;
-  return m;
+  return thread_marker(id, ts, flags, std::move(name), kPid, kMain);
 }
 
 RecordBatch steps_batch() {

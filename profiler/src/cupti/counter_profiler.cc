@@ -19,7 +19,6 @@
 #include <span>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "capture_window_control.h"
 #include "flopline/capture/capture_config.h"
@@ -562,8 +561,9 @@ struct CounterProfiler::Impl {
   };
   std::unordered_map<std::uint64_t, FunctionInfo> functions;
   std::unordered_map<CUcontext, std::uint32_t> device_of_context;
-  // The contexts launched into, up to two: see forced_flush_after_measuring().
-  std::unordered_set<CUcontext> launch_contexts;
+  // The first context launched into, and whether another followed: see
+  // forced_flush_after_measuring().
+  CUcontext first_launch_context = nullptr;  // under mu
   std::atomic<bool> several_contexts{false};
   std::vector<std::uint64_t> words;  // scratch, under mu
   std::unordered_map<CUcontext, std::unique_ptr<ContextProfiler>> contexts;
@@ -623,8 +623,9 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
   {
     std::lock_guard<std::mutex> lock(mu);
     if (!off && started) {
-      if (launch_contexts.size() < 2 && launch_contexts.insert(ctx).second &&
-          launch_contexts.size() == 2) {
+      if (first_launch_context == nullptr) {
+        first_launch_context = ctx;
+      } else if (ctx != first_launch_context) {
         several_contexts = true;
       }
       const LaunchParams l = launch_params(cbid, data->functionParams);
