@@ -69,6 +69,7 @@ struct Driver {
   CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus*) = nullptr;
   CUresult (*ctx_synchronize)() = nullptr;
   CUresult (*pointer_get_attribute)(void*, CUpointer_attribute, CUdeviceptr) = nullptr;
+  CUresult (*mem_get_info)(size_t*, size_t*) = nullptr;  // FLOPLINE_COUNTERS_DEBUG only
 };
 
 const Driver& driver() {
@@ -86,6 +87,7 @@ const Driver& driver() {
         reinterpret_cast<decltype(r.ctx_synchronize)>(dlsym(lib, "cuCtxSynchronize"));
     r.pointer_get_attribute =
         reinterpret_cast<decltype(r.pointer_get_attribute)>(dlsym(lib, "cuPointerGetAttribute"));
+    r.mem_get_info = reinterpret_cast<decltype(r.mem_get_info)>(dlsym(lib, "cuMemGetInfo_v2"));
     return r;
   }();
   return d;
@@ -530,6 +532,7 @@ struct ThreadLaunch {
   // When this launch's current part of measuring began (CounterInfo's time parts).
   std::chrono::steady_clock::time_point since;
   capture::TimeNs configure_ns = 0;
+  capture::TimeNs synchronize_ns = 0;  // a part's wait for the work queued before it
 };
 
 capture::TimeNs ns_since(std::chrono::steady_clock::time_point t) {
@@ -784,6 +787,7 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
     // lock is held alone).
     driver().ctx_synchronize();
   }
+  t.synchronize_ns = ns_since(t.since);
   auto p =
       cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
   p.pRangeProfilerObject = cp->object;
@@ -857,6 +861,19 @@ void CounterProfiler::Impl::exit_driver() {
     cp.current = ContextProfiler::kNone;
   }
   const capture::TimeNs decode_ns = ns_since(t.since);
+  if (debug_enabled()) {
+    // Where a measurement's time goes: the replay's cost grows with the memory in use.
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (driver().mem_get_info != nullptr) driver().mem_get_info(&free_bytes, &total_bytes);
+    std::fprintf(stderr,
+                 "flopline: counters: measurement %u took %.2f ms: %zu passes%s, %.2f ms "
+                 "configuring, %.2f ms waiting for queued work, %.2f ms running, %.2f ms "
+                 "decoding; %.2f GiB in use on the device\n",
+                 t.measurement, (t.configure_ns + replay_ns + decode_ns) / 1e6, cp.set_passes(set),
+                 t.in_parts ? " (a one-pass part)" : "", t.configure_ns / 1e6,
+                 t.synchronize_ns / 1e6, (replay_ns - t.synchronize_ns) / 1e6, decode_ns / 1e6,
+                 (total_bytes - free_bytes) / double(1ull << 30));
+  }
   if (forced_flush_after_measuring(several_contexts.load())) {
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   }
