@@ -16,6 +16,8 @@
 //              a function that counted no FLOPs at its first launch would need later
 //   2 passes   the nine SIMT counts plus DRAM bytes read, L2 writes and duration
 //   many       the above plus every Hopper tensor-path metric flopline plans
+//   1 pass     DRAM bytes read alone, L2 writes alone, tensor instructions alone, one
+//              tensor-path metric alone (user replay): which metrics make a pass dear
 // each in kernel replay, and the one-pass ones also in user replay (one pass: nothing to
 // replay, nothing for CUPTI to save); the multi-pass ones also in user replay with the
 // device memory saved and restored through CUPTI's Checkpoint API ("user + checkpoint"),
@@ -26,7 +28,10 @@
 // floats, executes exactly 2^24 FFMA and stores 2^21 L2 sectors. Each configuration runs
 // a second time with another kernel (2^26 FFMA, 2^23 sectors stored) launched unmeasured
 // after each measured launch ("other between"): a carry-over shows there as the other
-// kernel's counts added to the measured one's. Printed: FFMA and L2 write sectors of the
+// kernel's counts added to the measured one's. "same between" launches the measured
+// kernel itself unmeasured instead (a function CUPTI has instrumented), and
+// "reconfigured" also sets the configuration afresh before each measured launch, as
+// flopline's one-pass parts do. Printed: FFMA and L2 write sectors of the
 // last measured launch, and whether all 12 measured launches gave the same counts.
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -73,6 +78,46 @@ __global__ void axpy(float* y, const float* x, float a, int n) {
 __global__ void scale_shift(float* z, float a, float b, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) z[i] = z[i] * a + b;
+}
+
+// "in callback": the range is started and stopped in CUPTI's driver-API callback of the
+// measured launch itself, at its enter and exit, as flopline must (it learns of a launch
+// only there), instead of around the launch call.
+struct InCallback {
+  CUpti_RangeProfiler_Object* object = nullptr;
+  bool armed = false;    // the next launch is measured
+  bool started = false;  // Start succeeded at its enter
+  CUptiResult start = CUPTI_SUCCESS;
+  CUptiResult stop = CUPTI_SUCCESS;
+  bool all_passes = false;
+};
+InCallback g_in_callback;
+
+bool is_launch(CUpti_CallbackId cbid) {
+  return cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
+         cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+         cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
+         cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz;
+}
+
+void CUPTIAPI on_driver_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                             const void* data) {
+  InCallback& g = g_in_callback;
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API || !is_launch(cbid) || !g.armed) return;
+  const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  if (cb->callbackSite == CUPTI_API_ENTER) {
+    CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+    st.pRangeProfilerObject = g.object;
+    g.start = cuptiRangeProfilerStart(&st);
+    g.started = g.start == CUPTI_SUCCESS;
+  } else if (g.started) {
+    CUpti_RangeProfiler_Stop_Params sp{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    sp.pRangeProfilerObject = g.object;
+    g.stop = cuptiRangeProfilerStop(&sp);
+    g.all_passes = sp.isAllPassSubmitted != 0;
+    g.started = false;
+    g.armed = false;
+  }
 }
 
 constexpr int kN = 1 << 24;       // 64 MB per buffer
@@ -166,22 +211,29 @@ double metric_value(const HostConfig& h, const std::vector<std::string>& metrics
   return cuptiProfilerHostEvaluateToGpuValues(&ev) == CUPTI_SUCCESS ? value : -2;
 }
 
+// What runs unmeasured after each measured launch: nothing, a kernel never measured, or
+// the measured kernel itself (a function CUPTI has already instrumented for its SASS
+// metrics: does that launch count into the next measurement?).
+enum class Between { kNothing, kOther, kSame };
+
 struct Result {
   size_t passes = 0;
   double ms = 0;
   int rounds = 0;
   double ffma = -1;  // the last measured launch's
   double l2_sectors = -1;
-  bool stable = true;  // every measured launch gave the same counts
+  bool stable = true;      // every measured launch gave the same counts
+  double other_ffma = -1;  // the interleaved measurement's, the last one
 };
 
-// Times kLaunches measured launches with `metrics` in `mode`, the other kernel launched
-// unmeasured after each one when `other_between`. `checkpoint` (user replay): the device
+// Times kLaunches measured launches with `metrics` in `mode`, `between` launched
+// unmeasured after each one. `checkpoint` (user replay): the device
 // memory is saved with CUPTI's Checkpoint API before the first pass, on the device where
 // it fits, and restored before each further pass: flopline's own save and restore in
 // place of kernel replay's.
 bool time_config(const Setup& s, const std::vector<std::string>& metrics,
-                 CUpti_ProfilerReplayMode mode, bool other_between, bool checkpoint, Result* out) {
+                 CUpti_ProfilerReplayMode mode, Between between, bool checkpoint, bool reconfigure,
+                 const std::vector<std::string>* interleave, bool in_callback, Result* out) {
 #if !FLOPLINE_HAVE_CUPTI_CHECKPOINT
   if (checkpoint) return false;  // built without CUPTI's Checkpoint library
 #endif
@@ -229,6 +281,64 @@ bool time_config(const Setup& s, const std::vector<std::string>& metrics,
   sc.passIndex = 0;
   sc.targetNestingLevel = 1;
   CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
+  // `reconfigure`: the configuration set afresh before each measured launch, inside the
+  // timed part (flopline's one-pass parts do so).
+  auto configure_afresh = [&]() {
+    CHECK_CUPTI(init());
+    CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
+    return true;
+  };
+  // `interleave`: before each measured launch, the other kernel is measured with these
+  // metrics in a configuration of its own (kernel replay), and this configuration is set
+  // again: flopline switches so between a function's learning set and another's parts.
+  // The range profiler object initializes counter data for the metrics of its last
+  // GetCounterDataSize: each configuration announces its own again before it is set.
+  HostConfig other_host;
+  std::vector<uint8_t> other_data;
+  std::vector<const char*> other_names;
+  CUpti_RangeProfiler_SetConfig_Params other_sc = sc;
+  auto announce = [&](std::vector<const char*>& n) {
+    ds.pMetricNames = n.data();
+    ds.numMetrics = n.size();
+    return cuptiRangeProfilerGetCounterDataSize(&ds);
+  };
+  if (interleave != nullptr) {
+    if (!config_image(s, *interleave, &other_host)) return false;
+    for (const std::string& m : *interleave) other_names.push_back(m.c_str());
+    CHECK_CUPTI(announce(other_names));
+    other_data.assign(ds.counterDataSize, 0);
+    other_sc.configSize = other_host.image.size();
+    other_sc.pConfig = other_host.image.data();
+    other_sc.counterDataImageSize = other_data.size();
+    other_sc.pCounterDataImage = other_data.data();
+    other_sc.replayMode = CUPTI_KernelReplay;
+  }
+  auto measure_other = [&]() {
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci{
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+    ci.pRangeProfilerObject = en.pRangeProfilerObject;
+    ci.counterDataSize = other_data.size();
+    ci.pCounterData = other_data.data();
+    CHECK_CUPTI(announce(other_names));
+    CHECK_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&ci));
+    CHECK_CUPTI(cuptiRangeProfilerSetConfig(&other_sc));
+    CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+    st.pRangeProfilerObject = en.pRangeProfilerObject;
+    CHECK_CUPTI(cuptiRangeProfilerStart(&st));
+    scale_shift<<<(kOtherN + 255) / 256, 256>>>(s.z, 1.0f, 0.0f, kOtherN);
+    CUpti_RangeProfiler_Stop_Params sp{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    sp.pRangeProfilerObject = en.pRangeProfilerObject;
+    CHECK_CUPTI(cuptiRangeProfilerStop(&sp));
+    CUpti_RangeProfiler_DecodeData_Params dd{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+    dd.pRangeProfilerObject = en.pRangeProfilerObject;
+    CHECK_CUPTI(cuptiRangeProfilerDecodeData(&dd));
+    out->other_ffma = metric_value(other_host, *interleave, other_data,
+                                   "sm__sass_thread_inst_executed_op_ffma_pred_on.sum");
+    CHECK_CUPTI(announce(names));
+    CHECK_CUPTI(init());
+    CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
+    return true;
+  };
   std::vector<double> times;
   *rounds = 0;
 #if FLOPLINE_HAVE_CUPTI_CHECKPOINT
@@ -238,9 +348,22 @@ bool time_config(const Setup& s, const std::vector<std::string>& metrics,
   cp.allowOverwrite = 1;
 #endif
   for (int i = 0; i < kLaunches; ++i) {
+    if (interleave != nullptr && !measure_other()) return false;
     cudaDeviceSynchronize();
     const auto t0 = std::chrono::steady_clock::now();
+    if (reconfigure && i > 0 && !configure_afresh()) return false;
     bool done = false;
+    if (in_callback) {
+      g_in_callback.object = en.pRangeProfilerObject;
+      g_in_callback.armed = true;
+      axpy<<<(kN + 255) / 256, 256>>>(s.y, s.x, 1.0f, kN);
+      g_in_callback.armed = false;
+      CHECK_CUPTI(g_in_callback.start);
+      CHECK_CUPTI(g_in_callback.stop);
+      if (!g_in_callback.all_passes) return false;  // kernel replay runs every pass in the launch
+      done = true;
+      if (i == 0) *rounds = 1;
+    }
     for (int pass = 0; !done; ++pass) {  // user replay: the caller runs the passes
 #if FLOPLINE_HAVE_CUPTI_CHECKPOINT
       if (checkpoint && pass == 0) CHECK_CUPTI(cuptiCheckpointSave(&cp));
@@ -268,10 +391,12 @@ bool time_config(const Setup& s, const std::vector<std::string>& metrics,
     out->ffma = ffma;
     out->l2_sectors = sectors;
     CHECK_CUPTI(init());
-    if (other_between) {
+    if (between == Between::kOther) {
       scale_shift<<<(kOtherN + 255) / 256, 256>>>(s.z, 1.0f, 0.0f, kOtherN);
-      cudaDeviceSynchronize();
+    } else if (between == Between::kSame) {
+      axpy<<<(kN + 255) / 256, 256>>>(s.y, s.x, 1.0f, kN);
     }
+    cudaDeviceSynchronize();
   }
 #if FLOPLINE_HAVE_CUPTI_CHECKPOINT
   if (checkpoint) cuptiCheckpointFree(&cp);
@@ -297,7 +422,14 @@ double plain_ms(const Setup& s) {
 
 }  // namespace
 
+#if FLOPLINE_PASS_COST_LIBRARY
+// Built as a library too, so that bench/counters_pass_cost_torch.py can run it inside a
+// PyTorch process, on the context PyTorch uses.
+extern "C" __attribute__((visibility("default"))) int counters_pass_cost_main(int argc,
+                                                                              char** argv) {
+#else
 int main(int argc, char** argv) {
+#endif
   std::vector<double> gibs{0, 8};
   if (argc > 1) {
     gibs.clear();
@@ -316,6 +448,15 @@ int main(int argc, char** argv) {
   }
   CUpti_Profiler_Initialize_Params pi{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
   if (cuptiProfilerInitialize(&pi) != CUPTI_SUCCESS) return 1;
+  CUpti_SubscriberHandle subscriber = nullptr;
+  if (cuptiSubscribe(&subscriber, on_driver_call, nullptr) == CUPTI_SUCCESS) {
+    for (CUpti_CallbackId id :
+         {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+          CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz})
+      cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+  } else {
+    std::fprintf(stderr, "cuptiSubscribe failed: the \"in callback\" rows fail\n");
+  }
   CUpti_Device_GetChipName_Params cn{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
   cn.deviceIndex = 0;
   if (cuptiDeviceGetChipName(&cn) != CUPTI_SUCCESS) return 1;
@@ -353,9 +494,15 @@ int main(int argc, char** argv) {
     const char* what;
     std::vector<std::string> metrics;
     CUpti_ProfilerReplayMode mode;
-    bool other_between = false;
+    Between between = Between::kNothing;
     bool checkpoint = false;
+    bool reconfigure = false;
+    const std::vector<std::string>* interleave = nullptr;
+    bool in_callback = false;
   };
+  constexpr Between kOther = Between::kOther;
+  constexpr Between kSame = Between::kSame;
+  constexpr Between kNothing = Between::kNothing;
   const std::vector<Config> configs = {
       {"duration, kernel replay", {"gpu__time_duration.sum"}, CUPTI_KernelReplay},
       {"duration, user replay", {"gpu__time_duration.sum"}, CUPTI_UserReplay},
@@ -363,16 +510,47 @@ int main(int argc, char** argv) {
       {"SIMT ops, user replay", simt, CUPTI_UserReplay},
       {"DRAM+L2+dur, kernel replay", bytes, CUPTI_KernelReplay},
       {"DRAM+L2+dur, user replay", bytes, CUPTI_UserReplay},
+      // Which of the one-pass byte metrics cost what, and whether a tensor metric alone
+      // costs as much: one metric each, nothing replayed.
+      {"DRAM read only, user replay", {"dram__bytes_read.sum"}, CUPTI_UserReplay},
+      {"L2 writes only, user replay",
+       {"lts__t_sectors_srcunit_tex_op_write.sum"},
+       CUPTI_UserReplay},
+      {"tensor inst only, user replay", {"sm__inst_executed_pipe_tensor.sum"}, CUPTI_UserReplay},
+      {"hgmma bf16 only, user replay",
+       {"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum"},
+       CUPTI_UserReplay},
       {"SIMT+DRAM, kernel replay", two, CUPTI_KernelReplay},
       {"+tensor paths, kernel replay", many, CUPTI_KernelReplay},
-      {"SIMT ops, other between", simt, CUPTI_KernelReplay, true},
-      {"DRAM+L2+dur, other between", bytes, CUPTI_KernelReplay, true},
-      {"SIMT+DRAM, other between", two, CUPTI_KernelReplay, true},
-      {"SIMT+DRAM, user + checkpoint", two, CUPTI_UserReplay, false, true},
-      {"+tensor paths, user + checkpoint", many, CUPTI_UserReplay, false, true},
+      {"SIMT ops, other between", simt, CUPTI_KernelReplay, kOther},
+      {"DRAM+L2+dur, other between", bytes, CUPTI_KernelReplay, kOther},
+      {"SIMT+DRAM, other between", two, CUPTI_KernelReplay, kOther},
+      {"SIMT ops, same between", simt, CUPTI_KernelReplay, kSame},
+      {"SIMT ops, same between, user", simt, CUPTI_UserReplay, kSame},
+      {"SIMT+DRAM, same between", two, CUPTI_KernelReplay, kSame},
+      {"SIMT ops, reconfigured", simt, CUPTI_KernelReplay, kSame, false, true},
+      {"DRAM+L2+dur, reconfigured", bytes, CUPTI_KernelReplay, kSame, false, true},
+      // A one-pass measurement right after another kernel's measurement in another
+      // configuration, as flopline's parts come between other functions' measurements.
+      {"SIMT ops, after replayed other", simt, CUPTI_KernelReplay, kNothing, false, false, &two},
+      {"SIMT ops, after 1-pass other", simt, CUPTI_KernelReplay, kNothing, false, false, &simt},
+      {"DRAM+L2+dur, after replayed", bytes, CUPTI_KernelReplay, kNothing, false, false, &two},
+      {"SIMT ops, same+after replayed", simt, CUPTI_KernelReplay, kSame, false, false, &two},
+      {"SIMT ops, in callback", simt, CUPTI_KernelReplay, kNothing, false, false, nullptr, true},
+      {"DRAM+L2+dur, in callback", bytes, CUPTI_KernelReplay, kNothing, false, false, nullptr,
+       true},
+      {"SIMT+DRAM, in callback", two, CUPTI_KernelReplay, kNothing, false, false, nullptr, true},
+      {"SIMT ops, same, in callback", simt, CUPTI_KernelReplay, kSame, false, false, nullptr, true},
+      {"SIMT ops, after replayed, in cb", simt, CUPTI_KernelReplay, kSame, false, false, &two,
+       true},
+      {"DRAM+L2+dur, after repl., in cb", bytes, CUPTI_KernelReplay, kSame, false, false, &two,
+       true},
+      {"SIMT+DRAM, user + checkpoint", two, CUPTI_UserReplay, kNothing, true},
+      {"+tensor paths, user + checkpoint", many, CUPTI_UserReplay, kNothing, true},
   };
-  std::printf("%-30s %8s %7s %7s %10s %10s %12s %12s %7s\n", "configuration", "held GiB", "passes",
-              "rounds", "ms/launch", "plain ms", "FFMA", "L2 sectors", "stable");
+  std::printf("%-30s %8s %7s %7s %10s %10s %12s %12s %7s %12s\n", "configuration", "held GiB",
+              "passes", "rounds", "ms/launch", "plain ms", "FFMA", "L2 sectors", "stable",
+              "other FFMA");
   std::printf("%-30s %8s %7s %7s %10s %10s %12d %12d\n", "(exact for the measured kernel)", "", "",
               "", "", "", kN, kN * 4 / 32);
   for (double gib : gibs) {
@@ -385,12 +563,14 @@ int main(int argc, char** argv) {
     const double plain = plain_ms(s);
     for (const Config& c : configs) {
       Result r;
-      if (!time_config(s, c.metrics, c.mode, c.other_between, c.checkpoint, &r)) {
+      if (!time_config(s, c.metrics, c.mode, c.between, c.checkpoint, c.reconfigure, c.interleave,
+                       c.in_callback, &r)) {
         std::printf("%-30s %8.0f failed\n", c.what, gib);
         continue;
       }
-      std::printf("%-30s %8.0f %7zu %7d %10.2f %10.3f %12.0f %12.0f %7s\n", c.what, gib, r.passes,
-                  r.rounds, r.ms, plain, r.ffma, r.l2_sectors, r.stable ? "yes" : "NO");
+      std::printf("%-30s %8.0f %7zu %7d %10.2f %10.3f %12.0f %12.0f %7s %12.0f\n", c.what, gib,
+                  r.passes, r.rounds, r.ms, plain, r.ffma, r.l2_sectors, r.stable ? "yes" : "NO",
+                  r.other_ffma);
       std::fflush(stdout);
     }
     if (hold != nullptr) cudaFree(hold);

@@ -10,7 +10,7 @@
 #            scripts/gpu_unpack.sh DIR restores on the device)
 #          scripts/gpu_pack.sh --slim   build-gpu-slim/: the build tree less objects,
 #            static libraries, benchmarks (but the floor library of the overhead
-#            benchmark and the counters_pass_cost experiment), CMake's own files and the CPU-only test
+#            benchmark and the counters_pass_cost experiment, binary and library), CMake's own files and the CPU-only test
 #            executables (unit, viewer: not labelled gpu; about 56 MB), for the
 #            whole `ctest -L gpu` there (carry build-gpu-slim; the tests record
 #            build-gpu's absolute paths, and the benchmarks of gpu_check.sh are left out):
@@ -32,7 +32,7 @@ if [ "${1:-}" = --slim ]; then
   rm -rf "$root/build-gpu-slim"
   mkdir -p "$root/build-gpu-slim"
   (cd "$root/build-gpu" &&
-   find . -type f ! -name '*.o' ! -name '*.a' \( ! -path './bench/*' -o -name 'libflopline_floor.so' -o -name counters_pass_cost \) \
+   find . -type f ! -name '*.o' ! -name '*.a' \( ! -path './bench/*' -o -name 'libflopline_floor.so' -o -name 'counters_pass_cost' -o -name 'libcounters_pass_cost.so' \) \
      ! -path '*/CMakeFiles/*' ! -name '*.ninja' \
      ! -name '.ninja*' ! -path './tests/flopline_unit_tests' ! -path './tests/viewer/flopline_viewer_core_tests' \
      ! -path './tests/flopline_unit_tests\[1\]_tests.cmake' ! -name compile_commands.json |
