@@ -20,11 +20,13 @@ import bisect
 import gzip
 import json
 import os
-import signal
 import statistics
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+import process_tree  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -67,16 +69,10 @@ def flow_ends(path):
 def run(flopline, mode, out, command, timeout, log):
     t0 = time.monotonic()
     with open(log, "w") as f:
-        # A session of its own, so that a run past its time is killed whole (a hung rank
-        # left behind would hold the GPU's performance monitors).
-        p = subprocess.Popen([flopline, "run", "--counters=" + mode, "-o", out, "--"] + command,
-                             stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            rc = p.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
-            rc = "timeout"
+        # Killed whole past its time: a hung rank left behind would hold the GPU's
+        # performance monitors (scripts/process_tree.py).
+        rc = process_tree.run_whole([flopline, "run", "--counters=" + mode, "-o", out, "--"] + command,
+                                    f, timeout)
     return rc, time.monotonic() - t0
 
 

@@ -24,6 +24,19 @@ limit="${ROUND_LIMIT_S:-560}"
 parts=" ${ROUND_PARTS:-cost tests ranks} "
 has() { [[ "$parts" == *" $1 "* ]]; }
 cost=""; tests=""; passcost=""
+# CUPTI's profiler serves one process per GPU at a time: parts that run at once on one GPU
+# get CUPTI_ERROR_HARDWARE_BUSY, and a DDP rank's replay beside a counted test hung there.
+# (passcost waits for cost, so those two may share one.)
+shares() { local g; for g in ${2//,/ }; do [[ ",$1," == *",$g,"* ]] && return 0; done; return 1; }
+for pair in "cost:${COST_GPU:-0} tests:${TEST_GPU:-1}" "cost:${COST_GPU:-0} ranks:${RANK_GPUS:-2,3}" \
+            "tests:${TEST_GPU:-1} ranks:${RANK_GPUS:-2,3}"; do
+  a=${pair%% *}; b=${pair##* }
+  if has "${a%%:*}" && has "${b%%:*}" && shares "${a#*:}" "${b#*:}"; then
+    echo "gpu_round_cost.sh: parts ${a%%:*} (GPUs ${a#*:}) and ${b%%:*} (GPUs ${b#*:}) would" \
+      "count on one GPU at once; give them separate GPUs or separate calls" >&2
+    exit 2
+  fi
+done
 
 has cost && (
   export CUDA_VISIBLE_DEVICES="${COST_GPU:-0}"

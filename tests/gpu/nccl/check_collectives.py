@@ -14,9 +14,11 @@ import argparse
 import gzip
 import json
 import os
-import signal
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+import process_tree  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -108,14 +110,7 @@ def main():
            "--standalone", "--nproc_per_node=2", os.path.join(HERE, "collectives_loop.py")]
     log = os.path.join(args.out, "run.log")
     with open(log, "w") as f:
-        p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env,
-                             start_new_session=True)
-        try:
-            rc = p.wait(timeout=args.timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
-            rc = "timeout"
+        rc = process_tree.run_whole(cmd, f, args.timeout, env=env)  # killed whole past its time
     if rc != 0:
         print(f"flopline run: exit {rc}\n" + open(log).read()[-3000:])
         return 1

@@ -24,6 +24,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+import process_tree  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOOP = os.path.join(HERE, "ranks_loop.py")
 GEMM_OPS = ("aten::mm", "aten::addmm")
@@ -46,10 +49,9 @@ def run(cmd, log, timeout):
     Every step of each write is in the log (FLOPLINE_WRITE_DEBUG)."""
     env = dict(os.environ, FLOPLINE_WRITE_DEBUG="1")
     with open(log, "w") as f:
-        try:
-            code = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=timeout,
-                                  env=env).returncode
-        except subprocess.TimeoutExpired:
+        # Killed whole past its time, ranks included (scripts/process_tree.py).
+        code = process_tree.run_whole(cmd, f, timeout, env=env)
+        if code == "timeout":
             f.write(f"\ntimed out after {timeout} s\n")
             return 124
     with open(log, errors="replace") as f:
