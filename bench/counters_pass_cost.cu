@@ -29,10 +29,15 @@
 // a second time with another kernel (2^26 FFMA, 2^23 sectors stored) launched unmeasured
 // after each measured launch ("other between"): a carry-over shows there as the other
 // kernel's counts added to the measured one's. "same between" launches the measured
-// kernel itself unmeasured instead (a function CUPTI has instrumented), and
-// "reconfigured" also sets the configuration afresh before each measured launch, as
-// flopline's one-pass parts do. Printed: FFMA and L2 write sectors of the
-// last measured launch, and whether all 12 measured launches gave the same counts.
+// kernel itself unmeasured instead (a function CUPTI has instrumented); "reconfigured"
+// sets the configuration afresh before each measured launch; "after replayed other" and
+// "after 1-pass other" measure the other kernel first in a configuration of its own
+// (printed: its FFMA, 2^26 when right) and then set this one again, as flopline switches
+// between one function's learning set and another's parts; "in callback" starts and
+// stops the range in CUPTI's callback of the launch itself, as flopline must, and
+// "cb+sync" also synchronizes the context there first, as flopline's parts do. Printed:
+// FFMA and L2 write sectors of the last measured launch, and whether all 12 measured
+// launches gave the same counts.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cupti.h>
@@ -90,6 +95,9 @@ struct InCallback {
   CUptiResult start = CUPTI_SUCCESS;
   CUptiResult stop = CUPTI_SUCCESS;
   bool all_passes = false;
+  // cuCtxSynchronize in the callback before Start, as flopline's one-pass parts do (a
+  // part does not replay, so nothing else drains the work queued before it).
+  bool synchronize = false;
 };
 InCallback g_in_callback;
 
@@ -106,6 +114,7 @@ void CUPTIAPI on_driver_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackI
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API || !is_launch(cbid) || !g.armed) return;
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   if (cb->callbackSite == CUPTI_API_ENTER) {
+    if (g.synchronize) cuCtxSynchronize();
     CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     st.pRangeProfilerObject = g.object;
     g.start = cuptiRangeProfilerStart(&st);
@@ -233,7 +242,8 @@ struct Result {
 // place of kernel replay's.
 bool time_config(const Setup& s, const std::vector<std::string>& metrics,
                  CUpti_ProfilerReplayMode mode, Between between, bool checkpoint, bool reconfigure,
-                 const std::vector<std::string>* interleave, bool in_callback, Result* out) {
+                 const std::vector<std::string>* interleave, bool in_callback, bool synchronize,
+                 Result* out) {
 #if !FLOPLINE_HAVE_CUPTI_CHECKPOINT
   if (checkpoint) return false;  // built without CUPTI's Checkpoint library
 #endif
@@ -355,6 +365,7 @@ bool time_config(const Setup& s, const std::vector<std::string>& metrics,
     bool done = false;
     if (in_callback) {
       g_in_callback.object = en.pRangeProfilerObject;
+      g_in_callback.synchronize = synchronize;
       g_in_callback.armed = true;
       axpy<<<(kN + 255) / 256, 256>>>(s.y, s.x, 1.0f, kN);
       g_in_callback.armed = false;
@@ -499,6 +510,7 @@ int main(int argc, char** argv) {
     bool reconfigure = false;
     const std::vector<std::string>* interleave = nullptr;
     bool in_callback = false;
+    bool synchronize = false;  // in the callback, before Start
   };
   constexpr Between kOther = Between::kOther;
   constexpr Between kSame = Between::kSame;
@@ -545,6 +557,10 @@ int main(int argc, char** argv) {
        true},
       {"DRAM+L2+dur, after repl., in cb", bytes, CUPTI_KernelReplay, kSame, false, false, &two,
        true},
+      {"SIMT ops, after repl., cb+sync", simt, CUPTI_KernelReplay, kSame, false, false, &two, true,
+       true},
+      {"DRAM+L2+dur, after repl., cb+sync", bytes, CUPTI_KernelReplay, kSame, false, false, &two,
+       true, true},
       {"SIMT+DRAM, user + checkpoint", two, CUPTI_UserReplay, kNothing, true},
       {"+tensor paths, user + checkpoint", many, CUPTI_UserReplay, kNothing, true},
   };
@@ -564,7 +580,7 @@ int main(int argc, char** argv) {
     for (const Config& c : configs) {
       Result r;
       if (!time_config(s, c.metrics, c.mode, c.between, c.checkpoint, c.reconfigure, c.interleave,
-                       c.in_callback, &r)) {
+                       c.in_callback, c.synchronize, &r)) {
         std::printf("%-30s %8.0f failed\n", c.what, gib);
         continue;
       }
