@@ -129,6 +129,12 @@ void CUPTIAPI on_driver_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackI
   }
 }
 
+// The drain's kernel: integer work only, so its own SIMT FLOP counts are zero.
+__global__ void integer_only(int* a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = a[i] * 3 + 1;
+}
+
 constexpr int kN = 1 << 24;       // 64 MB per buffer
 constexpr int kOtherN = 1 << 26;  // 256 MB
 constexpr int kLaunches = 12;
@@ -231,8 +237,42 @@ struct Result {
   int rounds = 0;
   double ffma = -1;  // the last measured launch's
   double l2_sectors = -1;
-  bool stable = true;      // every measured launch gave the same counts
-  double other_ffma = -1;  // the interleaved measurement's, the last one
+  bool stable = true;        // every measured launch gave the same counts
+  double other_ffma = -1;    // the interleaved measurement's, the last one
+  double drained_ffma = -1;  // what the last drain took up
+};
+
+// The nine SIMT op counts flopline collects (SASS metrics: a pass of their own).
+std::vector<std::string> simt_metrics() {
+  return {"sm__sass_thread_inst_executed_op_dadd_pred_on.sum",
+          "sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
+          "sm__sass_thread_inst_executed_op_dfma_pred_on.sum",
+          "sm__sass_thread_inst_executed_op_fadd_pred_on.sum",
+          "sm__sass_thread_inst_executed_op_fmul_pred_on.sum",
+          "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
+          "sm__sass_thread_inst_executed_op_hadd_pred_on.sum",
+          "sm__sass_thread_inst_executed_op_hmul_pred_on.sum",
+          "sm__sass_thread_inst_executed_op_hfma_pred_on.sum"};
+}
+
+// What runs after each measured launch, inside its timed part: nothing; the range
+// profiler disabled and enabled afresh ("re-enabled"); or a launch of a kernel without
+// floating-point work measured with the SIMT metrics ("drained"), which takes up SIMT
+// counts left in the profiler. Both are ways to keep a one-pass measurement without the
+// SIMT metrics from leaving its kernel's SIMT counts to the next SIMT measurement.
+enum class After { kNothing, kReenable, kDrain };
+
+struct Config {
+  const char* what;
+  std::vector<std::string> metrics;
+  CUpti_ProfilerReplayMode mode;
+  Between between = Between::kNothing;
+  bool checkpoint = false;
+  bool reconfigure = false;
+  const std::vector<std::string>* interleave = nullptr;
+  bool in_callback = false;
+  bool synchronize = false;  // in the callback, before Start
+  After after = After::kNothing;
 };
 
 // Times kLaunches measured launches with `metrics` in `mode`, `between` launched
@@ -240,10 +280,15 @@ struct Result {
 // memory is saved with CUPTI's Checkpoint API before the first pass, on the device where
 // it fits, and restored before each further pass: flopline's own save and restore in
 // place of kernel replay's.
-bool time_config(const Setup& s, const std::vector<std::string>& metrics,
-                 CUpti_ProfilerReplayMode mode, Between between, bool checkpoint, bool reconfigure,
-                 const std::vector<std::string>* interleave, bool in_callback, bool synchronize,
-                 Result* out) {
+bool time_config(const Setup& s, const Config& c, Result* out) {
+  const std::vector<std::string>& metrics = c.metrics;
+  const CUpti_ProfilerReplayMode mode = c.mode;
+  const Between between = c.between;
+  const bool checkpoint = c.checkpoint;
+  const bool reconfigure = c.reconfigure;
+  const std::vector<std::string>* interleave = c.interleave;
+  const bool in_callback = c.in_callback;
+  const bool synchronize = c.synchronize;
 #if !FLOPLINE_HAVE_CUPTI_CHECKPOINT
   if (checkpoint) return false;  // built without CUPTI's Checkpoint library
 #endif
@@ -349,6 +394,66 @@ bool time_config(const Setup& s, const std::vector<std::string>& metrics,
     CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
     return true;
   };
+  // `c.after`: re-enable, or drain with the SIMT metrics on integer_only.
+  HostConfig drain_host;
+  std::vector<uint8_t> drain_data;
+  const std::vector<std::string> drain_metrics = simt_metrics();
+  std::vector<const char*> drain_names;
+  CUpti_RangeProfiler_SetConfig_Params drain_sc = sc;
+  if (c.after == After::kDrain) {
+    if (!config_image(s, drain_metrics, &drain_host)) return false;
+    for (const std::string& m : drain_metrics) drain_names.push_back(m.c_str());
+    CHECK_CUPTI(announce(drain_names));
+    drain_data.assign(ds.counterDataSize, 0);
+    drain_sc.configSize = drain_host.image.size();
+    drain_sc.pConfig = drain_host.image.data();
+    drain_sc.counterDataImageSize = drain_data.size();
+    drain_sc.pCounterDataImage = drain_data.data();
+    drain_sc.replayMode = CUPTI_KernelReplay;
+    CHECK_CUPTI(announce(names));
+  }
+  auto after = [&]() {
+    if (c.after == After::kReenable) {
+      CUpti_RangeProfiler_Disable_Params off{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+      off.pRangeProfilerObject = en.pRangeProfilerObject;
+      CHECK_CUPTI(cuptiRangeProfilerDisable(&off));
+      en = CUpti_RangeProfiler_Enable_Params{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+      en.ctx = s.ctx;
+      CHECK_CUPTI(cuptiRangeProfilerEnable(&en));
+      // A fresh object knows no metric list: announce it before initializing counter data.
+      ds.pRangeProfilerObject = en.pRangeProfilerObject;
+      sc.pRangeProfilerObject = other_sc.pRangeProfilerObject = en.pRangeProfilerObject;
+      CHECK_CUPTI(announce(names));
+      CHECK_CUPTI(init());
+      CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
+    } else if (c.after == After::kDrain) {
+      CHECK_CUPTI(announce(drain_names));
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci{
+          CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+      ci.pRangeProfilerObject = en.pRangeProfilerObject;
+      ci.counterDataSize = drain_data.size();
+      ci.pCounterData = drain_data.data();
+      CHECK_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&ci));
+      drain_sc.pRangeProfilerObject = en.pRangeProfilerObject;
+      CHECK_CUPTI(cuptiRangeProfilerSetConfig(&drain_sc));
+      CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+      st.pRangeProfilerObject = en.pRangeProfilerObject;
+      CHECK_CUPTI(cuptiRangeProfilerStart(&st));
+      integer_only<<<64, 256>>>(reinterpret_cast<int*>(s.z), 64 * 256);
+      CUpti_RangeProfiler_Stop_Params sp{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+      sp.pRangeProfilerObject = en.pRangeProfilerObject;
+      CHECK_CUPTI(cuptiRangeProfilerStop(&sp));
+      CUpti_RangeProfiler_DecodeData_Params dd{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+      dd.pRangeProfilerObject = en.pRangeProfilerObject;
+      CHECK_CUPTI(cuptiRangeProfilerDecodeData(&dd));
+      out->drained_ffma = metric_value(drain_host, drain_metrics, drain_data,
+                                       "sm__sass_thread_inst_executed_op_ffma_pred_on.sum");
+      CHECK_CUPTI(announce(names));
+      CHECK_CUPTI(init());
+      CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
+    }
+    return true;
+  };
   std::vector<double> times;
   *rounds = 0;
 #if FLOPLINE_HAVE_CUPTI_CHECKPOINT
@@ -402,6 +507,11 @@ bool time_config(const Setup& s, const std::vector<std::string>& metrics,
     out->ffma = ffma;
     out->l2_sectors = sectors;
     CHECK_CUPTI(init());
+    if (c.after != After::kNothing) {
+      const auto t1 = std::chrono::steady_clock::now();
+      if (!after()) return false;
+      times.back() += ms_since(t1);
+    }
     if (between == Between::kOther) {
       scale_shift<<<(kOtherN + 255) / 256, 256>>>(s.z, 1.0f, 0.0f, kOtherN);
     } else if (between == Between::kSame) {
@@ -480,15 +590,7 @@ int main(int argc, char** argv) {
   av.pCounterAvailabilityImage = s.availability.data();
   cuptiProfilerGetCounterAvailability(&av);
 
-  const std::vector<std::string> simt = {"sm__sass_thread_inst_executed_op_dadd_pred_on.sum",
-                                         "sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
-                                         "sm__sass_thread_inst_executed_op_dfma_pred_on.sum",
-                                         "sm__sass_thread_inst_executed_op_fadd_pred_on.sum",
-                                         "sm__sass_thread_inst_executed_op_fmul_pred_on.sum",
-                                         "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
-                                         "sm__sass_thread_inst_executed_op_hadd_pred_on.sum",
-                                         "sm__sass_thread_inst_executed_op_hmul_pred_on.sum",
-                                         "sm__sass_thread_inst_executed_op_hfma_pred_on.sum"};
+  const std::vector<std::string> simt = simt_metrics();
   const std::vector<std::string> bytes = {
       "dram__bytes_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum", "gpu__time_duration.sum"};
   std::vector<std::string> two = simt;
@@ -501,17 +603,6 @@ int main(int argc, char** argv) {
         "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum", "sm__ops_path_tensor_src_fp8.sum",
         "sm__ops_path_tensor_src_fp64.sum"})
     many.push_back(m);
-  struct Config {
-    const char* what;
-    std::vector<std::string> metrics;
-    CUpti_ProfilerReplayMode mode;
-    Between between = Between::kNothing;
-    bool checkpoint = false;
-    bool reconfigure = false;
-    const std::vector<std::string>* interleave = nullptr;
-    bool in_callback = false;
-    bool synchronize = false;  // in the callback, before Start
-  };
   constexpr Between kOther = Between::kOther;
   constexpr Between kSame = Between::kSame;
   constexpr Between kNothing = Between::kNothing;
@@ -561,12 +652,18 @@ int main(int argc, char** argv) {
        true},
       {"DRAM+L2+dur, after repl., cb+sync", bytes, CUPTI_KernelReplay, kSame, false, false, &two,
        true, true},
+      // The carry-over's fixes: after each one-pass byte measurement, the range profiler
+      // re-enabled, or the SIMT counts it left drained; right when "other FFMA" is 2^26.
+      {"DRAM+L2+dur, re-enabled", bytes, CUPTI_KernelReplay, kNothing, false, false, &two, false,
+       false, After::kReenable},
+      {"DRAM+L2+dur, drained", bytes, CUPTI_KernelReplay, kNothing, false, false, &two, false,
+       false, After::kDrain},
       {"SIMT+DRAM, user + checkpoint", two, CUPTI_UserReplay, kNothing, true},
       {"+tensor paths, user + checkpoint", many, CUPTI_UserReplay, kNothing, true},
   };
-  std::printf("%-30s %8s %7s %7s %10s %10s %12s %12s %7s %12s\n", "configuration", "held GiB",
+  std::printf("%-30s %8s %7s %7s %10s %10s %12s %12s %7s %12s %12s\n", "configuration", "held GiB",
               "passes", "rounds", "ms/launch", "plain ms", "FFMA", "L2 sectors", "stable",
-              "other FFMA");
+              "other FFMA", "drained");
   std::printf("%-30s %8s %7s %7s %10s %10s %12d %12d\n", "(exact for the measured kernel)", "", "",
               "", "", "", kN, kN * 4 / 32);
   for (double gib : gibs) {
@@ -579,14 +676,13 @@ int main(int argc, char** argv) {
     const double plain = plain_ms(s);
     for (const Config& c : configs) {
       Result r;
-      if (!time_config(s, c.metrics, c.mode, c.between, c.checkpoint, c.reconfigure, c.interleave,
-                       c.in_callback, c.synchronize, &r)) {
+      if (!time_config(s, c, &r)) {
         std::printf("%-30s %8.0f failed\n", c.what, gib);
         continue;
       }
-      std::printf("%-30s %8.0f %7zu %7d %10.2f %10.3f %12.0f %12.0f %7s %12.0f\n", c.what, gib,
-                  r.passes, r.rounds, r.ms, plain, r.ffma, r.l2_sectors, r.stable ? "yes" : "NO",
-                  r.other_ffma);
+      std::printf("%-30s %8.0f %7zu %7d %10.2f %10.3f %12.0f %12.0f %7s %12.0f %12.0f\n", c.what,
+                  gib, r.passes, r.rounds, r.ms, plain, r.ffma, r.l2_sectors,
+                  r.stable ? "yes" : "NO", r.other_ffma, r.drained_ffma);
       std::fflush(stdout);
     }
     if (hold != nullptr) cudaFree(hold);
