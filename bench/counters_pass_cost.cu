@@ -348,70 +348,77 @@ bool time_config(const Setup& s, const Config& c, Result* out) {
   // again: flopline switches so between a function's learning set and another's parts.
   // The range profiler object initializes counter data for the metrics of its last
   // GetCounterDataSize: each configuration announces its own again before it is set.
-  HostConfig other_host;
-  std::vector<uint8_t> other_data;
-  std::vector<const char*> other_names;
-  CUpti_RangeProfiler_SetConfig_Params other_sc = sc;
   auto announce = [&](std::vector<const char*>& n) {
     ds.pMetricNames = n.data();
     ds.numMetrics = n.size();
     return cuptiRangeProfilerGetCounterDataSize(&ds);
   };
-  if (interleave != nullptr) {
-    if (!config_image(s, *interleave, &other_host)) return false;
-    for (const std::string& m : *interleave) other_names.push_back(m.c_str());
-    CHECK_CUPTI(announce(other_names));
-    other_data.assign(ds.counterDataSize, 0);
-    other_sc.configSize = other_host.image.size();
-    other_sc.pConfig = other_host.image.data();
-    other_sc.counterDataImageSize = other_data.size();
-    other_sc.pCounterDataImage = other_data.data();
-    other_sc.replayMode = CUPTI_KernelReplay;
-  }
-  auto measure_other = [&]() {
+  // A configuration beside this one (kernel replay): the interleaved kernel's, the drain's.
+  struct Side {
+    HostConfig host;
+    std::vector<std::string> metrics;
+    std::vector<const char*> names;
+    std::vector<uint8_t> data;
+    CUpti_RangeProfiler_SetConfig_Params sc{};
+  };
+  auto prepare = [&](Side& side, const std::vector<std::string>& m) {
+    side.metrics = m;
+    if (!config_image(s, side.metrics, &side.host)) return false;
+    for (const std::string& name : side.metrics) side.names.push_back(name.c_str());
+    CHECK_CUPTI(announce(side.names));
+    side.data.assign(ds.counterDataSize, 0);
+    side.sc = sc;
+    side.sc.configSize = side.host.image.size();
+    side.sc.pConfig = side.host.image.data();
+    side.sc.counterDataImageSize = side.data.size();
+    side.sc.pCounterDataImage = side.data.data();
+    side.sc.replayMode = CUPTI_KernelReplay;
+    CHECK_CUPTI(announce(names));
+    return true;
+  };
+  // One launch measured with `side`, its FFMA count into `ffma`; then this configuration
+  // is set again.
+  auto measure_side = [&](Side& side, auto launch, double* ffma) {
+    CHECK_CUPTI(announce(side.names));
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci{
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
     ci.pRangeProfilerObject = en.pRangeProfilerObject;
-    ci.counterDataSize = other_data.size();
-    ci.pCounterData = other_data.data();
-    CHECK_CUPTI(announce(other_names));
+    ci.counterDataSize = side.data.size();
+    ci.pCounterData = side.data.data();
     CHECK_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&ci));
-    CHECK_CUPTI(cuptiRangeProfilerSetConfig(&other_sc));
+    side.sc.pRangeProfilerObject = en.pRangeProfilerObject;
+    CHECK_CUPTI(cuptiRangeProfilerSetConfig(&side.sc));
     CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     st.pRangeProfilerObject = en.pRangeProfilerObject;
     CHECK_CUPTI(cuptiRangeProfilerStart(&st));
-    scale_shift<<<(kOtherN + 255) / 256, 256>>>(s.z, 1.0f, 0.0f, kOtherN);
+    launch();
     CUpti_RangeProfiler_Stop_Params sp{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
     sp.pRangeProfilerObject = en.pRangeProfilerObject;
     CHECK_CUPTI(cuptiRangeProfilerStop(&sp));
     CUpti_RangeProfiler_DecodeData_Params dd{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     dd.pRangeProfilerObject = en.pRangeProfilerObject;
     CHECK_CUPTI(cuptiRangeProfilerDecodeData(&dd));
-    out->other_ffma = metric_value(other_host, *interleave, other_data,
-                                   "sm__sass_thread_inst_executed_op_ffma_pred_on.sum");
+    *ffma = metric_value(side.host, side.metrics, side.data,
+                         "sm__sass_thread_inst_executed_op_ffma_pred_on.sum");
     CHECK_CUPTI(announce(names));
     CHECK_CUPTI(init());
     CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
     return true;
   };
+  // `interleave`: before each measured launch, the other kernel is measured with these
+  // metrics (flopline switches so between one function's learning set and another's
+  // parts). The range profiler object initializes counter data for the metrics of its
+  // last GetCounterDataSize: each configuration announces its own again before it is set.
+  Side other;
+  if (interleave != nullptr && !prepare(other, *interleave)) return false;
+  auto measure_other = [&]() {
+    return measure_side(
+        other, [&] { scale_shift<<<(kOtherN + 255) / 256, 256>>>(s.z, 1.0f, 0.0f, kOtherN); },
+        &out->other_ffma);
+  };
   // `c.after`: re-enable, or drain with the SIMT metrics on integer_only.
-  HostConfig drain_host;
-  std::vector<uint8_t> drain_data;
-  const std::vector<std::string> drain_metrics = simt_metrics();
-  std::vector<const char*> drain_names;
-  CUpti_RangeProfiler_SetConfig_Params drain_sc = sc;
-  if (c.after == After::kDrain) {
-    if (!config_image(s, drain_metrics, &drain_host)) return false;
-    for (const std::string& m : drain_metrics) drain_names.push_back(m.c_str());
-    CHECK_CUPTI(announce(drain_names));
-    drain_data.assign(ds.counterDataSize, 0);
-    drain_sc.configSize = drain_host.image.size();
-    drain_sc.pConfig = drain_host.image.data();
-    drain_sc.counterDataImageSize = drain_data.size();
-    drain_sc.pCounterDataImage = drain_data.data();
-    drain_sc.replayMode = CUPTI_KernelReplay;
-    CHECK_CUPTI(announce(names));
-  }
+  Side drain;
+  if (c.after == After::kDrain && !prepare(drain, simt_metrics())) return false;
   auto after = [&]() {
     if (c.after == After::kReenable) {
       CUpti_RangeProfiler_Disable_Params off{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
@@ -422,35 +429,14 @@ bool time_config(const Setup& s, const Config& c, Result* out) {
       CHECK_CUPTI(cuptiRangeProfilerEnable(&en));
       // A fresh object knows no metric list: announce it before initializing counter data.
       ds.pRangeProfilerObject = en.pRangeProfilerObject;
-      sc.pRangeProfilerObject = other_sc.pRangeProfilerObject = en.pRangeProfilerObject;
+      sc.pRangeProfilerObject = en.pRangeProfilerObject;  // the sides take it when measured
       CHECK_CUPTI(announce(names));
       CHECK_CUPTI(init());
       CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
     } else if (c.after == After::kDrain) {
-      CHECK_CUPTI(announce(drain_names));
-      CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci{
-          CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-      ci.pRangeProfilerObject = en.pRangeProfilerObject;
-      ci.counterDataSize = drain_data.size();
-      ci.pCounterData = drain_data.data();
-      CHECK_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&ci));
-      drain_sc.pRangeProfilerObject = en.pRangeProfilerObject;
-      CHECK_CUPTI(cuptiRangeProfilerSetConfig(&drain_sc));
-      CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-      st.pRangeProfilerObject = en.pRangeProfilerObject;
-      CHECK_CUPTI(cuptiRangeProfilerStart(&st));
-      integer_only<<<64, 256>>>(reinterpret_cast<int*>(s.z), 64 * 256);
-      CUpti_RangeProfiler_Stop_Params sp{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-      sp.pRangeProfilerObject = en.pRangeProfilerObject;
-      CHECK_CUPTI(cuptiRangeProfilerStop(&sp));
-      CUpti_RangeProfiler_DecodeData_Params dd{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-      dd.pRangeProfilerObject = en.pRangeProfilerObject;
-      CHECK_CUPTI(cuptiRangeProfilerDecodeData(&dd));
-      out->drained_ffma = metric_value(drain_host, drain_metrics, drain_data,
-                                       "sm__sass_thread_inst_executed_op_ffma_pred_on.sum");
-      CHECK_CUPTI(announce(names));
-      CHECK_CUPTI(init());
-      CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
+      return measure_side(
+          drain, [&] { integer_only<<<64, 256>>>(reinterpret_cast<int*>(s.z), 64 * 256); },
+          &out->drained_ffma);
     }
     return true;
   };
