@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# One single-GPU call that answers what one-pass parts (FLOPLINE_COUNTERS_PARTS=1) still
+# need (docs/COUNTERS.md, "One-pass parts"):
+#   1. bench/counters_pass_cost 0, bare: do the carry-over's fixes hold ("re-enabled",
+#      "drained": right when "other FFMA" is 2^26) and what do they cost; does the
+#      context synchronize in the launch callback ("cb+sync") make a part dear
+#   2. the same inside a PyTorch process that has run a training step
+#   3. bench/counters_parts_probe.py under --counters with parts: a part's cost in a small
+#      PyTorch process (plain and with cuBLAS loaded)
+#   4. train_loop.py, 20 steps, with parts: a part's cost there (85 ms before)
+# Each run's "measurement N took" lines are summed by kind (passes, part or not).
+# Logs go into $OUT/logs.tgz; the summary is printed last.
+#   Run there: ln -sfn build-gpu-slim build-gpu; scripts/gpu_parts_check.sh
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+work=/tmp/flopline-parts
+source "$root/scripts/gpu_round_lib.sh"
+export CUDA_VISIBLE_DEVICES="${PARTS_GPU:-0}"
+times() {  # the per-measurement lines of a FLOPLINE_COUNTERS_DEBUG log, by kind
+  python3 - "$1" <<'PY'
+import re, sys
+kinds = {}
+for line in open(sys.argv[1], errors="replace"):
+    m = re.search(r"took ([\d.]+) ms: (\d+) passes( \(a one-pass part\))?", line)
+    if m:
+        k = f"{m[2]} passes" + (", part" if m[3] else "")
+        kinds.setdefault(k, []).append(float(m[1]))
+for k, v in sorted(kinds.items()):
+    v.sort()
+    print(f"    {k}: {len(v)} measurements, median {v[len(v) // 2]:.1f} ms, total {sum(v) / 1e3:.1f} s")
+PY
+}
+
+timeout 120 "$build/bench/counters_pass_cost" 0 > "$work/logs/pass-cost-bare.log" 2>&1
+note "pass cost, bare: exit $?"
+timeout 150 python3 "$root/bench/counters_pass_cost_torch.py" --lib "$build/bench/libcounters_pass_cost.so" \
+  --setups ops > "$work/logs/pass-cost-torch.log" 2>&1
+note "pass cost, PyTorch: exit $?"
+for variant in plain matmul; do
+  flag=""; [ "$variant" = matmul ] && flag=--matmul
+  FLOPLINE_COUNTERS_PARTS=1 FLOPLINE_COUNTERS_DEBUG=1 timeout 120 "$fl" run --counters \
+    -o "$work/probe-$variant.json" -- python3 "$root/bench/counters_parts_probe.py" $flag \
+    > "$work/logs/probe-$variant.log" 2>&1
+  note "parts probe ($variant): exit $?"
+done
+FLOPLINE_COUNTERS_PARTS=1 FLOPLINE_COUNTERS_DEBUG=1 timeout 200 "$fl" run --counters \
+  -o "$work/train.json" -- python3 "$root/bench/train_loop.py" --steps 20 --warmup 5 \
+  --label parts > "$work/logs/train-parts.log" 2>&1
+note "train_loop with parts: exit $?"
+
+tar czf "$OUT/logs.tgz" -C "$work" logs
+echo "== pass cost, bare (the rows that matter here)"
+grep -E "^configuration|after|re-enabled|drained|in callback|cb\+sync|same between  " \
+  "$work/logs/pass-cost-bare.log" | cut -c1-150
+echo "== pass cost, PyTorch after a training step"
+grep -E "^==|after|re-enabled|drained|cb\+sync|SIMT\+DRAM, kernel" "$work/logs/pass-cost-torch.log" | cut -c1-150
+for f in probe-plain probe-matmul train-parts; do
+  echo "== $f"; times "$work/logs/$f.log"; grep -h "time measuring" "$work/logs/$f.log"
+done
+echo "== summary"; cat "$summary"
