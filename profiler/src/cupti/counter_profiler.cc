@@ -466,6 +466,13 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
       std::make_unique<capture::FunctionMetrics>(cp->plan, passes, every_launch || !learn_sets);
   const char* parts_env = std::getenv("FLOPLINE_COUNTERS_PARTS");
   cp->parts = parts_env != nullptr && std::string_view(parts_env) == "1";
+  if (cp->parts) {
+    // An experiment that is known to miscount: say so wherever it is asked for.
+    std::fprintf(stderr,
+                 "flopline: counters: FLOPLINE_COUNTERS_PARTS=1 is an experiment and miscounts: "
+                 "a part without the SIMT metrics leaves its kernel's SIMT operations to the "
+                 "next measurement (docs/COUNTERS.md, \"One-pass parts\")\n");
+  }
 
   auto en = cupti_params<CUpti_RangeProfiler_Enable_Params>(
       CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
