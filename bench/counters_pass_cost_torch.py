@@ -8,6 +8,10 @@ executable) on the same device and context:
   bare     torch imported, the context made, nothing else
   streams  plus 64 streams with work launched on each
   matmul   torch and one bf16 matmul (cuBLAS loaded), without the streams
+  allocs   torch and 4,000 live allocations of 64 KB each, every one its own cudaMalloc
+           (the caching allocator off): does the replay's cost follow the allocations?
+  kernels  torch and about 150 distinct elementwise and reduction kernels run once
+           (their functions loaded), little memory: does it follow the code loaded?
   ops      plus a small bf16 transformer step, forward, backward and AdamW (cuBLAS,
            cuDNN's attention, many of PyTorch's kernels loaded)
 
@@ -20,6 +24,9 @@ import sys
 
 
 def prepare(setup):
+    import os
+    if setup == "allocs":
+        os.environ["PYTORCH_NO_CUDA_MEMORY_CACHING"] = "1"  # read when torch starts CUDA
     import torch
 
     torch.zeros(1, device="cuda")
@@ -30,6 +37,24 @@ def prepare(setup):
         for s in streams:
             with torch.cuda.stream(s):
                 x.add_(1)
+        torch.cuda.synchronize()
+    if setup == "allocs":
+        prepare.keep = [torch.empty(1 << 14, device="cuda") for _ in range(4000)]
+        torch.cuda.synchronize()
+    if setup == "kernels":
+        unary = ["abs", "neg", "square", "sign", "clone", "sum", "amax", "amin", "exp", "log",
+                 "sin", "cos", "tanh", "sigmoid", "sqrt", "rsqrt", "erf", "floor", "ceil", "round",
+                 "reciprocal", "relu", "exp2", "log1p", "expm1", "atan", "trunc", "frac"]
+        for dtype in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
+            x = torch.rand(1 << 12, device="cuda", dtype=dtype)
+            ops = [lambda name=name: getattr(torch, name)(x) for name in unary]
+            ops += [lambda: x + x, lambda: x * x, lambda: x > x, lambda: torch.cumsum(x, 0),
+                    lambda: torch.where(x > 0.5, x, -x)]
+            for op in ops:
+                try:
+                    op()
+                except RuntimeError:  # not built for this dtype: one kernel fewer
+                    pass
         torch.cuda.synchronize()
     if setup == "matmul":
         a = torch.ones(1024, 1024, device="cuda", dtype=torch.bfloat16)

@@ -4,7 +4,9 @@
 #   1. bench/counters_pass_cost 0, bare: do the carry-over's fixes hold ("re-enabled",
 #      "drained": right when "other FFMA" is 2^26) and what do they cost; does the
 #      context synchronize in the launch callback ("cb+sync") make a part dear
-#   2. the same inside a PyTorch process that has run a training step
+#   2. the same inside PyTorch processes: after a training step (kernel replay costs
+#      85 ms more there), holding 4,000 separate allocations, with about 150 kernels
+#      loaded: which of them the replay's extra cost follows
 #   3. bench/counters_parts_probe.py under --counters with parts: a part's cost in a small
 #      PyTorch process (plain and with cuBLAS loaded)
 #   4. train_loop.py, 20 steps, with parts: a part's cost there (85 ms before)
@@ -34,7 +36,7 @@ PY
 timeout 120 "$build/bench/counters_pass_cost" 0 > "$work/logs/pass-cost-bare.log" 2>&1
 note "pass cost, bare: exit $?"
 timeout 150 python3 "$root/bench/counters_pass_cost_torch.py" --lib "$build/bench/libcounters_pass_cost.so" \
-  --setups ops > "$work/logs/pass-cost-torch.log" 2>&1
+  --setups ops,allocs,kernels > "$work/logs/pass-cost-torch.log" 2>&1
 note "pass cost, PyTorch: exit $?"
 for variant in plain matmul; do
   flag=""; [ "$variant" = matmul ] && flag=--matmul
@@ -52,7 +54,7 @@ tar czf "$OUT/logs.tgz" -C "$work" logs
 echo "== pass cost, bare (the rows that matter here)"
 grep -E "^configuration|after|re-enabled|drained|in callback|cb\+sync|same between  " \
   "$work/logs/pass-cost-bare.log" | cut -c1-150
-echo "== pass cost, PyTorch after a training step"
+echo "== pass cost, PyTorch processes"
 grep -E "^==|after|re-enabled|drained|cb\+sync|SIMT\+DRAM, kernel" "$work/logs/pass-cost-torch.log" | cut -c1-150
 for f in probe-plain probe-matmul train-parts; do
   echo "== $f"; times "$work/logs/$f.log"; grep -h "time measuring" "$work/logs/$f.log"
