@@ -8,10 +8,12 @@ is covered as such. Prints the covered share of kernel time, the share with FLOP
 and the uncovered kernels by time; exits 1 when the covered share is under --min-pct.
 """
 import argparse
-import gzip
-import json
+import os
 import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+import check_support  # noqa: E402
 
 
 def main():
@@ -19,13 +21,11 @@ def main():
     ap.add_argument("trace")
     ap.add_argument("--min-pct", type=float, default=None)
     args = ap.parse_args()
-    opener = gzip.open if args.trace.endswith(".gz") else open
-    with opener(args.trace, "rt") as f:
-        t = json.load(f)
+    events = check_support.trace_events(check_support.read_trace(args.trace))
     total = covered = with_flops = measured = 0.0
     uncovered = defaultdict(float)
     n = n_measured = 0
-    for e in t["traceEvents"]:
+    for e in events:
         if e.get("cat") != "kernel" or e.get("ph") != "X":
             continue
         dur = float(e.get("dur", 0))

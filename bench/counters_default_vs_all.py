@@ -16,35 +16,20 @@ and that no GPU record came late or was lost (the trace metadata's notes).
 Exit status 77 (ctest's skip) without a CUDA device (or two, for --ddp).
 """
 import argparse
-import bisect
-import gzip
-import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
-import process_tree  # noqa: E402
+import check_support  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def gpus():
-    try:
-        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
-        return sum(1 for line in out.stdout.splitlines() if line.startswith("GPU "))
-    except (OSError, subprocess.SubprocessError):
-        return 0
-
-
 def load(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
-        doc = json.load(f)
-    return doc["traceEvents"] if isinstance(doc, dict) else doc
+    return check_support.trace_events(check_support.read_trace(path))
 
 
 def kernels(path):
@@ -54,9 +39,7 @@ def kernels(path):
 
 
 def flopline_notes(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
-        doc = json.load(f)
+    doc = check_support.read_trace(path)
     meta = doc.get("flopline", {}) if isinstance(doc, dict) else {}
     return {k: v for k, v in meta.items() if isinstance(v, (str, int, float))}
 
@@ -70,8 +53,8 @@ def run(flopline, mode, out, command, timeout, log):
     t0 = time.monotonic()
     with open(log, "w") as f:
         # Killed whole past its time: a hung rank left behind would hold the GPU's
-        # performance monitors (scripts/process_tree.py).
-        rc = process_tree.run_whole([flopline, "run", "--counters=" + mode, "-o", out, "--"] + command,
+        # performance monitors (scripts/check_support.py).
+        rc = check_support.run_whole([flopline, "run", "--counters=" + mode, "-o", out, "--"] + command,
                                     f, timeout)
     return rc, time.monotonic() - t0
 
@@ -162,7 +145,7 @@ def compare(default_path, all_path, top):
 
 
 def ddp(args):
-    if gpus() < 2:
+    if check_support.visible_gpus() < 2:
         print("skipped: fewer than two CUDA devices")
         return 77
     os.makedirs(args.out, exist_ok=True)
@@ -234,7 +217,7 @@ def main():
     if args.traces:
         pct, wrong = compare(*args.traces, args.top)
     else:
-        if gpus() < 1:
+        if check_support.visible_gpus() < 1:
             print("skipped: no CUDA device")
             return 77
         os.makedirs(args.out, exist_ok=True)

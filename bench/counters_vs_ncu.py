@@ -32,23 +32,18 @@ more than 1% (bytes written: or more than its own spread), 2 when a step fails.
 """
 import argparse
 import csv
-import gzip
 import io
-import json
 import os
 import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+import check_support  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOOP = [sys.executable, os.path.join(HERE, "train_loop.py"), "--steps", "1", "--warmup", "1",
         "--layers", "2", "--batch", "4"]
-
-
-def load(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        return json.load(f)
 
 
 def short_name(name):
@@ -197,7 +192,7 @@ def run_both(args, env):
                        env=env, capture_output=True, text=True)
     if p.returncode != 0 or not os.path.exists(trace_path):
         return f"flopline run failed ({p.returncode}):\n{p.stdout}{p.stderr[-3000:]}"
-    metrics = load(trace_path).get("flopline", {}).get("counter metrics", "")
+    metrics = check_support.read_trace(trace_path).get("flopline", {}).get("counter metrics", "")
     if not metrics:
         return "no counter metrics in the trace"
     # Every kernel of the (small) program: no name filter to get wrong.
@@ -237,7 +232,7 @@ def main():
         if not os.path.exists(os.path.join(args.out, f)):
             print(f"counters_vs_ncu: {os.path.join(args.out, f)}: missing")
             return 2
-    trace = load(os.path.join(args.out, "counted.json"))
+    trace = check_support.read_trace(os.path.join(args.out, "counted.json"))
     metrics = trace.get("flopline", {}).get("counter metrics", "").split(",")
     first = measured_kernels(trace)
     ncu = ncu_rows(os.path.join(args.out, "ncu.log"), metrics + [ALL_STORES])

@@ -15,7 +15,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from counters_vs_ncu import load, ncu_rows, short_name  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+import check_support  # noqa: E402
+from counters_vs_ncu import ncu_rows, short_name  # noqa: E402
 
 METRICS = ["dram__bytes_read.sum", "dram__bytes_write.sum",
            "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum"]
@@ -73,7 +75,7 @@ def main():
             return 2
     with open(os.path.join(args.out, "expected.txt")) as f:
         expected = [line.split()[:3] for line in f.read().splitlines()[1:] if line.strip()]
-    counted = first_counted(load(os.path.join(args.out, "counted.json")))
+    counted = first_counted(check_support.read_trace(os.path.join(args.out, "counted.json")))
     ncu = {}
     for cache in ("all", "none"):
         rows = ncu_rows(os.path.join(args.out, f"ncu-{cache}.log"), METRICS) or {}

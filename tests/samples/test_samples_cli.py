@@ -5,8 +5,12 @@ unknown option with a message and exit 2; on a machine without a GPU a real run 
 tests in tests/gpu/samples.)
 """
 import argparse
+import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import check_support  # noqa: E402
 
 OPTIONS = {  # sample -> options its --help must name
     "matmul_bench": ["--size", "--provider", "--dtype", "--validate", "--seed", "--skip-run"],
@@ -21,14 +25,6 @@ def run(argv, timeout=120):
     return r.returncode, r.stdout, r.stderr
 
 
-def has_gpu():
-    try:
-        return subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              timeout=30).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", required=True, help="folder with the sample binaries")
@@ -41,7 +37,7 @@ def main():
         print(("ok: " if cond else "FAIL: ") + what)
         passed, failed = passed + bool(cond), failed + (not cond)
 
-    gpu = has_gpu()
+    gpu = check_support.visible_gpus() > 0
     for sample, options in OPTIONS.items():
         exe = f"{a.bin}/{sample}"
         rc, out, err = run([exe, "--help"])

@@ -16,28 +16,15 @@ Exit 77 (ctest's skip) without a CUDA device; prints what it found.
   check_capture_range.py --flopline build/profiler/flopline --out DIR [--python python3]
 """
 import argparse
-import gzip
-import json
 import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+import check_support  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOOP = os.path.join(HERE, "steps_loop.py")
-
-
-def gpus():
-    try:
-        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
-        return sum(1 for line in out.stdout.splitlines() if line.startswith("GPU "))
-    except (OSError, subprocess.SubprocessError):
-        return 0
-
-
-def load(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
-        return json.load(f)
 
 
 def abs_ns(doc, ts_us):
@@ -74,7 +61,7 @@ def run(flopline, python, trace, options, loop_args=()):
         print(r.stdout, r.stderr, sep="\n")
         raise SystemExit(f"FAIL: {' '.join(cmd)} exited {r.returncode} (trace written: "
                          f"{os.path.exists(trace)})")
-    return load(trace)
+    return check_support.read_trace(trace)
 
 
 def check_windows(doc, label, expected_opened, expected_closed, setting):
@@ -141,7 +128,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--python", default="python3")
     args = ap.parse_args()
-    if gpus() < 1:
+    if check_support.visible_gpus() < 1:
         print("skipped: no CUDA device")
         return 77
     os.makedirs(args.out, exist_ok=True)

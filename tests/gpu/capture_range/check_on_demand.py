@@ -27,7 +27,10 @@ import subprocess
 import sys
 import time
 
-from check_capture_range import LOOP, check_calls_inside, gpus, is_marker, kernels, load
+from check_capture_range import LOOP, check_calls_inside, is_marker, kernels
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+import check_support  # noqa: E402
 
 STEPS = 800
 LOOP_ARGS = ["--steps", str(STEPS), "--start", "-1", "--stop", "-1", "--sync", "--sleep-ms", "10"]
@@ -125,7 +128,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--python", default="python3")
     args = ap.parse_args()
-    if gpus() < 1:
+    if check_support.visible_gpus() < 1:
         print("skipped: no CUDA device")
         return 77
     os.makedirs(args.out, exist_ok=True)
@@ -140,7 +143,7 @@ def main():
         print(r.stdout, r.stderr)
         raise SystemExit(f"FAIL: the reference run exited {r.returncode}")
     steps = []
-    for _, name, grid in kernels(load(ref_path)):
+    for _, name, grid in kernels(check_support.read_trace(ref_path)):
         if is_marker(name):
             steps.append([])
         if steps:
@@ -167,12 +170,12 @@ def main():
         print(out, end="")
         if proc.returncode != 0 or not os.path.exists(trace):
             raise SystemExit(f"FAIL: exited {proc.returncode}, trace written: {os.path.exists(trace)}")
-        return load(trace)
+        return check_support.read_trace(trace)
 
     def finished_doc(path):
         """The trace at `path` once it is a finished file (its metadata written), else None."""
         try:
-            doc = load(path)
+            doc = check_support.read_trace(path)
         except Exception:  # not there yet, or still an open array
             return None
         return doc if isinstance(doc, dict) and "flopline" in doc else None

@@ -11,31 +11,19 @@ Exit 77 (ctest's skip) with fewer than two CUDA devices.
   check_collectives.py --flopline build/profiler/flopline --out DIR
 """
 import argparse
-import gzip
 import json
 import os
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
-import process_tree  # noqa: E402
+import check_support  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def gpus():
-    try:
-        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
-        return sum(1 for line in out.stdout.splitlines() if line.startswith("GPU "))
-    except (OSError, subprocess.SubprocessError):
-        return 0
-
-
 def kernels(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
-        doc = json.load(f)
-    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    events = check_support.trace_events(check_support.read_trace(path))
     return [e for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"]
 
 
@@ -51,18 +39,12 @@ def size_of(collective, message, n):
     return message * n if collective in ("AllGather", "ReduceScatter", "AlltoAll") else message
 
 
-def load(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
-        return json.load(f)
-
-
 def check_ranks(files, expected):
     """distributedInfo and a shared time base in every rank's file, and the straggler's
     calls: rank 0's kernels wait about the straggler's sleep (absolute times, base +
     ts, computed here independently of flopline)."""
     problems = []
-    docs = {f: load(f) for f in files}
+    docs = {f: check_support.read_trace(f) for f in files}
     bases = {d.get("baseTimeNanoseconds") for d in docs.values()}
     if len(bases) != 1:
         problems.append(f"baseTimeNanoseconds differ across ranks: {sorted(map(str, bases))}")
@@ -95,7 +77,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--timeout", type=float, default=240)
     args = ap.parse_args()
-    if gpus() < 2:
+    if check_support.visible_gpus() < 2:
         print("skipped: fewer than two CUDA devices")
         return 77
     os.makedirs(args.out, exist_ok=True)
@@ -110,7 +92,7 @@ def main():
            "--standalone", "--nproc_per_node=2", os.path.join(HERE, "collectives_loop.py")]
     log = os.path.join(args.out, "run.log")
     with open(log, "w") as f:
-        rc = process_tree.run_whole(cmd, f, args.timeout, env=env)  # killed whole past its time
+        rc = check_support.run_whole(cmd, f, args.timeout, env=env)  # killed whole past its time
     if rc != 0:
         print(f"flopline run: exit {rc}\n" + open(log).read()[-3000:])
         return 1

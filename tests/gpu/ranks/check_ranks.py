@@ -25,22 +25,11 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
-import process_tree  # noqa: E402
+import check_support  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOOP = os.path.join(HERE, "ranks_loop.py")
 GEMM_OPS = ("aten::mm", "aten::addmm")
-
-
-def gpus():
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    if visible is not None:
-        return len([d for d in visible.split(",") if d.strip()])
-    try:
-        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
-        return sum(1 for line in out.stdout.splitlines() if line.startswith("GPU "))
-    except (OSError, subprocess.SubprocessError):
-        return 0
 
 
 def run(cmd, log, timeout):
@@ -49,8 +38,8 @@ def run(cmd, log, timeout):
     Every step of each write is in the log (FLOPLINE_WRITE_DEBUG)."""
     env = dict(os.environ, FLOPLINE_WRITE_DEBUG="1")
     with open(log, "w") as f:
-        # Killed whole past its time, ranks included (scripts/process_tree.py).
-        code = process_tree.run_whole(cmd, f, timeout, env=env)
+        # Killed whole past its time, ranks included (scripts/check_support.py).
+        code = check_support.run_whole(cmd, f, timeout, env=env)
         if code == "timeout":
             f.write(f"\ntimed out after {timeout} s\n")
             return 124
@@ -183,7 +172,7 @@ def main():
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     parts = [x for x in a.parts.split(",") if x]
-    n = gpus()
+    n = check_support.visible_gpus()
     if n == 0:
         print("skipped: no CUDA device")
         return 77

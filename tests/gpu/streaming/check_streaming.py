@@ -28,17 +28,12 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+import check_support  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOOP = os.path.join(HERE, "launch_loop.py")
 GROWTH_LIMIT_MB = 50
-
-
-def gpus():
-    try:
-        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
-        return sum(1 for line in out.stdout.splitlines() if line.startswith("GPU "))
-    except (OSError, subprocess.SubprocessError):
-        return 0
 
 
 def rss_mb(pid):
@@ -207,7 +202,7 @@ def main():
     p.add_argument("--format", choices=["json", "json.gz"], default="json.gz",
                    help="the trace's file type (json reads back faster: about 700 bytes a launch)")
     args = p.parse_args()
-    n = gpus()
+    n = check_support.visible_gpus()
     if n == 0:
         print("no CUDA device: skipped")
         return 77

@@ -1,4 +1,6 @@
-"""Running a command so that a run past its time ends whole.
+"""What flopline's Python checks and benchmarks share, defined once: reading a trace,
+counting the GPUs a check may use, and running a command so that a run past its time
+ends whole.
 
 A command's process group is not all it starts: torchrun's ranks run in sessions of
 their own, so killing the group a harness started leaves them running, and a rank
@@ -7,12 +9,41 @@ monitors, so that every later counted run on that GPU reports
 CUPTI_ERROR_HARDWARE_BUSY. run_whole() kills every descendant, found through /proc,
 whatever its session.
 
-Used by the GPU checks (bench/counters_default_vs_all.py, tests/gpu/ranks/check_ranks.py,
-tests/gpu/nccl/check_collectives.py); tested by tests/tools/test_process_tree.py.
+Imported by the GPU checks and the counters benchmarks (they put scripts/ on sys.path);
+tested by tests/tools/test_check_support.py.
 """
+import gzip
+import json
 import os
 import signal
 import subprocess
+
+
+def read_trace(path):
+    """A trace file's document as json.load gives it: a dict with traceEvents (flopline's
+    and Kineto's files) or a bare list of events. Gzipped when the name ends in .gz."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
+        return json.load(f)
+
+
+def trace_events(doc):
+    """The events of a document read_trace() gave."""
+    return doc["traceEvents"] if isinstance(doc, dict) else doc
+
+
+def visible_gpus():
+    """How many GPUs a check may use: those nvidia-smi lists (0 without a driver), no more
+    than CUDA_VISIBLE_DEVICES names where it is set."""
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
+        listed = sum(1 for line in out.stdout.splitlines() if line.startswith("GPU "))
+    except (OSError, subprocess.SubprocessError):
+        return 0
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is None:
+        return listed
+    return min(listed, len([d for d in visible.split(",") if d.strip()]))
 
 
 def parents():
