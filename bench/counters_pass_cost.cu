@@ -644,6 +644,12 @@ int main(int argc, char** argv) {
        false, After::kReenable},
       {"DRAM+L2+dur, drained", bytes, CUPTI_KernelReplay, kNothing, false, false, &two, false,
        false, After::kDrain},
+      // ... and with the measured kernel run again unmeasured after the fix, while the
+      // byte-only configuration is set: do launches outside a range leave counts too?
+      {"DRAM+L2+dur, re-enabled, same", bytes, CUPTI_KernelReplay, kSame, false, false, &two, false,
+       false, After::kReenable},
+      {"DRAM+L2+dur, drained, same", bytes, CUPTI_KernelReplay, kSame, false, false, &two, false,
+       false, After::kDrain},
       {"SIMT+DRAM, user + checkpoint", two, CUPTI_UserReplay, kNothing, true},
       {"+tensor paths, user + checkpoint", many, CUPTI_UserReplay, kNothing, true},
   };
