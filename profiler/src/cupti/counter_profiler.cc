@@ -331,6 +331,38 @@ struct ContextProfiler {
   // Learned sets are measured in one-pass parts (function_metrics.h): asked for with
   // FLOPLINE_COUNTERS_PARTS=1 (docs/COUNTERS.md says what is verified of it).
   bool parts = false;
+  // FLOPLINE_COUNTERS_PARTS_RESTART=1 (with parts): after a part without the SIMT
+  // counts, the range profiler is disabled and enabled afresh, dropping the SIMT counts
+  // that part left behind. Not yet verified on a GPU (docs/COUNTERS.md, "One-pass parts").
+  bool restart_after_bytes_parts = false;
+  CUcontext ctx = nullptr;
+  bool leaves_simt_counts(std::uint32_t id) {
+    std::lock_guard<std::mutex> lock(sets_mu);
+    return sets->leaves_simt_counts(id);
+  }
+  // Disables the range profiler and enables it afresh; the next launch configures its
+  // set again. Called with the launch lock held alone.
+  bool restart(std::string* why) {
+    auto off = cupti_params<CUpti_RangeProfiler_Disable_Params>(
+        CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+    off.pRangeProfilerObject = object;
+    CUptiResult r = cuptiRangeProfilerDisable(&off);
+    current = kNone;
+    if (r != CUPTI_SUCCESS) {
+      *why = why_unavailable("cuptiRangeProfilerDisable", r);
+      return false;
+    }
+    auto en = cupti_params<CUpti_RangeProfiler_Enable_Params>(
+        CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+    en.ctx = ctx;
+    if ((r = cuptiRangeProfilerEnable(&en)) != CUPTI_SUCCESS) {
+      object = nullptr;
+      *why = why_unavailable("cuptiRangeProfilerEnable", r);
+      return false;
+    }
+    object = en.pRangeProfilerObject;
+    return true;
+  }
 
   bool init_counter_data(std::vector<std::uint8_t>& data, CUptiResult* r) {
     auto p = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
@@ -466,12 +498,21 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
       std::make_unique<capture::FunctionMetrics>(cp->plan, passes, every_launch || !learn_sets);
   const char* parts_env = std::getenv("FLOPLINE_COUNTERS_PARTS");
   cp->parts = parts_env != nullptr && std::string_view(parts_env) == "1";
+  const char* restart_env = std::getenv("FLOPLINE_COUNTERS_PARTS_RESTART");
+  cp->restart_after_bytes_parts =
+      cp->parts && restart_env != nullptr && std::string_view(restart_env) == "1";
+  cp->ctx = ctx;
   if (cp->parts) {
-    // An experiment that is known to miscount: say so wherever it is asked for.
-    std::fprintf(stderr,
-                 "flopline: counters: FLOPLINE_COUNTERS_PARTS=1 is an experiment and miscounts: "
-                 "a part without the SIMT metrics leaves its kernel's SIMT operations to the "
-                 "next measurement (docs/COUNTERS.md, \"One-pass parts\")\n");
+    // An experiment: say what is known of it wherever it is asked for.
+    std::fprintf(stderr, "%s",
+                 cp->restart_after_bytes_parts
+                     ? "flopline: counters: FLOPLINE_COUNTERS_PARTS=1 with "
+                       "FLOPLINE_COUNTERS_PARTS_RESTART=1 is an experiment not yet verified "
+                       "on a GPU (docs/COUNTERS.md, \"One-pass parts\")\n"
+                     : "flopline: counters: FLOPLINE_COUNTERS_PARTS=1 is an experiment and "
+                       "miscounts: a part without the SIMT metrics leaves its kernel's SIMT "
+                       "operations to the next measurement (docs/COUNTERS.md, \"One-pass "
+                       "parts\")\n");
   }
 
   auto en = cupti_params<CUpti_RangeProfiler_Enable_Params>(
@@ -868,6 +909,12 @@ void CounterProfiler::Impl::exit_driver() {
     cp.current = ContextProfiler::kNone;
   }
   const capture::TimeNs decode_ns = ns_since(t.since);
+  std::string restart_error;
+  if (t.in_parts && cp.restart_after_bytes_parts && cp.leaves_simt_counts(set)) {
+    const auto restart_since = std::chrono::steady_clock::now();
+    cp.restart(&restart_error);
+    t.configure_ns += ns_since(restart_since);  // counted with configuring metric sets
+  }
   if (debug_enabled()) {
     // Where a measurement's time goes: the replay's cost grows with the memory in use.
     std::size_t free_bytes = 0, total_bytes = 0;
@@ -951,6 +998,10 @@ void CounterProfiler::Impl::exit_driver() {
   if (reset != CUPTI_SUCCESS) {
     std::lock_guard<std::mutex> lock(mu);
     turn_off(why_unavailable("cuptiRangeProfilerCounterDataImageInitialize", reset));
+  }
+  if (!restart_error.empty()) {
+    std::lock_guard<std::mutex> lock(mu);
+    turn_off(restart_error);
   }
 }
 
