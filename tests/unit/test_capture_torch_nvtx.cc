@@ -8,6 +8,7 @@
 
 #include "flopline/capture/record_decoder.h"
 #include "flopline/capture/torch_nvtx.h"
+#include "record_test_util.h"
 
 namespace flopline::capture {
 namespace {
@@ -192,23 +193,10 @@ TEST(CaptureTorchNvtx, RangesFromEmitNvtxShowTheOperatorNameWithShapesInArgs) {
   RecordBatch b;
   b.process_id = 55;
   auto push = [&](std::uint32_t id, TimeNs ts, std::string name) {
-    MarkerRecord m;
-    m.id = id;
-    m.flags = kMarkerStart;
-    m.timestamp = ts;
-    m.name = std::move(name);
-    m.object.kind = ObjectKind::kThread;
-    m.object.thread_id = 9;
-    b.markers.push_back(m);
+    b.markers.push_back(thread_marker(id, ts, kMarkerStart, std::move(name), 0, 9));
   };
   auto pop = [&](std::uint32_t id, TimeNs ts) {
-    MarkerRecord m;
-    m.id = id;
-    m.flags = kMarkerEnd;
-    m.timestamp = ts;
-    m.object.kind = ObjectKind::kThread;
-    m.object.thread_id = 9;
-    b.markers.push_back(m);
+    b.markers.push_back(thread_marker(id, ts, kMarkerEnd, "", 0, 9));
   };
   const auto names = conv_call_names();
   push(1, 0, names[0]);

@@ -25,6 +25,7 @@
 #include "flopline/trace/chrome_writer.h"
 #include "flopline/trace/incremental_trace.h"
 #include "flopline/trace/json_value.h"
+#include "record_test_util.h"
 
 namespace flopline::capture {
 namespace {
@@ -152,14 +153,7 @@ class Workload {
 
   void marker(std::uint32_t thread, TimeNs ts, std::uint32_t flags, std::uint32_t id,
               std::string name, bool separate_data = false) {
-    MarkerRecord m;
-    m.id = id;
-    m.flags = flags;
-    m.timestamp = ts;
-    m.name = std::move(name);
-    m.object.kind = ObjectKind::kThread;
-    m.object.process_id = kPid;
-    m.object.thread_id = thread;
+    const MarkerRecord m = thread_marker(id, ts, flags, std::move(name), kPid, thread);
     if (separate_data) {
       MarkerDataRecord d;
       d.id = id;
