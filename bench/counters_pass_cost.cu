@@ -281,19 +281,11 @@ struct Config {
 // it fits, and restored before each further pass: flopline's own save and restore in
 // place of kernel replay's.
 bool time_config(const Setup& s, const Config& c, Result* out) {
-  const std::vector<std::string>& metrics = c.metrics;
-  const CUpti_ProfilerReplayMode mode = c.mode;
-  const Between between = c.between;
-  const bool checkpoint = c.checkpoint;
-  const bool reconfigure = c.reconfigure;
-  const std::vector<std::string>* interleave = c.interleave;
-  const bool in_callback = c.in_callback;
-  const bool synchronize = c.synchronize;
 #if !FLOPLINE_HAVE_CUPTI_CHECKPOINT
-  if (checkpoint) return false;  // built without CUPTI's Checkpoint library
+  if (c.checkpoint) return false;  // built without CUPTI's Checkpoint library
 #endif
   HostConfig host;
-  if (!config_image(s, metrics, &host)) return false;
+  if (!config_image(s, c.metrics, &host)) return false;
   const std::vector<uint8_t>& image = host.image;
   size_t* passes = &out->passes;
   double* ms = &out->ms;
@@ -303,7 +295,7 @@ bool time_config(const Setup& s, const Config& c, Result* out) {
   en.ctx = s.ctx;
   CHECK_CUPTI(cuptiRangeProfilerEnable(&en));
   std::vector<const char*> names;
-  for (const std::string& m : metrics) names.push_back(m.c_str());
+  for (const std::string& m : c.metrics) names.push_back(m.c_str());
   CUpti_RangeProfiler_GetCounterDataSize_Params ds{
       CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
   ds.pRangeProfilerObject = en.pRangeProfilerObject;
@@ -329,23 +321,20 @@ bool time_config(const Setup& s, const Config& c, Result* out) {
   sc.counterDataImageSize = data.size();
   sc.pCounterDataImage = data.data();
   sc.range = CUPTI_AutoRange;
-  sc.replayMode = mode;
+  sc.replayMode = c.mode;
   sc.maxRangesPerPass = 1;
   sc.numNestingLevels = 1;
   sc.minNestingLevel = 1;
   sc.passIndex = 0;
   sc.targetNestingLevel = 1;
   CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
-  // `reconfigure`: the configuration set afresh before each measured launch, inside the
+  // `c.reconfigure`: the configuration set afresh before each measured launch, inside the
   // timed part (flopline's one-pass parts do so).
   auto configure_afresh = [&]() {
     CHECK_CUPTI(init());
     CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
     return true;
   };
-  // `interleave`: before each measured launch, the other kernel is measured with these
-  // metrics in a configuration of its own (kernel replay), and this configuration is set
-  // again: flopline switches so between a function's learning set and another's parts.
   // The range profiler object initializes counter data for the metrics of its last
   // GetCounterDataSize: each configuration announces its own again before it is set.
   auto announce = [&](std::vector<const char*>& n) {
@@ -405,12 +394,11 @@ bool time_config(const Setup& s, const Config& c, Result* out) {
     CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
     return true;
   };
-  // `interleave`: before each measured launch, the other kernel is measured with these
+  // `c.interleave`: before each measured launch, the other kernel is measured with these
   // metrics (flopline switches so between one function's learning set and another's
-  // parts). The range profiler object initializes counter data for the metrics of its
-  // last GetCounterDataSize: each configuration announces its own again before it is set.
+  // parts).
   Side other;
-  if (interleave != nullptr && !prepare(other, *interleave)) return false;
+  if (c.interleave != nullptr && !prepare(other, *c.interleave)) return false;
   auto measure_other = [&]() {
     return measure_side(
         other, [&] { scale_shift<<<(kOtherN + 255) / 256, 256>>>(s.z, 1.0f, 0.0f, kOtherN); },
@@ -449,14 +437,14 @@ bool time_config(const Setup& s, const Config& c, Result* out) {
   cp.allowOverwrite = 1;
 #endif
   for (int i = 0; i < kLaunches; ++i) {
-    if (interleave != nullptr && !measure_other()) return false;
+    if (c.interleave != nullptr && !measure_other()) return false;
     cudaDeviceSynchronize();
     const auto t0 = std::chrono::steady_clock::now();
-    if (reconfigure && i > 0 && !configure_afresh()) return false;
+    if (c.reconfigure && i > 0 && !configure_afresh()) return false;
     bool done = false;
-    if (in_callback) {
+    if (c.in_callback) {
       g_in_callback.object = en.pRangeProfilerObject;
-      g_in_callback.synchronize = synchronize;
+      g_in_callback.synchronize = c.synchronize;
       g_in_callback.armed = true;
       axpy<<<(kN + 255) / 256, 256>>>(s.y, s.x, 1.0f, kN);
       g_in_callback.armed = false;
@@ -468,8 +456,8 @@ bool time_config(const Setup& s, const Config& c, Result* out) {
     }
     for (int pass = 0; !done; ++pass) {  // user replay: the caller runs the passes
 #if FLOPLINE_HAVE_CUPTI_CHECKPOINT
-      if (checkpoint && pass == 0) CHECK_CUPTI(cuptiCheckpointSave(&cp));
-      if (checkpoint && pass > 0) CHECK_CUPTI(cuptiCheckpointRestore(&cp));
+      if (c.checkpoint && pass == 0) CHECK_CUPTI(cuptiCheckpointSave(&cp));
+      if (c.checkpoint && pass > 0) CHECK_CUPTI(cuptiCheckpointRestore(&cp));
 #endif
       CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
       st.pRangeProfilerObject = en.pRangeProfilerObject;
@@ -486,9 +474,9 @@ bool time_config(const Setup& s, const Config& c, Result* out) {
     CHECK_CUPTI(cuptiRangeProfilerDecodeData(&dd));
     times.push_back(ms_since(t0));
     const double ffma =
-        metric_value(host, metrics, data, "sm__sass_thread_inst_executed_op_ffma_pred_on.sum");
+        metric_value(host, c.metrics, data, "sm__sass_thread_inst_executed_op_ffma_pred_on.sum");
     const double sectors =
-        metric_value(host, metrics, data, "lts__t_sectors_srcunit_tex_op_write.sum");
+        metric_value(host, c.metrics, data, "lts__t_sectors_srcunit_tex_op_write.sum");
     if (i > 0 && (ffma != out->ffma || sectors != out->l2_sectors)) out->stable = false;
     out->ffma = ffma;
     out->l2_sectors = sectors;
@@ -498,15 +486,15 @@ bool time_config(const Setup& s, const Config& c, Result* out) {
       if (!after()) return false;
       times.back() += ms_since(t1);
     }
-    if (between == Between::kOther) {
+    if (c.between == Between::kOther) {
       scale_shift<<<(kOtherN + 255) / 256, 256>>>(s.z, 1.0f, 0.0f, kOtherN);
-    } else if (between == Between::kSame) {
+    } else if (c.between == Between::kSame) {
       axpy<<<(kN + 255) / 256, 256>>>(s.y, s.x, 1.0f, kN);
     }
     cudaDeviceSynchronize();
   }
 #if FLOPLINE_HAVE_CUPTI_CHECKPOINT
-  if (checkpoint) cuptiCheckpointFree(&cp);
+  if (c.checkpoint) cuptiCheckpointFree(&cp);
 #endif
   CUpti_RangeProfiler_Disable_Params di{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
   di.pRangeProfilerObject = en.pRangeProfilerObject;
