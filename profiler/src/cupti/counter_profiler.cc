@@ -341,27 +341,20 @@ struct ContextProfiler {
     return sets->leaves_simt_counts(id);
   }
   // Disables the range profiler and enables it afresh; the next launch configures its
-  // set again. Called with the launch lock held alone.
-  bool restart(std::string* why) {
+  // set again. Called with the launch lock held alone. "" when done, else what failed.
+  std::string restart() {
     auto off = cupti_params<CUpti_RangeProfiler_Disable_Params>(
         CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
     off.pRangeProfilerObject = object;
     CUptiResult r = cuptiRangeProfilerDisable(&off);
     current = kNone;
-    if (r != CUPTI_SUCCESS) {
-      *why = why_unavailable("cuptiRangeProfilerDisable", r);
-      return false;
-    }
+    if (r != CUPTI_SUCCESS) return why_unavailable("cuptiRangeProfilerDisable", r);
     auto en = cupti_params<CUpti_RangeProfiler_Enable_Params>(
         CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
     en.ctx = ctx;
-    if ((r = cuptiRangeProfilerEnable(&en)) != CUPTI_SUCCESS) {
-      object = nullptr;
-      *why = why_unavailable("cuptiRangeProfilerEnable", r);
-      return false;
-    }
-    object = en.pRangeProfilerObject;
-    return true;
+    r = cuptiRangeProfilerEnable(&en);
+    object = r == CUPTI_SUCCESS ? en.pRangeProfilerObject : nullptr;
+    return r == CUPTI_SUCCESS ? "" : why_unavailable("cuptiRangeProfilerEnable", r);
   }
 
   bool init_counter_data(std::vector<std::uint8_t>& data, CUptiResult* r) {
@@ -912,7 +905,7 @@ void CounterProfiler::Impl::exit_driver() {
   std::string restart_error;
   if (t.in_parts && cp.restart_after_bytes_parts && cp.leaves_simt_counts(set)) {
     const auto restart_since = std::chrono::steady_clock::now();
-    cp.restart(&restart_error);
+    restart_error = cp.restart();
     t.configure_ns += ns_since(restart_since);  // counted with configuring metric sets
   }
   if (debug_enabled()) {
