@@ -320,6 +320,11 @@ struct ContextProfiler {
     std::vector<std::string> names;
     std::vector<std::uint8_t> image;
     std::vector<std::uint8_t> counter_data;
+    std::string names_joined() const {
+      std::string all;
+      for (const std::string& n : names) all += (all.empty() ? "" : ",") + n;
+      return all;
+    }
   };
   std::vector<Config> configs;
   static constexpr std::uint32_t kNone = ~0u;
@@ -335,6 +340,10 @@ struct ContextProfiler {
   // counts, the range profiler is disabled and enabled afresh, dropping the SIMT counts
   // that part left behind. Not yet verified on a GPU (docs/COUNTERS.md, "One-pass parts").
   bool restart_after_bytes_parts = false;
+  // FLOPLINE_COUNTERS_PART_REPLAY=user: one-pass sets configured in user replay, where a
+  // measured launch costs a few ms instead of kernel replay's 80 or more; an experiment
+  // for timing only (docs/COUNTERS.md, "Where a measurement's time goes").
+  bool user_replay_one_pass = false;
   CUcontext ctx = nullptr;
   bool leaves_simt_counts(std::uint32_t id) {
     std::lock_guard<std::mutex> lock(sets_mu);
@@ -418,7 +427,8 @@ bool ContextProfiler::use_set(std::uint32_t id, std::string* why) {
   sc.counterDataImageSize = c.counter_data.size();
   sc.pCounterDataImage = c.counter_data.data();
   sc.range = CUPTI_AutoRange;
-  sc.replayMode = CUPTI_KernelReplay;
+  sc.replayMode =
+      user_replay_one_pass && set_passes(id) == 1 ? CUPTI_UserReplay : CUPTI_KernelReplay;
   sc.maxRangesPerPass = 1;
   sc.numNestingLevels = 1;
   sc.minNestingLevel = 1;
@@ -495,6 +505,14 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   cp->restart_after_bytes_parts =
       cp->parts && restart_env != nullptr && std::string_view(restart_env) == "1";
   cp->ctx = ctx;
+  const char* replay_env = std::getenv("FLOPLINE_COUNTERS_PART_REPLAY");
+  cp->user_replay_one_pass = replay_env != nullptr && std::string_view(replay_env) == "user";
+  if (cp->user_replay_one_pass) {
+    std::fprintf(stderr,
+                 "flopline: counters: FLOPLINE_COUNTERS_PART_REPLAY=user is an experiment for "
+                 "timing only: some one-pass measurements fail (\"not every replay pass ran\") "
+                 "and measured launches lose their kernel's record (docs/COUNTERS.md)\n");
+  }
   if (cp->parts) {
     // An experiment: say what is known of it wherever it is asked for.
     std::fprintf(stderr, "%s",
@@ -574,6 +592,9 @@ struct ThreadLaunch {
   std::chrono::steady_clock::time_point since;
   capture::TimeNs configure_ns = 0;
   capture::TimeNs synchronize_ns = 0;  // a part's wait for the work queued before it
+  // For FLOPLINE_COUNTERS_DEBUG: Start's own time, and when the launch call began.
+  capture::TimeNs start_ns = 0;
+  std::chrono::steady_clock::time_point launch_since;
 };
 
 capture::TimeNs ns_since(std::chrono::steady_clock::time_point t) {
@@ -832,7 +853,10 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
   auto p =
       cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
   p.pRangeProfilerObject = cp->object;
+  const auto start_since = std::chrono::steady_clock::now();
   const CUptiResult r = cuptiRangeProfilerStart(&p);
+  t.start_ns = ns_since(start_since);
+  t.launch_since = std::chrono::steady_clock::now();
   if (r != CUPTI_SUCCESS) {
     launch_lock.unlock();
     std::lock_guard<std::mutex> lock(mu);
@@ -860,7 +884,10 @@ void CounterProfiler::Impl::exit_driver() {
   auto stop =
       cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
   stop.pRangeProfilerObject = cp.object;
+  const capture::TimeNs launch_ns = ns_since(t.launch_since);
+  const auto stop_since = std::chrono::steady_clock::now();
   CUptiResult r = cuptiRangeProfilerStop(&stop);
+  const capture::TimeNs stop_ns = ns_since(stop_since);
   const capture::TimeNs replay_ns = ns_since(t.since);
   t.since = std::chrono::steady_clock::now();
   if (r == CUPTI_SUCCESS && !stop.isAllPassSubmitted) error = "not every replay pass ran";
@@ -914,12 +941,14 @@ void CounterProfiler::Impl::exit_driver() {
     if (driver().mem_get_info != nullptr) driver().mem_get_info(&free_bytes, &total_bytes);
     std::fprintf(stderr,
                  "flopline: counters: measurement %u took %.2f ms: %zu passes%s, %.2f ms "
-                 "configuring, %.2f ms waiting for queued work, %.2f ms running, %.2f ms "
-                 "decoding; %.2f GiB in use on the device\n",
+                 "configuring, %.2f ms waiting for queued work, %.2f ms running (%.2f ms "
+                 "starting, %.2f ms launching, %.2f ms stopping), %.2f ms decoding; %.2f GiB "
+                 "in use on the device; metrics: %s\n",
                  t.measurement, (t.configure_ns + replay_ns + decode_ns) / 1e6, cp.set_passes(set),
                  t.in_parts ? " (a one-pass part)" : "", t.configure_ns / 1e6,
-                 t.synchronize_ns / 1e6, (replay_ns - t.synchronize_ns) / 1e6, decode_ns / 1e6,
-                 (total_bytes - free_bytes) / double(1ull << 30));
+                 t.synchronize_ns / 1e6, (replay_ns - t.synchronize_ns) / 1e6, t.start_ns / 1e6,
+                 launch_ns / 1e6, stop_ns / 1e6, decode_ns / 1e6,
+                 (total_bytes - free_bytes) / double(1ull << 30), config.names_joined().c_str());
   }
   if (forced_flush_after_measuring(several_contexts.load())) {
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -984,6 +1013,10 @@ void CounterProfiler::Impl::exit_driver() {
     }
   }
   if (r != CUPTI_SUCCESS || !error.empty()) {
+    if (debug_enabled()) {
+      std::fprintf(stderr, "flopline: counters: measurement %u failed: %s\n", t.measurement,
+                   !error.empty() ? error.c_str() : why_unavailable("range profiler", r).c_str());
+    }
     std::lock_guard<std::mutex> lock(mu);
     ++info.failed;
     if (r != CUPTI_SUCCESS) turn_off(why_unavailable("range profiler", r));
