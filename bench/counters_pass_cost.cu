@@ -38,6 +38,16 @@
 // "cb+sync" also synchronizes the context there first, as flopline's parts do. Printed:
 // FFMA and L2 write sectors of the last measured launch, and whether all 12 measured
 // launches gave the same counts.
+//
+// Environment: COUNTERS_PASS_COST_SETS="label=metric,...;label=..." adds the caller's
+// metric lists (flopline's own sets), each configured afresh, in the launch's callback
+// after a 2-pass measurement, after a 4-pass one before every launch ("after many"), after
+// one before the first launch only ("many once"), and so with the range profiler
+// re-enabled after each launch; COUNTERS_PASS_COST_ONLY=1 times only those.
+// COUNTERS_PASS_COST_ACTIVITY=1 turns kernel activity records on,
+// COUNTERS_PASS_COST_RUNTIME_CB=1 the runtime's launch callbacks, and
+// COUNTERS_PASS_COST_INIT_FIRST=1 initializes CUPTI's profiler before the context, as
+// flopline does each: which of them makes flopline's measurements dear.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cupti.h>
@@ -83,6 +93,18 @@ __global__ void axpy(float* y, const float* x, float a, int n) {
 __global__ void scale_shift(float* z, float a, float b, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) z[i] = z[i] * a + b;
+}
+
+// COUNTERS_PASS_COST_ACTIVITY=1: kernel activity records on (CONCURRENT_KERNEL), as
+// under flopline run, their buffers dropped unread: does recording the launches change
+// what a measurement in the launch's callback costs?
+void CUPTIAPI activity_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *size = 8 << 20;
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, *size));
+  *max_records = 0;
+}
+void CUPTIAPI activity_buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t) {
+  std::free(buffer);
 }
 
 // "in callback": the range is started and stopped in CUPTI's driver-API callback of the
@@ -273,6 +295,9 @@ struct Config {
   bool in_callback = false;
   bool synchronize = false;  // in the callback, before Start
   After after = After::kNothing;
+  // `interleave` only before the first measured launch: does a many-pass configuration
+  // set once keep later measurements dear ("after many once")?
+  bool interleave_once = false;
 };
 
 // Times kLaunches measured launches with `metrics` in `mode`, `between` launched
@@ -437,7 +462,9 @@ bool time_config(const Setup& s, const Config& c, Result* out) {
   cp.allowOverwrite = 1;
 #endif
   for (int i = 0; i < kLaunches; ++i) {
-    if (c.interleave != nullptr && !measure_other()) return false;
+    if (c.interleave != nullptr && (i == 0 || !c.interleave_once) && !measure_other()) {
+      return false;
+    }
     cudaDeviceSynchronize();
     const auto t0 = std::chrono::steady_clock::now();
     if (c.reconfigure && i > 0 && !configure_afresh()) return false;
@@ -531,6 +558,17 @@ int main(int argc, char** argv) {
     std::stringstream in(argv[1]);
     for (std::string g; std::getline(in, g, ',');) gibs.push_back(std::atof(g.c_str()));
   }
+  // COUNTERS_PASS_COST_INIT_FIRST=1: CUPTI's profiler initialized before the CUDA
+  // context exists, as flopline's injection does.
+  auto env_on = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v != nullptr && std::string(v) == "1";
+  };
+  if (env_on("COUNTERS_PASS_COST_INIT_FIRST")) {
+    CUpti_Profiler_Initialize_Params first{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    if (cuptiProfilerInitialize(&first) != CUPTI_SUCCESS) return 1;
+    std::printf("(profiler initialized before the context)\n");
+  }
   Setup s;
   cudaSetDevice(0);
   cudaFree(nullptr);
@@ -549,8 +587,26 @@ int main(int argc, char** argv) {
          {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz})
       cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+    // COUNTERS_PASS_COST_RUNTIME_CB=1: the runtime's launch callbacks on too (ignored), as
+    // flopline's are.
+    if (env_on("COUNTERS_PASS_COST_RUNTIME_CB")) {
+      for (CUpti_CallbackId id : {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                                  CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+                                  CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060})
+        cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
+      std::printf("(runtime launch callbacks on)\n");
+    }
   } else {
     std::fprintf(stderr, "cuptiSubscribe failed: the \"in callback\" rows fail\n");
+  }
+  if (const char* a = std::getenv("COUNTERS_PASS_COST_ACTIVITY"); a && std::string(a) == "1") {
+    if (cuptiActivityRegisterCallbacks(activity_buffer_requested, activity_buffer_completed) !=
+            CUPTI_SUCCESS ||
+        cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) {
+      std::fprintf(stderr, "kernel activity records could not be enabled\n");
+      return 1;
+    }
+    std::printf("(kernel activity records on)\n");
   }
   CUpti_Device_GetChipName_Params cn{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
   cn.deviceIndex = 0;
@@ -641,6 +697,45 @@ int main(int argc, char** argv) {
       {"SIMT+DRAM, user + checkpoint", two, CUPTI_UserReplay, kNothing, true},
       {"+tensor paths, user + checkpoint", many, CUPTI_UserReplay, kNothing, true},
   };
+  // COUNTERS_PASS_COST_SETS="label=metric,metric;label=..." times metric lists of the
+  // caller's (flopline's own parts, from FLOPLINE_COUNTERS_DEBUG's lines), each configured
+  // afresh before every measured launch and after another configuration's measurement, as
+  // flopline's parts are; COUNTERS_PASS_COST_ONLY=1 times only those.
+  std::vector<std::string> labels;
+  std::vector<std::vector<std::string>> lists;
+  if (const char* sets = std::getenv("COUNTERS_PASS_COST_SETS")) {
+    std::stringstream in(sets);
+    for (std::string item; std::getline(in, item, ';');) {
+      const std::size_t eq = item.find('=');
+      if (eq == std::string::npos) continue;
+      labels.push_back(item.substr(0, eq));
+      std::vector<std::string> names;
+      std::stringstream metrics(item.substr(eq + 1));
+      for (std::string m; std::getline(metrics, m, ',');) names.push_back(m);
+      lists.push_back(names);
+    }
+  }
+  std::vector<Config> chosen;
+  const char* only = std::getenv("COUNTERS_PASS_COST_ONLY");
+  if (only == nullptr || std::string(only) != "1") chosen = configs;
+  std::vector<std::string> labels_in_callback;
+  std::vector<std::string> labels_after_many;  // after a measurement of many passes
+  for (const std::string& l : labels) labels_in_callback.push_back(l + ", after repl., cb+sync");
+  for (const std::string& l : labels) labels_after_many.push_back(l + ", after many, cb+sync");
+  std::vector<std::string> labels_after_many_once, labels_reenabled;
+  for (const std::string& l : labels) labels_after_many_once.push_back(l + ", many once, cb");
+  for (const std::string& l : labels) labels_reenabled.push_back(l + ", many once, re-enabled");
+  for (std::size_t i = 0; i < lists.size(); ++i) {
+    chosen.push_back({labels[i].c_str(), lists[i], CUPTI_KernelReplay, kSame, false, true});
+    chosen.push_back({labels_in_callback[i].c_str(), lists[i], CUPTI_KernelReplay, kSame, false,
+                      false, &two, true, true});
+    chosen.push_back({labels_after_many[i].c_str(), lists[i], CUPTI_KernelReplay, kSame, false,
+                      false, &many, true, true});
+    chosen.push_back({labels_after_many_once[i].c_str(), lists[i], CUPTI_KernelReplay, kSame, false,
+                      false, &many, true, true, After::kNothing, true});
+    chosen.push_back({labels_reenabled[i].c_str(), lists[i], CUPTI_KernelReplay, kSame, false,
+                      false, &many, true, true, After::kReenable, true});
+  }
   std::printf("%-30s %8s %7s %7s %10s %10s %12s %12s %7s %12s %12s\n", "configuration", "held GiB",
               "passes", "rounds", "ms/launch", "plain ms", "FFMA", "L2 sectors", "stable",
               "other FFMA", "drained");
@@ -654,7 +749,7 @@ int main(int argc, char** argv) {
     }
     if (hold != nullptr) cudaMemset(hold, 1, static_cast<size_t>(gib * (1ull << 30)));
     const double plain = plain_ms(s);
-    for (const Config& c : configs) {
+    for (const Config& c : chosen) {
       Result r;
       if (!time_config(s, c, &r)) {
         std::printf("%-30s %8.0f failed\n", c.what, gib);
