@@ -542,6 +542,135 @@ double plain_ms(const Setup& s) {
   return median(times);
 }
 
+// Never measured with the SIMT counts before its own sequence: 2 FFMA per element.
+__global__ void twice(float* z, float a, float b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) z[i] = (z[i] * a + b) * a + b;
+}
+
+// COUNTERS_PASS_COST_LEAKS=1: which launches leave SIMT counts to the next range
+// configured with them, and whether what is left adds up, so that a measurement could
+// subtract it instead of restarting (170 ms) or draining (30 ms). Each sequence runs on a
+// fresh range profiler object; "S" measures a launch with the SIMT counts, "B" with DRAM,
+// L2 writes and duration only, "2" with both (2 passes, kernel replay), "u" launches
+// unmeasured. Kernels: a = axpy (2^24 FFMA), o = scale_shift (2^26), t = twice (2^23),
+// i = integer_only (0). Printed: the FFMA each S or 2 read, what it would read alone, and
+// each measurement's milliseconds.
+bool run_leak_sequences(const Setup& s) {
+  const std::vector<std::string> simt = simt_metrics();
+  const std::vector<std::string> bytes = {
+      "dram__bytes_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum", "gpu__time_duration.sum"};
+  std::vector<std::string> both = simt;
+  both.insert(both.end(), bytes.begin(), bytes.end());
+  HostConfig h_simt, h_bytes, h_both;
+  if (!config_image(s, simt, &h_simt) || !config_image(s, bytes, &h_bytes) ||
+      !config_image(s, both, &h_both))
+    return false;
+  constexpr int kTwiceN = 1 << 22;
+  auto launch = [&](char k) {
+    if (k == 'a') axpy<<<(kN + 255) / 256, 256>>>(s.y, s.x, 1.0f, kN);
+    if (k == 'o') scale_shift<<<(kOtherN + 255) / 256, 256>>>(s.z, 1.0f, 0.0f, kOtherN);
+    if (k == 't') twice<<<(kTwiceN + 255) / 256, 256>>>(s.z, 1.0f, 0.0f, kTwiceN);
+    if (k == 'i') integer_only<<<64, 256>>>(reinterpret_cast<int*>(s.z), 64 * 256);
+  };
+  auto alone = [](char k) -> double {
+    return k == 'a' ? double(kN) : k == 'o' ? double(kOtherN) : k == 't' ? 2.0 * kTwiceN : 0.0;
+  };
+  struct Sequence {
+    const char* what;
+    const char* steps;  // pairs: mode, kernel
+  };
+  const Sequence sequences[] = {
+      {"one byte-only range leaves its kernel's", "SaBaSo"},
+      {"two byte-only ranges, two kernels: a sum?", "SaSoBaBoSi"},
+      {"the same kernel twice byte-only: twice?", "SaBaBaSi"},
+      {"a replayed range with the SIMT counts reads it too?", "SaBa2o"},
+      {"a kernel never measured with SIMT leaves nothing?", "BtSa"},
+      {"unmeasured launches after the byte-only range", "SaBauauaSi"},
+      {"left over after the SIMT range that read it?", "SaBaSiSi"},
+      {"one-pass ranges after a 2-pass one: dearer?", "SaBaSaBa2oSaBaSaBa"},
+  };
+  std::printf("%-52s %-12s %s\n", "sequence", "steps", "each SIMT read: FFMA read (alone)");
+  for (const Sequence& q : sequences) {
+    CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+    en.ctx = s.ctx;
+    CHECK_CUPTI(cuptiRangeProfilerEnable(&en));
+    std::string reads;
+    for (const char* p = q.steps; p[0] != '\0' && p[1] != '\0'; p += 2) {
+      const char mode = p[0], kernel = p[1];
+      if (mode == 'u') {
+        launch(kernel);
+        cudaDeviceSynchronize();
+        continue;
+      }
+      const HostConfig& h = mode == 'S' ? h_simt : mode == 'B' ? h_bytes : h_both;
+      const std::vector<std::string>& metrics = mode == 'S' ? simt : mode == 'B' ? bytes : both;
+      std::vector<const char*> names;
+      for (const std::string& m : metrics) names.push_back(m.c_str());
+      CUpti_RangeProfiler_GetCounterDataSize_Params ds{
+          CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+      ds.pRangeProfilerObject = en.pRangeProfilerObject;
+      ds.pMetricNames = names.data();
+      ds.numMetrics = names.size();
+      ds.maxNumOfRanges = 1;
+      ds.maxNumRangeTreeNodes = 1;
+      CHECK_CUPTI(cuptiRangeProfilerGetCounterDataSize(&ds));
+      std::vector<uint8_t> data(ds.counterDataSize, 0);
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci{
+          CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+      ci.pRangeProfilerObject = en.pRangeProfilerObject;
+      ci.counterDataSize = data.size();
+      ci.pCounterData = data.data();
+      CHECK_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&ci));
+      CUpti_RangeProfiler_SetConfig_Params sc{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+      sc.pRangeProfilerObject = en.pRangeProfilerObject;
+      sc.configSize = h.image.size();
+      sc.pConfig = h.image.data();
+      sc.counterDataImageSize = data.size();
+      sc.pCounterDataImage = data.data();
+      sc.range = CUPTI_AutoRange;
+      sc.replayMode = CUPTI_KernelReplay;
+      sc.maxRangesPerPass = 1;
+      sc.numNestingLevels = 1;
+      sc.minNestingLevel = 1;
+      sc.passIndex = 0;
+      sc.targetNestingLevel = 1;
+      CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
+      cudaDeviceSynchronize();
+      const auto t0 = std::chrono::steady_clock::now();
+      CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+      st.pRangeProfilerObject = en.pRangeProfilerObject;
+      CHECK_CUPTI(cuptiRangeProfilerStart(&st));
+      launch(kernel);
+      CUpti_RangeProfiler_Stop_Params sp{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+      sp.pRangeProfilerObject = en.pRangeProfilerObject;
+      CHECK_CUPTI(cuptiRangeProfilerStop(&sp));
+      CUpti_RangeProfiler_DecodeData_Params dd{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+      dd.pRangeProfilerObject = en.pRangeProfilerObject;
+      CHECK_CUPTI(cuptiRangeProfilerDecodeData(&dd));
+      const double ms = ms_since(t0);
+      if (mode == 'B') {
+        char cell[48];
+        std::snprintf(cell, sizeof cell, " B%c: %.0f ms", kernel, ms);
+        reads += cell;
+      } else {
+        const double ffma =
+            metric_value(h, metrics, data, "sm__sass_thread_inst_executed_op_ffma_pred_on.sum");
+        char cell[96];
+        std::snprintf(cell, sizeof cell, " %c%c: %.0f (%.0f) %.0f ms", mode, kernel, ffma,
+                      alone(kernel), ms);
+        reads += cell;
+      }
+    }
+    CUpti_RangeProfiler_Disable_Params di{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    di.pRangeProfilerObject = en.pRangeProfilerObject;
+    CHECK_CUPTI(cuptiRangeProfilerDisable(&di));
+    std::printf("%-52s %-12s%s\n", q.what, q.steps, reads.c_str());
+    std::fflush(stdout);
+  }
+  return true;
+}
+
 }  // namespace
 
 #if FLOPLINE_PASS_COST_LIBRARY
@@ -620,6 +749,9 @@ int main(int argc, char** argv) {
   av.pCounterAvailabilityImage = s.availability.data();
   cuptiProfilerGetCounterAvailability(&av);
 
+  if (const char* leaks = std::getenv("COUNTERS_PASS_COST_LEAKS");
+      leaks && std::string(leaks) == "1")
+    return run_leak_sequences(s) ? 0 : 1;
   const std::vector<std::string> simt = simt_metrics();
   const std::vector<std::string> bytes = {
       "dram__bytes_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum", "gpu__time_duration.sum"};
