@@ -3,7 +3,8 @@
 
 Runs a program (tests/gpu/counters/work_keys_loop.py by default) under `flopline run
 --counters` and `--counters=all`, matches the kernels of the two traces in launch order
-(correlation id), and prints the share of kernel time whose FLOPs and bytes stored agree
+(correlation id; where the runs launched different kernels, by the longest common runs
+of names), and prints the share of kernel time whose FLOPs and bytes stored agree
 within 1%, by the basis the default run gave (measured, same work, estimated), the
 launches that disagree while marked exact, the wall times of an uncounted, a default
 and an every-launch run. With --min-pct, exits 1 when the agreeing share is lower.
@@ -16,6 +17,7 @@ and that no GPU record came late or was lost (the trace metadata's notes).
 Exit status 77 (ctest's skip) without a CUDA device (or two, for --ddp).
 """
 import argparse
+import difflib
 import os
 import statistics
 import sys
@@ -65,19 +67,25 @@ def close(a, b, rel=0.01, slack=0.0):
     return abs(a - b) <= max(rel * max(abs(a), abs(b)), slack)
 
 
+def pair_launches(names_d, names_a):
+    """The launches of two runs that correspond, as index pairs in launch order: the runs'
+    longest common runs of kernel names (difflib), so that a kernel one run launched and
+    the other did not (a cuBLAS heuristic's choice, a warm-up kernel) costs only itself,
+    not every launch after it. Unpaired launches on either side are left out."""
+    matcher = difflib.SequenceMatcher(None, names_d, names_a, autojunk=False)
+    return [(blk.a + k, blk.b + k) for blk in matcher.get_matching_blocks() for k in range(blk.size)]
+
+
 def compare(default_path, all_path, top):
     d, a = kernels(default_path), kernels(all_path)
     names_d = [k["name"] for k in d]
     names_a = [k["name"] for k in a]
     if names_d != names_a:
-        print(f"the two runs launched different kernels: {len(d)} and {len(a)} launches")
-        n = sum(1 for x, y in zip(names_d, names_a) if x == y)
-        print(f"  the first {n} agree by name; comparing those")
-        d, a = d[:n], a[:n]
-        for i, (x, y) in enumerate(zip(names_d, names_a)):
-            if x != y:
-                d, a = d[:i], a[:i]
-                break
+        pairs = pair_launches(names_d, names_a)
+        print(f"the two runs launched different kernels: {len(d)} and {len(a)} launches; "
+              f"comparing the {len(pairs)} that pair up by name in launch order "
+              f"({len(d) - len(pairs)} and {len(a) - len(pairs)} left out)")
+        d, a = [d[i] for i, _ in pairs], [a[j] for _, j in pairs]
     # Some kernels store a different number of sectors at every launch (atomics, cuDNN's
     # dq conversion): their own spread in the every-launch run, per name, grid, block
     # and FLOPs, is what "agree" allows beside 1%.
