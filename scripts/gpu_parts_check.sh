@@ -10,9 +10,7 @@
 #   3. bench/counters_parts_probe.py under --counters with parts: a part's cost in a small
 #      PyTorch process (plain and with cuBLAS loaded)
 #   4. train_loop.py, 20 steps, with parts: a part's cost there (85 ms before)
-#   5. default (with parts) against --counters=all on the probe, without and with
-#      FLOPLINE_COUNTERS_PARTS_RESTART=1 (the range profiler re-enabled after each
-#      part without the SIMT counts): does flopline's own fix make parts agree
+#   5. default (with parts) against --counters=all on the probe: do parts agree
 # Each run's "measurement N took" lines are summed by kind (passes, part or not).
 # Logs go into $OUT/logs.tgz; the summary is printed last.
 #   Run there: ln -sfn build-gpu-slim build-gpu; scripts/gpu_parts_check.sh
@@ -53,13 +51,10 @@ FLOPLINE_COUNTERS_PARTS=1 FLOPLINE_COUNTERS_DEBUG=1 timeout 200 "$fl" run --coun
   --label parts > "$work/logs/train-parts.log" 2>&1
 note "train_loop with parts: exit $?"
 
-for restart in 0 1; do
-  FLOPLINE_COUNTERS_PARTS=1 FLOPLINE_COUNTERS_PARTS_RESTART=$restart timeout 200 python3 \
-    "$root/bench/counters_default_vs_all.py" --flopline "$fl" --out "$work/agree-$restart" \
-    --timeout 60 --top 6 -- python3 "$root/bench/counters_parts_probe.py" --rounds 15 --matmul \
-    > "$work/logs/agree-restart-$restart.log" 2>&1
-  note "parts against every launch, restart=$restart: exit $?"
-done
+FLOPLINE_COUNTERS_PARTS=1 timeout 200 python3 "$root/bench/counters_default_vs_all.py" \
+  --flopline "$fl" --out "$work/agree" --timeout 60 --top 6 -- \
+  python3 "$root/bench/counters_parts_probe.py" --rounds 15 --matmul > "$work/logs/agree.log" 2>&1
+note "parts against every launch: exit $?"
 
 tar czf "$OUT/logs.tgz" -C "$work" logs
 echo "== pass cost, bare (the rows that matter here)"
@@ -70,8 +65,5 @@ grep -E "^==|after|re-enabled|drained|cb\+sync|SIMT\+DRAM, kernel" "$work/logs/p
 for f in probe-plain probe-matmul train-parts; do
   echo "== $f"; times "$work/logs/$f.log"; grep -h "time measuring" "$work/logs/$f.log"
 done
-for restart in 0 1; do
-  echo "== parts against every launch on the probe, FLOPLINE_COUNTERS_PARTS_RESTART=$restart"
-  tail -8 "$work/logs/agree-restart-$restart.log"
-done
+echo "== parts against every launch on the probe"; tail -8 "$work/logs/agree.log"
 echo "== summary"; cat "$summary"

@@ -286,32 +286,6 @@ TEST_F(FunctionMetricsTest, ALearnedSetIsMeasuredInOnePassParts) {
       << why;
 }
 
-TEST_F(FunctionMetricsTest, OnlyAPartWithoutTheSimtCountsLeavesThemBehind) {
-  FunctionMetrics f(plan, hopper_like_passes, false);
-  f.learn(42, f.choose(42), values(f, FunctionMetrics::kLearning, {{kFfma, 7}}));
-  const MetricSet& set = f.set(f.choose(42));
-  ASSERT_EQ(set.parts.size(), 2u);
-  const std::uint32_t simt_part = in_set(f, set.parts[0], kFfma) ? set.parts[0] : set.parts[1];
-  const std::uint32_t bytes_part = simt_part == set.parts[0] ? set.parts[1] : set.parts[0];
-  EXPECT_TRUE(in_set(f, bytes_part, kRead));
-  EXPECT_TRUE(f.leaves_simt_counts(bytes_part));
-  EXPECT_FALSE(f.leaves_simt_counts(simt_part));
-  EXPECT_FALSE(f.leaves_simt_counts(f.choose(42)));
-  EXPECT_FALSE(f.leaves_simt_counts(FunctionMetrics::kLearning));
-  EXPECT_FALSE(f.leaves_simt_counts(FunctionMetrics::kFull));
-  EXPECT_FALSE(f.leaves_simt_counts(9999));
-  // A chip without SIMT metrics has none to leave.
-  const CounterPlan no_simt = plan_counter_metrics(
-      [] {
-        auto v = chip_metrics("GH100");
-        std::erase_if(v, [](const std::string& n) { return n.find("sass") != std::string::npos; });
-        return v;
-      }(),
-      hopper_like_passes);
-  FunctionMetrics g(no_simt, hopper_like_passes, false);
-  for (std::uint32_t id = 0; id < g.set_count(); ++id) EXPECT_FALSE(g.leaves_simt_counts(id));
-}
-
 TEST(MeasureInParts, UnlessTheFunctionsKeysDoNotComeBack) {
   using Ages = std::vector<std::uint64_t>;
   EXPECT_TRUE(measure_in_parts({}, 0));

@@ -215,12 +215,6 @@ std::string FunctionMetrics::describe(std::uint64_t function) const {
   return how + ", " + fmt(f.ratio) + " ops per tensor instruction)";
 }
 
-bool FunctionMetrics::leaves_simt_counts(std::uint32_t id) const {
-  auto simt = [&](std::uint32_t i) { return plan_.metrics[i].use == CounterUse::kSimtOps; };
-  if (id >= sets_.size() || std::none_of(base_.begin(), base_.end(), simt)) return false;
-  return std::none_of(sets_[id].metrics.begin(), sets_[id].metrics.end(), simt);
-}
-
 std::string FunctionMetrics::unfinished(std::uint32_t id, std::size_t parts_done) const {
   if (id >= sets_.size()) return {};
   const MetricSet& set = sets_[id];

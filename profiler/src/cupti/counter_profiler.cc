@@ -336,36 +336,10 @@ struct ContextProfiler {
   // Learned sets are measured in one-pass parts (function_metrics.h): asked for with
   // FLOPLINE_COUNTERS_PARTS=1 (docs/COUNTERS.md says what is verified of it).
   bool parts = false;
-  // FLOPLINE_COUNTERS_PARTS_RESTART=1 (with parts): after a part without the SIMT
-  // counts, the range profiler is disabled and enabled afresh, dropping the SIMT counts
-  // that part left behind. Not yet verified on a GPU (docs/COUNTERS.md, "One-pass parts").
-  bool restart_after_bytes_parts = false;
   // FLOPLINE_COUNTERS_PART_REPLAY=user: one-pass sets configured in user replay, where a
   // measured launch costs a few ms instead of kernel replay's 80 or more; an experiment
   // for timing only (docs/COUNTERS.md, "Where a measurement's time goes").
   bool user_replay_one_pass = false;
-  CUcontext ctx = nullptr;
-  bool leaves_simt_counts(std::uint32_t id) {
-    std::lock_guard<std::mutex> lock(sets_mu);
-    return sets->leaves_simt_counts(id);
-  }
-  // Disables the range profiler and enables it afresh; the next launch configures its
-  // set again. Called with the launch lock held alone. "" when done, else what failed.
-  std::string restart() {
-    auto off = cupti_params<CUpti_RangeProfiler_Disable_Params>(
-        CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
-    off.pRangeProfilerObject = object;
-    CUptiResult r = cuptiRangeProfilerDisable(&off);
-    current = kNone;
-    if (r != CUPTI_SUCCESS) return why_unavailable("cuptiRangeProfilerDisable", r);
-    auto en = cupti_params<CUpti_RangeProfiler_Enable_Params>(
-        CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
-    en.ctx = ctx;
-    r = cuptiRangeProfilerEnable(&en);
-    object = r == CUPTI_SUCCESS ? en.pRangeProfilerObject : nullptr;
-    return r == CUPTI_SUCCESS ? "" : why_unavailable("cuptiRangeProfilerEnable", r);
-  }
-
   bool init_counter_data(std::vector<std::uint8_t>& data, CUptiResult* r) {
     auto p = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
@@ -501,10 +475,6 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
       std::make_unique<capture::FunctionMetrics>(cp->plan, passes, every_launch || !learn_sets);
   const char* parts_env = std::getenv("FLOPLINE_COUNTERS_PARTS");
   cp->parts = parts_env != nullptr && std::string_view(parts_env) == "1";
-  const char* restart_env = std::getenv("FLOPLINE_COUNTERS_PARTS_RESTART");
-  cp->restart_after_bytes_parts =
-      cp->parts && restart_env != nullptr && std::string_view(restart_env) == "1";
-  cp->ctx = ctx;
   const char* replay_env = std::getenv("FLOPLINE_COUNTERS_PART_REPLAY");
   cp->user_replay_one_pass = replay_env != nullptr && std::string_view(replay_env) == "user";
   if (cp->user_replay_one_pass) {
@@ -515,15 +485,10 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   }
   if (cp->parts) {
     // An experiment: say what is known of it wherever it is asked for.
-    std::fprintf(stderr, "%s",
-                 cp->restart_after_bytes_parts
-                     ? "flopline: counters: FLOPLINE_COUNTERS_PARTS=1 with "
-                       "FLOPLINE_COUNTERS_PARTS_RESTART=1 is an experiment not yet verified "
-                       "on a GPU (docs/COUNTERS.md, \"One-pass parts\")\n"
-                     : "flopline: counters: FLOPLINE_COUNTERS_PARTS=1 is an experiment and "
-                       "miscounts: a part without the SIMT metrics leaves its kernel's SIMT "
-                       "operations to the next measurement (docs/COUNTERS.md, \"One-pass "
-                       "parts\")\n");
+    std::fprintf(stderr,
+                 "flopline: counters: FLOPLINE_COUNTERS_PARTS=1 is an experiment and "
+                 "miscounts: a part without the SIMT metrics leaves its kernel's SIMT "
+                 "operations to a later measurement (docs/COUNTERS.md, \"One-pass parts\")\n");
   }
 
   auto en = cupti_params<CUpti_RangeProfiler_Enable_Params>(
@@ -929,12 +894,6 @@ void CounterProfiler::Impl::exit_driver() {
     cp.current = ContextProfiler::kNone;
   }
   const capture::TimeNs decode_ns = ns_since(t.since);
-  std::string restart_error;
-  if (t.in_parts && cp.restart_after_bytes_parts && cp.leaves_simt_counts(set)) {
-    const auto restart_since = std::chrono::steady_clock::now();
-    restart_error = cp.restart();
-    t.configure_ns += ns_since(restart_since);  // counted with configuring metric sets
-  }
   if (debug_enabled()) {
     // Where a measurement's time goes: the replay's cost grows with the memory in use.
     std::size_t free_bytes = 0, total_bytes = 0;
@@ -1024,10 +983,6 @@ void CounterProfiler::Impl::exit_driver() {
   if (reset != CUPTI_SUCCESS) {
     std::lock_guard<std::mutex> lock(mu);
     turn_off(why_unavailable("cuptiRangeProfilerCounterDataImageInitialize", reset));
-  }
-  if (!restart_error.empty()) {
-    std::lock_guard<std::mutex> lock(mu);
-    turn_off(restart_error);
   }
 }
 

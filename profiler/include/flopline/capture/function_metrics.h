@@ -105,12 +105,6 @@ class FunctionMetrics {
 
   // How `function` is measured now, in words, for FLOPLINE_COUNTERS_DEBUG.
   std::string describe(std::uint64_t function) const;
-  // Whether set `id` leaves SIMT counts behind: it holds none of the plan's SIMT (SASS)
-  // metrics while the plan has some. A kernel CUPTI has instrumented for those metrics
-  // keeps counting them inside a range configured without them, and the next range
-  // configured with them reads the sum (docs/COUNTERS.md, "One-pass parts"): only a
-  // one-pass part can be such a set, since every other set holds the SIMT counts.
-  bool leaves_simt_counts(std::uint32_t id) const;
   // The words for an unfinished measurement in parts of set `id` that collected
   // `parts_done` of its parts: what it did not count.
   std::string unfinished(std::uint32_t id, std::size_t parts_done) const;
