@@ -552,10 +552,14 @@ __global__ void twice(float* z, float a, float b, int n) {
 // configured with them, and whether what is left adds up, so that a measurement could
 // subtract it instead of restarting (170 ms) or draining (30 ms). Each sequence runs on a
 // fresh range profiler object; "S" measures a launch with the SIMT counts, "B" with DRAM,
-// L2 writes and duration only, "2" with both (2 passes, kernel replay), "u" launches
-// unmeasured. Kernels: a = axpy (2^24 FFMA), o = scale_shift (2^26), t = twice (2^23),
-// i = integer_only (0). Printed: the FFMA each S or 2 read, what it would read alone, and
-// each measurement's milliseconds.
+// L2 writes and duration only, "2" with both (2 passes, kernel replay), each configured
+// right before it; "s" and "b" measure again with the configuration already set (counter
+// data initialized afresh only); "u" launches unmeasured. With
+// COUNTERS_PASS_COST_LEAKS_IN_CALLBACK=1 each range is started and stopped in the
+// launch's own callback, as flopline must. Kernels: a = axpy (2^24 FFMA), o = scale_shift (2^26), t
+// = twice (2^23), i = integer_only (0). Printed: the FFMA each S or 2 read (the kernel alone: a
+// 2^24, o 2^26, t 2^23, i 0), the L2 write sectors each B read, and each range's milliseconds
+// configuring and measuring.
 bool run_leak_sequences(const Setup& s) {
   const std::vector<std::string> simt = simt_metrics();
   const std::vector<std::string> bytes = {
@@ -573,9 +577,6 @@ bool run_leak_sequences(const Setup& s) {
     if (k == 't') twice<<<(kTwiceN + 255) / 256, 256>>>(s.z, 1.0f, 0.0f, kTwiceN);
     if (k == 'i') integer_only<<<64, 256>>>(reinterpret_cast<int*>(s.z), 64 * 256);
   };
-  auto alone = [](char k) -> double {
-    return k == 'a' ? double(kN) : k == 'o' ? double(kOtherN) : k == 't' ? 2.0 * kTwiceN : 0.0;
-  };
   struct Sequence {
     const char* what;
     const char* steps;  // pairs: mode, kernel
@@ -589,78 +590,108 @@ bool run_leak_sequences(const Setup& s) {
       {"unmeasured launches after the byte-only range", "SaBauauaSi"},
       {"left over after the SIMT range that read it?", "SaBaSiSi"},
       {"one-pass ranges after a 2-pass one: dearer?", "SaBaSaBa2oSaBaSaBa"},
+      {"a set measured again without configuring it: dearer?", "BabababaBaBaBa"},
+      {"the same for the SIMT counts, and 2 passes", "SasasaSa2o2o"},
   };
-  std::printf("%-52s %-12s %s\n", "sequence", "steps", "each SIMT read: FFMA read (alone)");
+  const char* cb = std::getenv("COUNTERS_PASS_COST_LEAKS_IN_CALLBACK");
+  const bool in_callback = cb != nullptr && std::string(cb) == "1";
+  std::printf("%-52s %-12s %s%s\n", "sequence", "steps",
+              "each range: FFMA read (or [L2 sectors]), ms configuring+measuring",
+              in_callback ? "; ranges started in the launch's callback" : "");
   for (const Sequence& q : sequences) {
     CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     en.ctx = s.ctx;
     CHECK_CUPTI(cuptiRangeProfilerEnable(&en));
     std::string reads;
+    std::vector<uint8_t> data;  // the current configuration's counter data
     for (const char* p = q.steps; p[0] != '\0' && p[1] != '\0'; p += 2) {
-      const char mode = p[0], kernel = p[1];
-      if (mode == 'u') {
+      const char kernel = p[1];
+      if (p[0] == 'u') {
         launch(kernel);
         cudaDeviceSynchronize();
         continue;
       }
+      // Lower case: measured again with the configuration already set, its counter data
+      // only initialized afresh (as the timing rows above and flopline's repeated sets).
+      const bool again = p[0] == 's' || p[0] == 'b';
+      const char mode = again ? static_cast<char>(p[0] - 'a' + 'A') : p[0];
       const HostConfig& h = mode == 'S' ? h_simt : mode == 'B' ? h_bytes : h_both;
       const std::vector<std::string>& metrics = mode == 'S' ? simt : mode == 'B' ? bytes : both;
-      std::vector<const char*> names;
-      for (const std::string& m : metrics) names.push_back(m.c_str());
-      CUpti_RangeProfiler_GetCounterDataSize_Params ds{
-          CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-      ds.pRangeProfilerObject = en.pRangeProfilerObject;
-      ds.pMetricNames = names.data();
-      ds.numMetrics = names.size();
-      ds.maxNumOfRanges = 1;
-      ds.maxNumRangeTreeNodes = 1;
-      CHECK_CUPTI(cuptiRangeProfilerGetCounterDataSize(&ds));
-      std::vector<uint8_t> data(ds.counterDataSize, 0);
+      const auto c0 = std::chrono::steady_clock::now();
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci{
           CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
       ci.pRangeProfilerObject = en.pRangeProfilerObject;
+      if (!again) {
+        std::vector<const char*> names;
+        for (const std::string& m : metrics) names.push_back(m.c_str());
+        CUpti_RangeProfiler_GetCounterDataSize_Params ds{
+            CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+        ds.pRangeProfilerObject = en.pRangeProfilerObject;
+        ds.pMetricNames = names.data();
+        ds.numMetrics = names.size();
+        ds.maxNumOfRanges = 1;
+        ds.maxNumRangeTreeNodes = 1;
+        CHECK_CUPTI(cuptiRangeProfilerGetCounterDataSize(&ds));
+        data.assign(ds.counterDataSize, 0);
+      }
       ci.counterDataSize = data.size();
       ci.pCounterData = data.data();
       CHECK_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&ci));
-      CUpti_RangeProfiler_SetConfig_Params sc{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-      sc.pRangeProfilerObject = en.pRangeProfilerObject;
-      sc.configSize = h.image.size();
-      sc.pConfig = h.image.data();
-      sc.counterDataImageSize = data.size();
-      sc.pCounterDataImage = data.data();
-      sc.range = CUPTI_AutoRange;
-      sc.replayMode = CUPTI_KernelReplay;
-      sc.maxRangesPerPass = 1;
-      sc.numNestingLevels = 1;
-      sc.minNestingLevel = 1;
-      sc.passIndex = 0;
-      sc.targetNestingLevel = 1;
-      CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
+      if (!again) {
+        CUpti_RangeProfiler_SetConfig_Params sc{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+        sc.pRangeProfilerObject = en.pRangeProfilerObject;
+        sc.configSize = h.image.size();
+        sc.pConfig = h.image.data();
+        sc.counterDataImageSize = data.size();
+        sc.pCounterDataImage = data.data();
+        sc.range = CUPTI_AutoRange;
+        sc.replayMode = CUPTI_KernelReplay;
+        sc.maxRangesPerPass = 1;
+        sc.numNestingLevels = 1;
+        sc.minNestingLevel = 1;
+        sc.passIndex = 0;
+        sc.targetNestingLevel = 1;
+        CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
+      }
+      const double configure_ms = ms_since(c0);
       cudaDeviceSynchronize();
       const auto t0 = std::chrono::steady_clock::now();
-      CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-      st.pRangeProfilerObject = en.pRangeProfilerObject;
-      CHECK_CUPTI(cuptiRangeProfilerStart(&st));
-      launch(kernel);
-      CUpti_RangeProfiler_Stop_Params sp{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-      sp.pRangeProfilerObject = en.pRangeProfilerObject;
-      CHECK_CUPTI(cuptiRangeProfilerStop(&sp));
+      bool all_passes = false;
+      if (in_callback) {  // started and stopped in the launch's own callback, as flopline
+        g_in_callback.object = en.pRangeProfilerObject;
+        g_in_callback.synchronize = false;
+        g_in_callback.armed = true;
+        launch(kernel);
+        g_in_callback.armed = false;
+        CHECK_CUPTI(g_in_callback.start);
+        CHECK_CUPTI(g_in_callback.stop);
+        all_passes = g_in_callback.all_passes;
+      } else {
+        CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+        st.pRangeProfilerObject = en.pRangeProfilerObject;
+        CHECK_CUPTI(cuptiRangeProfilerStart(&st));
+        launch(kernel);
+        CUpti_RangeProfiler_Stop_Params sp{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+        sp.pRangeProfilerObject = en.pRangeProfilerObject;
+        CHECK_CUPTI(cuptiRangeProfilerStop(&sp));
+        all_passes = sp.isAllPassSubmitted != 0;
+      }
       CUpti_RangeProfiler_DecodeData_Params dd{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
       dd.pRangeProfilerObject = en.pRangeProfilerObject;
       CHECK_CUPTI(cuptiRangeProfilerDecodeData(&dd));
       const double ms = ms_since(t0);
-      if (mode == 'B') {
-        char cell[48];
-        std::snprintf(cell, sizeof cell, " B%c: %.0f ms", kernel, ms);
-        reads += cell;
-      } else {
-        const double ffma =
-            metric_value(h, metrics, data, "sm__sass_thread_inst_executed_op_ffma_pred_on.sum");
-        char cell[96];
-        std::snprintf(cell, sizeof cell, " %c%c: %.0f (%.0f) %.0f ms", mode, kernel, ffma,
-                      alone(kernel), ms);
-        reads += cell;
-      }
+      // What the range read: FFMA where it has the SIMT counts, else L2 write sectors (a
+      // check that a byte-only range counted at all); its time and its configuring's.
+      const bool has_simt = mode != 'B';
+      const double value =
+          metric_value(h, metrics, data,
+                       has_simt ? "sm__sass_thread_inst_executed_op_ffma_pred_on.sum"
+                                : "lts__t_sectors_srcunit_tex_op_write.sum");
+      char cell[128];
+      std::snprintf(cell, sizeof cell, " %c%c: %s%.0f%s %.0f+%.0f ms%s", p[0], kernel,
+                    has_simt ? "" : "[L2 ", value, has_simt ? "" : "]", configure_ms, ms,
+                    all_passes ? "" : " (passes missing)");
+      reads += cell;
     }
     CUpti_RangeProfiler_Disable_Params di{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
     di.pRangeProfilerObject = en.pRangeProfilerObject;

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# One single-GPU call (about 1 minute) for what the next design of one-pass measurements
+# rests on (docs/results/2026-11-29-measurement-floor-h200.md, findings 5 and 6):
+# bench/counters_pass_cost's leak sequences (COUNTERS_PASS_COST_LEAKS=1), each range's
+# configuring and measuring timed apart, with each range started around the launch and
+# in the launch's own callback (as flopline must), bare and inside a PyTorch process after
+# a training step: which ranges carry SIMT counts from earlier ones, and whether a range
+# configured right before it is cheap where one measured again on its set is dear.
+# Logs go into $OUT/leak-sequences.tgz; the tables are printed last.
+#   Run there: ln -sfn build-gpu-slim build-gpu; scripts/gpu_leak_sequences.sh
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+work=/tmp/flopline-leak-sequences
+source "$root/scripts/gpu_round_lib.sh"
+export CUDA_VISIBLE_DEVICES="${PARTS_GPU:-0}" COUNTERS_PASS_COST_LEAKS=1
+for cb in 0 1; do
+  COUNTERS_PASS_COST_LEAKS_IN_CALLBACK=$cb timeout 90 "$build/bench/counters_pass_cost" \
+    > "$work/logs/bare-cb$cb.log" 2>&1
+  note "leak sequences, bare, in callback $cb: exit $?"
+  COUNTERS_PASS_COST_LEAKS_IN_CALLBACK=$cb timeout 120 python3 "$root/bench/counters_pass_cost_torch.py" \
+    --lib "$build/bench/libcounters_pass_cost.so" --setups ops > "$work/logs/torch-cb$cb.log" 2>&1
+  note "leak sequences, PyTorch, in callback $cb: exit $?"
+done
+tar czf "$OUT/leak-sequences.tgz" -C "$work" logs
+for f in bare-cb0 bare-cb1 torch-cb0 torch-cb1; do
+  echo "== $f"; cut -c1-400 "$work/logs/$f.log"
+done
+echo "== summary"; cat "$summary"
