@@ -248,6 +248,45 @@ double metric_value(const HostConfig& h, const std::vector<std::string>& metrics
   return cuptiProfilerHostEvaluateToGpuValues(&ev) == CUPTI_SUCCESS ? value : -2;
 }
 
+// The counter data size for `metrics` on `object` (which from then on initializes
+// counter data for that list), one range at a time.
+CUptiResult counter_data_size(CUpti_RangeProfiler_Object* object,
+                              const std::vector<std::string>& metrics, size_t* size) {
+  std::vector<const char*> names;
+  for (const std::string& m : metrics) names.push_back(m.c_str());
+  CUpti_RangeProfiler_GetCounterDataSize_Params ds{
+      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+  ds.pRangeProfilerObject = object;
+  ds.pMetricNames = names.data();
+  ds.numMetrics = names.size();
+  ds.maxNumOfRanges = 1;
+  ds.maxNumRangeTreeNodes = 1;
+  const CUptiResult r = cuptiRangeProfilerGetCounterDataSize(&ds);
+  *size = ds.counterDataSize;
+  return r;
+}
+
+// SetConfig's parameters for one auto range per launch, as flopline sets them.
+CUpti_RangeProfiler_SetConfig_Params one_range_config(CUpti_RangeProfiler_Object* object,
+                                                      const std::vector<uint8_t>& image,
+                                                      std::vector<uint8_t>& data,
+                                                      CUpti_ProfilerReplayMode mode) {
+  CUpti_RangeProfiler_SetConfig_Params sc{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+  sc.pRangeProfilerObject = object;
+  sc.configSize = image.size();
+  sc.pConfig = image.data();
+  sc.counterDataImageSize = data.size();
+  sc.pCounterDataImage = data.data();
+  sc.range = CUPTI_AutoRange;
+  sc.replayMode = mode;
+  sc.maxRangesPerPass = 1;
+  sc.numNestingLevels = 1;
+  sc.minNestingLevel = 1;
+  sc.passIndex = 0;
+  sc.targetNestingLevel = 1;
+  return sc;
+}
+
 // What runs unmeasured after each measured launch: nothing, a kernel never measured, or
 // the measured kernel itself (a function CUPTI has already instrumented for its SASS
 // metrics: does that launch count into the next measurement?).
@@ -339,19 +378,8 @@ bool time_config(const Setup& s, const Config& c, Result* out) {
     return cuptiRangeProfilerCounterDataImageInitialize(&ci);
   };
   CHECK_CUPTI(init());
-  CUpti_RangeProfiler_SetConfig_Params sc{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-  sc.pRangeProfilerObject = en.pRangeProfilerObject;
-  sc.configSize = image.size();
-  sc.pConfig = image.data();
-  sc.counterDataImageSize = data.size();
-  sc.pCounterDataImage = data.data();
-  sc.range = CUPTI_AutoRange;
-  sc.replayMode = c.mode;
-  sc.maxRangesPerPass = 1;
-  sc.numNestingLevels = 1;
-  sc.minNestingLevel = 1;
-  sc.passIndex = 0;
-  sc.targetNestingLevel = 1;
+  CUpti_RangeProfiler_SetConfig_Params sc =
+      one_range_config(en.pRangeProfilerObject, image, data, c.mode);
   CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
   // `c.reconfigure`: the configuration set afresh before each measured launch, inside the
   // timed part (flopline's one-pass parts do so).
@@ -622,35 +650,16 @@ bool run_leak_sequences(const Setup& s) {
           CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
       ci.pRangeProfilerObject = en.pRangeProfilerObject;
       if (!again) {
-        std::vector<const char*> names;
-        for (const std::string& m : metrics) names.push_back(m.c_str());
-        CUpti_RangeProfiler_GetCounterDataSize_Params ds{
-            CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-        ds.pRangeProfilerObject = en.pRangeProfilerObject;
-        ds.pMetricNames = names.data();
-        ds.numMetrics = names.size();
-        ds.maxNumOfRanges = 1;
-        ds.maxNumRangeTreeNodes = 1;
-        CHECK_CUPTI(cuptiRangeProfilerGetCounterDataSize(&ds));
-        data.assign(ds.counterDataSize, 0);
+        size_t size = 0;
+        CHECK_CUPTI(counter_data_size(en.pRangeProfilerObject, metrics, &size));
+        data.assign(size, 0);
       }
       ci.counterDataSize = data.size();
       ci.pCounterData = data.data();
       CHECK_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&ci));
       if (!again) {
-        CUpti_RangeProfiler_SetConfig_Params sc{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-        sc.pRangeProfilerObject = en.pRangeProfilerObject;
-        sc.configSize = h.image.size();
-        sc.pConfig = h.image.data();
-        sc.counterDataImageSize = data.size();
-        sc.pCounterDataImage = data.data();
-        sc.range = CUPTI_AutoRange;
-        sc.replayMode = CUPTI_KernelReplay;
-        sc.maxRangesPerPass = 1;
-        sc.numNestingLevels = 1;
-        sc.minNestingLevel = 1;
-        sc.passIndex = 0;
-        sc.targetNestingLevel = 1;
+        CUpti_RangeProfiler_SetConfig_Params sc =
+            one_range_config(en.pRangeProfilerObject, h.image, data, CUPTI_KernelReplay);
         CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
       }
       const double configure_ms = ms_since(c0);
