@@ -16,21 +16,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work=/tmp/flopline-part-anatomy
 source "$root/scripts/gpu_round_lib.sh"
 export CUDA_VISIBLE_DEVICES="${PARTS_GPU:-0}"
-by_kind() {  # the per-measurement lines of a FLOPLINE_COUNTERS_DEBUG log, by kind
-  python3 - "$1" <<'PY'
-import re, sys, statistics as st
-kinds = {}
-for line in open(sys.argv[1], errors="replace"):
-    m = re.search(r"took ([\d.]+) ms: (\d+) passes( \(a one-pass part\))?.*?\(([\d.]+) ms starting, "
-                  r"([\d.]+) ms launching, ([\d.]+) ms stopping\).*metrics: (\S+)", line)
-    if m:
-        k = f"{m[2]} passes" + (", part" if m[3] else "") + f", {len(m[7].split(','))} metrics"
-        kinds.setdefault(k, []).append([float(m[i]) for i in (1, 4, 5, 6)])
-for k, v in sorted(kinds.items()):
-    med = [st.median(x[i] for x in v) for i in range(4)]
-    print(f"    {k}: {len(v)}, median {med[0]:.1f} ms (start {med[1]:.1f}, launch {med[2]:.1f}, "
-          f"stop {med[3]:.1f})")
-PY
+by_kind() {  # the FLOPLINE_COUNTERS_DEBUG measurement lines of a log, summed up
+  python3 "$root/scripts/measurement_times.py" "$1"
 }
 part_sets() {  # COUNTERS_PASS_COST_SETS from the parts' metric lists of a debug log
   python3 - "$1" <<'PY'

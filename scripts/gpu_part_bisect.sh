@@ -14,17 +14,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work=/tmp/flopline-part-bisect
 source "$root/scripts/gpu_round_lib.sh"
 export CUDA_VISIBLE_DEVICES="${PARTS_GPU:-0}"
-launch_ms() {  # median launch and whole time by kind, from FLOPLINE_COUNTERS_DEBUG lines
-  python3 - "$1" <<'PY'
-import re, sys, statistics as st
-kinds = {}
-for line in open(sys.argv[1], errors="replace"):
-    m = re.search(r"took ([\d.]+) ms: (\d+) passes( \(a one-pass part\))?.*?([\d.]+) ms launching", line)
-    if m:
-        kinds.setdefault(f"{m[2]} passes" + (", part" if m[3] else ""), []).append((float(m[1]), float(m[4])))
-for k, v in sorted(kinds.items()):
-    print(f"    {k}: {len(v)}, median {st.median(x[0] for x in v):.1f} ms, launch {st.median(x[1] for x in v):.1f} ms")
-PY
+launch_ms() {  # the FLOPLINE_COUNTERS_DEBUG measurement lines of a log, summed up
+  python3 "$root/scripts/measurement_times.py" "$1"
 }
 va=("$build/samples/vector_add" --sizes 16777216 --blocks 128,256,512,1024 --reps 4)
 sets="part 2=dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_write.sum,gpu__time_duration.sum"

@@ -13,21 +13,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work=/tmp/flopline-part-module
 source "$root/scripts/gpu_round_lib.sh"
 export CUDA_VISIBLE_DEVICES="${PARTS_GPU:-0}"
-by_function() {  # median measurement time per function and kind, from debug lines
-  python3 - "$1" <<'PY'
-import re, sys, statistics as st
-rows, name = {}, None
-for line in open(sys.argv[1], errors="replace"):
-    m = re.search(r"counters: measuring (\S+) \(measurement", line)
-    if m:
-        name = m[1][:40]
-        continue
-    m = re.search(r"took ([\d.]+) ms: (\d+) passes( \(a one-pass part\))?.*?([\d.]+) ms launching", line)
-    if m and name:
-        rows.setdefault((name, m[2] + (" part" if m[3] else "")), []).append(float(m[4]))
-for (n, k), v in sorted(rows.items()):
-    print(f"    {n:40s} {k:8s} {len(v):4d} launches, median launch {st.median(v):7.1f} ms")
-PY
+by_function() {  # the FLOPLINE_COUNTERS_DEBUG measurement lines of a log, summed up
+  python3 "$root/scripts/measurement_times.py" --by function "$1"
 }
 FLOPLINE_COUNTERS_DEBUG=1 timeout 120 "$fl" run --counters=all --kinds kernel -o "$work/plain.json" \
   -- "$build/samples/plain_cuda" --iters 6 > "$work/logs/plain-all.log" 2>&1

@@ -19,19 +19,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work=/tmp/flopline-parts
 source "$root/scripts/gpu_round_lib.sh"
 export CUDA_VISIBLE_DEVICES="${PARTS_GPU:-0}"
-times() {  # the per-measurement lines of a FLOPLINE_COUNTERS_DEBUG log, by kind
-  python3 - "$1" <<'PY'
-import re, sys
-kinds = {}
-for line in open(sys.argv[1], errors="replace"):
-    m = re.search(r"took ([\d.]+) ms: (\d+) passes( \(a one-pass part\))?", line)
-    if m:
-        k = f"{m[2]} passes" + (", part" if m[3] else "")
-        kinds.setdefault(k, []).append(float(m[1]))
-for k, v in sorted(kinds.items()):
-    v.sort()
-    print(f"    {k}: {len(v)} measurements, median {v[len(v) // 2]:.1f} ms, total {sum(v) / 1e3:.1f} s")
-PY
+times() {  # the FLOPLINE_COUNTERS_DEBUG measurement lines of a log, summed up
+  python3 "$root/scripts/measurement_times.py" "$1"
 }
 
 timeout 120 "$build/bench/counters_pass_cost" 0 > "$work/logs/pass-cost-bare.log" 2>&1
