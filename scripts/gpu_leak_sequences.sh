@@ -6,6 +6,9 @@
 # in the launch's own callback (as flopline must), bare and inside a PyTorch process after
 # a training step: which ranges carry SIMT counts from earlier ones, and whether a range
 # configured right before it is cheap where one measured again on its set is dear.
+# Then flopline itself, default --counters on samples/vector_add and
+# bench/counters_parts_probe.py, with and without FLOPLINE_COUNTERS_RECONFIGURE=1 (every
+# measurement configures its set afresh right before it): do its measurements get cheap.
 # Logs go into $OUT/leak-sequences.tgz; the tables are printed last.
 #   Run there: ln -sfn build-gpu-slim build-gpu; scripts/gpu_leak_sequences.sh
 set -uo pipefail
@@ -21,8 +24,23 @@ for cb in 0 1; do
     --lib "$build/bench/libcounters_pass_cost.so" --setups ops > "$work/logs/torch-cb$cb.log" 2>&1
   note "leak sequences, PyTorch, in callback $cb: exit $?"
 done
+unset COUNTERS_PASS_COST_LEAKS
+for reconfigure in 0 1; do
+  FLOPLINE_COUNTERS_RECONFIGURE=$reconfigure FLOPLINE_COUNTERS_DEBUG=1 timeout 90 "$fl" run \
+    --counters -o "$work/va-$reconfigure.json" -- "$build/samples/vector_add" --sizes 16777216 \
+    --blocks 128,256,512,1024 --reps 4 > "$work/logs/va-reconfigure-$reconfigure.log" 2>&1
+  note "vector_add, reconfigure $reconfigure: exit $?"
+  FLOPLINE_COUNTERS_RECONFIGURE=$reconfigure FLOPLINE_COUNTERS_DEBUG=1 timeout 90 "$fl" run \
+    --counters -o "$work/probe-$reconfigure.json" -- python3 "$root/bench/counters_parts_probe.py" \
+    --rounds 8 --matmul > "$work/logs/probe-reconfigure-$reconfigure.log" 2>&1
+  note "probe, reconfigure $reconfigure: exit $?"
+done
 tar czf "$OUT/leak-sequences.tgz" -C "$work" logs
 for f in bare-cb0 bare-cb1 torch-cb0 torch-cb1; do
   echo "== $f"; cut -c1-400 "$work/logs/$f.log"
+done
+for f in va-reconfigure-0 va-reconfigure-1 probe-reconfigure-0 probe-reconfigure-1; do
+  echo "== $f"; python3 "$root/scripts/measurement_times.py" "$work/logs/$f.log"
+  grep -h "^counters: \(of\|time measuring\|failed\)" "$work/logs/$f.log" | cut -c1-160
 done
 echo "== summary"; cat "$summary"

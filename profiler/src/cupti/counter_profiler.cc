@@ -340,6 +340,10 @@ struct ContextProfiler {
   // measured launch costs a few ms instead of kernel replay's 80 or more; an experiment
   // for timing only (docs/COUNTERS.md, "Where a measurement's time goes").
   bool user_replay_one_pass = false;
+  // FLOPLINE_COUNTERS_RECONFIGURE=1: every measurement configures its set afresh right
+  // before it, not only a part or a changed set; an experiment, to see whether that
+  // keeps measurements cheap (docs/COUNTERS.md, "Where a measurement's time goes").
+  bool reconfigure_each = false;
   bool init_counter_data(std::vector<std::uint8_t>& data, CUptiResult* r) {
     auto p = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
@@ -477,6 +481,13 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   cp->parts = parts_env != nullptr && std::string_view(parts_env) == "1";
   const char* replay_env = std::getenv("FLOPLINE_COUNTERS_PART_REPLAY");
   cp->user_replay_one_pass = replay_env != nullptr && std::string_view(replay_env) == "user";
+  const char* reconfigure_env = std::getenv("FLOPLINE_COUNTERS_RECONFIGURE");
+  cp->reconfigure_each = reconfigure_env != nullptr && std::string_view(reconfigure_env) == "1";
+  if (cp->reconfigure_each) {
+    std::fprintf(stderr,
+                 "flopline: counters: FLOPLINE_COUNTERS_RECONFIGURE=1 is an experiment: "
+                 "every measurement configures its metric set afresh\n");
+  }
   if (cp->user_replay_one_pass) {
     std::fprintf(stderr,
                  "flopline: counters: FLOPLINE_COUNTERS_PART_REPLAY=user is an experiment for "
@@ -887,10 +898,9 @@ void CounterProfiler::Impl::exit_driver() {
   }
   CUptiResult reset = CUPTI_SUCCESS;
   cp.reset_counter_data(&reset);
-  if (t.in_parts) {
-    // The SASS metrics of a one-pass configuration kept counting from one measurement to
-    // the next (a copy kernel measured after a GELU kernel reported the GELU's FLOPs):
-    // each part configures the range profiler afresh, as a replayed measurement does.
+  if (t.in_parts || cp.reconfigure_each) {
+    // A part configures the range profiler afresh (its SIMT counts once seemed to carry
+    // over from one part to the next); so does every measurement when asked to.
     cp.current = ContextProfiler::kNone;
   }
   const capture::TimeNs decode_ns = ns_since(t.since);
