@@ -9,6 +9,9 @@
 # Then flopline itself, default --counters on samples/vector_add and
 # bench/counters_parts_probe.py, with and without FLOPLINE_COUNTERS_RECONFIGURE=1 (every
 # measurement configures its set afresh right before it): do its measurements get cheap.
+# Last, train_loop.py (150 steps) uncounted and counted with FLOPLINE_SELF_TIMING=1: the
+# steady-state step under --counters (23-24 ms against 15 ms uncounted in one pair) and
+# flopline's own share of it.
 # Logs go into $OUT/leak-sequences.tgz; the tables are printed last.
 #   Run there: ln -sfn build-gpu-slim build-gpu; scripts/gpu_leak_sequences.sh
 set -uo pipefail
@@ -35,6 +38,13 @@ for reconfigure in 0 1; do
     --rounds 8 --matmul > "$work/logs/probe-reconfigure-$reconfigure.log" 2>&1
   note "probe, reconfigure $reconfigure: exit $?"
 done
+for mode in plain counted; do
+  flag=(); [ "$mode" = counted ] && flag=(--counters)
+  FLOPLINE_SELF_TIMING=1 timeout 200 "$fl" run "${flag[@]}" --no-summary -o "$work/train-$mode.json" \
+    -- python3 "$root/bench/train_loop.py" --steps 150 --warmup 10 --label "$mode" \
+    > "$work/logs/train-$mode.log" 2>&1
+  note "train_loop 150 steps, $mode: exit $?"
+done
 tar czf "$OUT/leak-sequences.tgz" -C "$work" logs
 for f in bare-cb0 bare-cb1 torch-cb0 torch-cb1; do
   echo "== $f"; cut -c1-400 "$work/logs/$f.log"
@@ -42,5 +52,9 @@ done
 for f in va-reconfigure-0 va-reconfigure-1 probe-reconfigure-0 probe-reconfigure-1; do
   echo "== $f"; python3 "$root/scripts/measurement_times.py" "$work/logs/$f.log"
   grep -h "^counters: \(of\|time measuring\|failed\)" "$work/logs/$f.log" | cut -c1-160
+done
+for mode in plain counted; do
+  echo "== train_loop, $mode"; grep -h "^train_loop\|self timing\|callback\|time measuring" \
+    "$work/logs/train-$mode.log" | cut -c1-200 | head -12
 done
 echo "== summary"; cat "$summary"
