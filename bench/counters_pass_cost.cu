@@ -578,7 +578,7 @@ __global__ void twice(float* z, float a, float b, int n) {
 
 // COUNTERS_PASS_COST_LEAKS=1: which launches leave SIMT counts to the next range
 // configured with them, and whether what is left adds up, so that a measurement could
-// subtract it instead of restarting (170 ms) or draining (30 ms). Each sequence runs on a
+// subtract it instead of restarting or draining (both dear). Each sequence runs on a
 // fresh range profiler object; "S" measures a launch with the SIMT counts, "B" with DRAM,
 // L2 writes and duration only, "2" with both (2 passes, kernel replay), each configured
 // right before it; "s" and "b" measure again with the configuration already set (counter

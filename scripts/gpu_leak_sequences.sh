@@ -10,8 +10,8 @@
 # bench/counters_parts_probe.py, with and without FLOPLINE_COUNTERS_RECONFIGURE=1 (every
 # measurement configures its set afresh right before it): do its measurements get cheap.
 # Last, train_loop.py (150 steps) uncounted and counted with FLOPLINE_SELF_TIMING=1: the
-# steady-state step under --counters (23-24 ms against 15 ms uncounted in one pair) and
-# flopline's own share of it.
+# steady-state step under --counters (slower than uncounted in one pair) and flopline's
+# own share of it.
 # Logs go into $OUT/leak-sequences.tgz; the tables are printed last.
 #   Run there: ln -sfn build-gpu-slim build-gpu; scripts/gpu_leak_sequences.sh
 set -uo pipefail

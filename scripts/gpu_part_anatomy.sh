@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# One single-GPU call on where a one-pass part's time goes in flopline (85 ms a part
-# under FLOPLINE_COUNTERS_PARTS=1, against 0.5-26 ms for the same CUPTI steps in
+# One single-GPU call on where a one-pass part's time goes in flopline (far more a part
+# under FLOPLINE_COUNTERS_PARTS=1 than the same CUPTI steps cost in
 # bench/counters_pass_cost; docs/COUNTERS.md, "One-pass parts"):
 #   1. samples/vector_add, a bare CUDA program, under --counters with parts: what a part
 #      costs without PyTorch

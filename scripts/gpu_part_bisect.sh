@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# One single-GPU call that narrows down what makes a measured launch cost 85 ms in
-# flopline when bench/counters_pass_cost times the same metric lists at 0.6-28 ms
+# One single-GPU call that narrows down what makes a measured launch dearer in flopline
+# than bench/counters_pass_cost times the same metric lists
 # (scripts/gpu_part_anatomy.sh found the time inside the launch call, between CUPTI's
 # enter and exit callbacks, in a bare CUDA program too):
 #   vector_add under --counters with parts: default kinds, kernels alone, and every

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# One single-GPU call testing why a measured launch costs about 85 ms under flopline and
-# 25-28 ms in bench/counters_pass_cost with the same metric lists (gpu_part_bisect.sh,
+# One single-GPU call testing why a measured launch costs more under flopline than in
+# bench/counters_pass_cost with the same metric lists (gpu_part_bisect.sh,
 # gpu_part_module.sh). In the experiment, each list measured: configured afresh; in the
 # launch's callback after a 2-pass measurement of another kernel; after a many-pass
 # (4-pass) one before every launch ("after many"); after one only before the first

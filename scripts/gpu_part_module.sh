@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One single-GPU call on whether a measured launch's cost follows the size of the module
-# its kernel lives in (samples/vector_add's kernel sits in a 5.8 MB device-linked module
-# and costs 85 ms a measurement; the experiment's axpy, in 19 KB, 0.5-28 ms):
+# its kernel lives in (samples/vector_add's kernel sits in a large device-linked module
+# and costs far more a measurement than the experiment's axpy in its small one):
 #   plain_cuda (its kernels in a 25 KB module, SGEMMs in cuBLAS's) under --counters=all:
 #   every launch measured, by function
 #   vector_add and bench/counters_parts_probe.py with parts, one-pass sets in kernel

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# One single-GPU call that looks inside a measured launch that costs 85 ms in flopline
-# and 25 ms in bench/counters_pass_cost (scripts/gpu_part_bisect.sh: not the activity
+# One single-GPU call that looks inside a measured launch that costs more in flopline
+# than in bench/counters_pass_cost (scripts/gpu_part_bisect.sh: not the activity
 # records, not the metric lists, not the passes): what the launching thread waits in,
-# sampled from /proc (scripts/syscall_sampler.py), and a few host stacks from cuda-gdb
-# (plain gdb, where there is one) attached mid-measurement, for vector_add under --counters and for the experiment.
+# sampled from /proc (scripts/syscall_sampler.py), and a few host stacks from plain gdb
+# where there is one (attaching cuda-gdb crashed the experiment), attached
+# mid-measurement, for vector_add under --counters and for the experiment.
 # Logs go into $OUT/logs.tgz; the summary is printed last.
 #   Run there: ln -sfn build-gpu-slim build-gpu; scripts/gpu_part_stacks.sh
 set -uo pipefail

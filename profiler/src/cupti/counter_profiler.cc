@@ -337,8 +337,8 @@ struct ContextProfiler {
   // FLOPLINE_COUNTERS_PARTS=1 (docs/COUNTERS.md says what is verified of it).
   bool parts = false;
   // FLOPLINE_COUNTERS_PART_REPLAY=user: one-pass sets configured in user replay, where a
-  // measured launch costs a few ms instead of kernel replay's 80 or more; an experiment
-  // for timing only (docs/COUNTERS.md, "Where a measurement's time goes").
+  // measured launch was far cheaper than in kernel replay; an experiment for timing only
+  // (docs/COUNTERS.md, "Where a measurement's time goes").
   bool user_replay_one_pass = false;
   // FLOPLINE_COUNTERS_RECONFIGURE=1: every measurement configures its set afresh right
   // before it, not only a part or a changed set; an experiment, to see whether that
