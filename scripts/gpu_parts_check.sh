@@ -5,11 +5,11 @@
 #      "drained": right when "other FFMA" is 2^26) and what do they cost; does the
 #      context synchronize in the launch callback ("cb+sync") make a part dear
 #   2. the same inside PyTorch processes: after a training step (kernel replay costs
-#      85 ms more there), holding 4,000 separate allocations, with about 150 kernels
+#      more there), holding 4,000 separate allocations, with about 150 kernels
 #      loaded: which of them the replay's extra cost follows
 #   3. bench/counters_parts_probe.py under --counters with parts: a part's cost in a small
 #      PyTorch process (plain and with cuBLAS loaded)
-#   4. train_loop.py, 20 steps, with parts: a part's cost there (85 ms before)
+#   4. train_loop.py, 20 steps, with parts: a part's cost there
 #   5. default (with parts) against --counters=all on the probe: do parts agree
 # Each run's "measurement N took" lines are summed by kind (passes, part or not).
 # Logs go into $OUT/logs.tgz; the summary is printed last.
