@@ -135,6 +135,12 @@ bool is_driver_address(std::uint64_t value) {
          type != 0;
 }
 
+// Whether environment variable `name` is set to exactly `value`.
+bool env_equals(const char* name, std::string_view value) {
+  const char* v = std::getenv(name);
+  return v != nullptr && value == v;
+}
+
 // What the launch callback's parameters say of the launch.
 struct LaunchParams {
   capture::LaunchShape shape;
@@ -473,16 +479,12 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   // Metric sets per function (docs/COUNTERS.md). FLOPLINE_COUNTERS_SETS=0 makes every
   // launch collect every metric without --counters=all's measuring of every launch: the
   // way to tell a fault of the sets' reconfiguration from any other.
-  const char* sets_env = std::getenv("FLOPLINE_COUNTERS_SETS");
-  const bool learn_sets = sets_env == nullptr || std::string_view(sets_env) != "0";
+  const bool learn_sets = !env_equals("FLOPLINE_COUNTERS_SETS", "0");
   cp->sets =
       std::make_unique<capture::FunctionMetrics>(cp->plan, passes, every_launch || !learn_sets);
-  const char* parts_env = std::getenv("FLOPLINE_COUNTERS_PARTS");
-  cp->parts = parts_env != nullptr && std::string_view(parts_env) == "1";
-  const char* replay_env = std::getenv("FLOPLINE_COUNTERS_PART_REPLAY");
-  cp->user_replay_one_pass = replay_env != nullptr && std::string_view(replay_env) == "user";
-  const char* reconfigure_env = std::getenv("FLOPLINE_COUNTERS_RECONFIGURE");
-  cp->reconfigure_each = reconfigure_env != nullptr && std::string_view(reconfigure_env) == "1";
+  cp->parts = env_equals("FLOPLINE_COUNTERS_PARTS", "1");
+  cp->user_replay_one_pass = env_equals("FLOPLINE_COUNTERS_PART_REPLAY", "user");
+  cp->reconfigure_each = env_equals("FLOPLINE_COUNTERS_RECONFIGURE", "1");
   if (cp->reconfigure_each) {
     std::fprintf(stderr,
                  "flopline: counters: FLOPLINE_COUNTERS_RECONFIGURE=1 is an experiment: "
