@@ -287,6 +287,33 @@ CUpti_RangeProfiler_SetConfig_Params one_range_config(CUpti_RangeProfiler_Object
   return sc;
 }
 
+// Counter data initialized afresh for `object`'s last announced metric list.
+CUptiResult init_counter_data(CUpti_RangeProfiler_Object* object, std::vector<uint8_t>& data) {
+  CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci{
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+  ci.pRangeProfilerObject = object;
+  ci.counterDataSize = data.size();
+  ci.pCounterData = data.data();
+  return cuptiRangeProfilerCounterDataImageInitialize(&ci);
+}
+
+// One range around `launch()` (Start, the launch, Stop) and its data decoded; whether
+// every pass ran into `all_passes`.
+template <class Launch>
+CUptiResult measure_around(CUpti_RangeProfiler_Object* object, Launch&& launch, bool* all_passes) {
+  CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+  st.pRangeProfilerObject = object;
+  if (CUptiResult r = cuptiRangeProfilerStart(&st); r != CUPTI_SUCCESS) return r;
+  launch();
+  CUpti_RangeProfiler_Stop_Params sp{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+  sp.pRangeProfilerObject = object;
+  if (CUptiResult r = cuptiRangeProfilerStop(&sp); r != CUPTI_SUCCESS) return r;
+  *all_passes = sp.isAllPassSubmitted != 0;
+  CUpti_RangeProfiler_DecodeData_Params dd{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+  dd.pRangeProfilerObject = object;
+  return cuptiRangeProfilerDecodeData(&dd);
+}
+
 // What runs unmeasured after each measured launch: nothing, a kernel never measured, or
 // the measured kernel itself (a function CUPTI has already instrumented for its SASS
 // metrics: does that launch count into the next measurement?).
@@ -358,25 +385,15 @@ bool time_config(const Setup& s, const Config& c, Result* out) {
   CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
   en.ctx = s.ctx;
   CHECK_CUPTI(cuptiRangeProfilerEnable(&en));
-  std::vector<const char*> names;
-  for (const std::string& m : c.metrics) names.push_back(m.c_str());
-  CUpti_RangeProfiler_GetCounterDataSize_Params ds{
-      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-  ds.pRangeProfilerObject = en.pRangeProfilerObject;
-  ds.pMetricNames = names.data();
-  ds.numMetrics = names.size();
-  ds.maxNumOfRanges = 1;
-  ds.maxNumRangeTreeNodes = 1;
-  CHECK_CUPTI(cuptiRangeProfilerGetCounterDataSize(&ds));
-  std::vector<uint8_t> data(ds.counterDataSize, 0);
-  auto init = [&]() {
-    CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci{
-        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-    ci.pRangeProfilerObject = en.pRangeProfilerObject;
-    ci.counterDataSize = data.size();
-    ci.pCounterData = data.data();
-    return cuptiRangeProfilerCounterDataImageInitialize(&ci);
+  // The range profiler object initializes counter data for the metrics of its last
+  // GetCounterDataSize: each configuration announces its own again before it is set.
+  size_t data_size = 0;
+  auto announce = [&](const std::vector<std::string>& metrics) {
+    return counter_data_size(en.pRangeProfilerObject, metrics, &data_size);
   };
+  CHECK_CUPTI(announce(c.metrics));
+  std::vector<uint8_t> data(data_size, 0);
+  auto init = [&]() { return init_counter_data(en.pRangeProfilerObject, data); };
   CHECK_CUPTI(init());
   CUpti_RangeProfiler_SetConfig_Params sc =
       one_range_config(en.pRangeProfilerObject, image, data, c.mode);
@@ -388,61 +405,39 @@ bool time_config(const Setup& s, const Config& c, Result* out) {
     CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
     return true;
   };
-  // The range profiler object initializes counter data for the metrics of its last
-  // GetCounterDataSize: each configuration announces its own again before it is set.
-  auto announce = [&](std::vector<const char*>& n) {
-    ds.pMetricNames = n.data();
-    ds.numMetrics = n.size();
-    return cuptiRangeProfilerGetCounterDataSize(&ds);
-  };
   // A configuration beside this one (kernel replay): the interleaved kernel's, the drain's.
   struct Side {
     HostConfig host;
     std::vector<std::string> metrics;
-    std::vector<const char*> names;
     std::vector<uint8_t> data;
     CUpti_RangeProfiler_SetConfig_Params sc{};
   };
   auto prepare = [&](Side& side, const std::vector<std::string>& m) {
     side.metrics = m;
     if (!config_image(s, side.metrics, &side.host)) return false;
-    for (const std::string& name : side.metrics) side.names.push_back(name.c_str());
-    CHECK_CUPTI(announce(side.names));
-    side.data.assign(ds.counterDataSize, 0);
+    CHECK_CUPTI(announce(side.metrics));
+    side.data.assign(data_size, 0);
     side.sc = sc;
     side.sc.configSize = side.host.image.size();
     side.sc.pConfig = side.host.image.data();
     side.sc.counterDataImageSize = side.data.size();
     side.sc.pCounterDataImage = side.data.data();
     side.sc.replayMode = CUPTI_KernelReplay;
-    CHECK_CUPTI(announce(names));
+    CHECK_CUPTI(announce(c.metrics));
     return true;
   };
   // One launch measured with `side`, its FFMA count into `ffma`; then this configuration
   // is set again.
   auto measure_side = [&](Side& side, auto launch, double* ffma) {
-    CHECK_CUPTI(announce(side.names));
-    CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci{
-        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-    ci.pRangeProfilerObject = en.pRangeProfilerObject;
-    ci.counterDataSize = side.data.size();
-    ci.pCounterData = side.data.data();
-    CHECK_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&ci));
+    CHECK_CUPTI(announce(side.metrics));
+    CHECK_CUPTI(init_counter_data(en.pRangeProfilerObject, side.data));
     side.sc.pRangeProfilerObject = en.pRangeProfilerObject;
     CHECK_CUPTI(cuptiRangeProfilerSetConfig(&side.sc));
-    CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-    st.pRangeProfilerObject = en.pRangeProfilerObject;
-    CHECK_CUPTI(cuptiRangeProfilerStart(&st));
-    launch();
-    CUpti_RangeProfiler_Stop_Params sp{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-    sp.pRangeProfilerObject = en.pRangeProfilerObject;
-    CHECK_CUPTI(cuptiRangeProfilerStop(&sp));
-    CUpti_RangeProfiler_DecodeData_Params dd{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-    dd.pRangeProfilerObject = en.pRangeProfilerObject;
-    CHECK_CUPTI(cuptiRangeProfilerDecodeData(&dd));
+    bool all_passes = false;
+    CHECK_CUPTI(measure_around(en.pRangeProfilerObject, launch, &all_passes));
     *ffma = metric_value(side.host, side.metrics, side.data,
                          "sm__sass_thread_inst_executed_op_ffma_pred_on.sum");
-    CHECK_CUPTI(announce(names));
+    CHECK_CUPTI(announce(c.metrics));
     CHECK_CUPTI(init());
     CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
     return true;
@@ -469,9 +464,8 @@ bool time_config(const Setup& s, const Config& c, Result* out) {
       en.ctx = s.ctx;
       CHECK_CUPTI(cuptiRangeProfilerEnable(&en));
       // A fresh object knows no metric list: announce it before initializing counter data.
-      ds.pRangeProfilerObject = en.pRangeProfilerObject;
       sc.pRangeProfilerObject = en.pRangeProfilerObject;  // the sides take it when measured
-      CHECK_CUPTI(announce(names));
+      CHECK_CUPTI(announce(c.metrics));
       CHECK_CUPTI(init());
       CHECK_CUPTI(cuptiRangeProfilerSetConfig(&sc));
     } else if (c.after == After::kDrain) {
@@ -646,17 +640,12 @@ bool run_leak_sequences(const Setup& s) {
       const HostConfig& h = mode == 'S' ? h_simt : mode == 'B' ? h_bytes : h_both;
       const std::vector<std::string>& metrics = mode == 'S' ? simt : mode == 'B' ? bytes : both;
       const auto c0 = std::chrono::steady_clock::now();
-      CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci{
-          CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-      ci.pRangeProfilerObject = en.pRangeProfilerObject;
       if (!again) {
         size_t size = 0;
         CHECK_CUPTI(counter_data_size(en.pRangeProfilerObject, metrics, &size));
         data.assign(size, 0);
       }
-      ci.counterDataSize = data.size();
-      ci.pCounterData = data.data();
-      CHECK_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&ci));
+      CHECK_CUPTI(init_counter_data(en.pRangeProfilerObject, data));
       if (!again) {
         CUpti_RangeProfiler_SetConfig_Params sc =
             one_range_config(en.pRangeProfilerObject, h.image, data, CUPTI_KernelReplay);
@@ -675,19 +664,13 @@ bool run_leak_sequences(const Setup& s) {
         CHECK_CUPTI(g_in_callback.start);
         CHECK_CUPTI(g_in_callback.stop);
         all_passes = g_in_callback.all_passes;
+        CUpti_RangeProfiler_DecodeData_Params dd{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+        dd.pRangeProfilerObject = en.pRangeProfilerObject;
+        CHECK_CUPTI(cuptiRangeProfilerDecodeData(&dd));
       } else {
-        CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-        st.pRangeProfilerObject = en.pRangeProfilerObject;
-        CHECK_CUPTI(cuptiRangeProfilerStart(&st));
-        launch(kernel);
-        CUpti_RangeProfiler_Stop_Params sp{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-        sp.pRangeProfilerObject = en.pRangeProfilerObject;
-        CHECK_CUPTI(cuptiRangeProfilerStop(&sp));
-        all_passes = sp.isAllPassSubmitted != 0;
+        CHECK_CUPTI(measure_around(
+            en.pRangeProfilerObject, [&] { launch(kernel); }, &all_passes));
       }
-      CUpti_RangeProfiler_DecodeData_Params dd{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-      dd.pRangeProfilerObject = en.pRangeProfilerObject;
-      CHECK_CUPTI(cuptiRangeProfilerDecodeData(&dd));
       const double ms = ms_since(t0);
       // What the range read: FFMA where it has the SIMT counts, else L2 write sectors (a
       // check that a byte-only range counted at all); its time and its configuring's.
