@@ -67,6 +67,11 @@ TEST(SelfTiming, ReportNamesEachPartThatRan) {
                                       "appends to the file: 2 x 2.50 s = 5.00 s (max 3.00 s)",
                                       "each figure includes the timing itself: 42 ns a run"}));
   EXPECT_EQ(format_self_timing(SelfTotals{}, 42), std::vector<std::string>{"nothing timed"});
+  SelfTotals counters{};
+  counters[static_cast<int>(SelfPart::kCounterLaunch)] = {3, 3'000, 1'500};
+  EXPECT_EQ(
+      format_self_timing(counters, 42)[0],
+      "counters at launches not measured (within callbacks): 3 x 1.0 us = 3.0 us (max 1.5 us)");
 }
 
 TEST(SelfTiming, EnvironmentTurnsItOn) {

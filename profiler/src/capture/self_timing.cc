@@ -56,6 +56,10 @@ const char* to_string(SelfPart p) {
       return "decoding";
     case SelfPart::kAppend:
       return "appends to the file";
+    case SelfPart::kCounterLaunch:
+      return "counters at launches not measured (within callbacks)";
+    case SelfPart::kCounterMeasured:
+      return "counters at measured launches, not their replay (within callbacks)";
     case SelfPart::kCount:
       break;
   }

@@ -24,6 +24,7 @@
 #include "flopline/capture/capture_config.h"
 #include "flopline/capture/function_metrics.h"
 #include "flopline/capture/launch_work.h"
+#include "flopline/capture/self_timing.h"
 #include "profiler_host.h"
 
 namespace flopline::cupti {
@@ -583,6 +584,14 @@ capture::TimeNs ns_since(std::chrono::steady_clock::time_point t) {
 
 thread_local ThreadLaunch t_launch;
 
+// FLOPLINE_SELF_TIMING: one call's counter work since `since_ns`, as a launch left
+// unmeasured (it shared the launch lock) or as part of a measured one.
+void add_counter_time(bool unmeasured, std::uint64_t since_ns) {
+  capture::add_self_time(
+      unmeasured ? capture::SelfPart::kCounterLaunch : capture::SelfPart::kCounterMeasured,
+      capture::SelfTimer::now_ns() - since_ns);
+}
+
 }  // namespace
 
 struct CounterProfiler::Impl {
@@ -1040,7 +1049,9 @@ void CounterProfiler::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId 
     ++t.depth;
     if (level == LaunchLevel::kDriver && !t.in_driver) {
       t.in_driver = true;
+      const std::uint64_t since = capture::self_timing_on() ? capture::SelfTimer::now_ns() : 0;
       impl_->enter_driver(cbid, data);
+      if (since != 0) add_counter_time(t.shared, since);
     }
     return;
   }
@@ -1048,7 +1059,10 @@ void CounterProfiler::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId 
   if (level == LaunchLevel::kDriver && t.in_driver) {
     t.in_driver = false;
     t.driver_correlation = data->correlationId;
+    const bool shared = t.shared;
+    const std::uint64_t since = capture::self_timing_on() ? capture::SelfTimer::now_ns() : 0;
     impl_->exit_driver();
+    if (since != 0) add_counter_time(shared, since);
   }
   if (--t.depth > 0) return;
   if (t.first_part_of != capture::kNoId) {

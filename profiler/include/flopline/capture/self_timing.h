@@ -6,7 +6,8 @@
 // Parts and the threads they run on: the runtime/driver callback (the program's own
 // threads, at every recorded call's entry and exit), CUPTI's buffer requests (mostly
 // the program's threads, when a buffer fills) and completions (CUPTI's thread), the
-// decoder thread's work, and the appends of the trace written while the program runs.
+// decoder thread's work, and the appends of the trace written while the program runs;
+// under --counters, the counter profiler's share of the callbacks, apart.
 #pragma once
 
 #include <time.h>
@@ -19,7 +20,19 @@
 
 namespace flopline::capture {
 
-enum class SelfPart : int { kCallback, kBufferRequest, kBufferComplete, kDecode, kAppend, kCount };
+enum class SelfPart : int {
+  kCallback,
+  kBufferRequest,
+  kBufferComplete,
+  kDecode,
+  kAppend,
+  // Within kCallback, under --counters: the counter profiler's work at a launch it does not
+  // measure (its work key and the shared launch lock), and at one it measures (configuring,
+  // Start, Stop and reading the values, not the replay inside the launch call).
+  kCounterLaunch,
+  kCounterMeasured,
+  kCount
+};
 inline constexpr int kSelfParts = static_cast<int>(SelfPart::kCount);
 
 const char* to_string(SelfPart p);  // "callbacks", "buffer requests", ...
