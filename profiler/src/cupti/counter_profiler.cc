@@ -387,9 +387,12 @@ struct ContextProfiler {
   // (configuring, reading values).
   std::unique_ptr<capture::FunctionMetrics> sets;
   std::mutex sets_mu;
+  // FLOPLINE_COUNTERS_BASE_ONLY=1: an experiment for cost alone (tensor work uncounted):
+  // every launch collects the base set, so that no set of more passes is ever configured.
+  bool base_only = false;
   std::uint32_t choose(std::uint64_t function) {
     std::lock_guard<std::mutex> lock(sets_mu);
-    return sets->choose(function);
+    return base_only ? sets->base_set() : sets->choose(function);
   }
   std::vector<std::uint32_t> set_metrics(std::uint32_t id) {
     std::lock_guard<std::mutex> lock(sets_mu);
@@ -597,6 +600,12 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   cp->parts = env_equals("FLOPLINE_COUNTERS_PARTS", "1");
   cp->user_replay_one_pass = env_equals("FLOPLINE_COUNTERS_PART_REPLAY", "user");
   cp->reconfigure_each = env_equals("FLOPLINE_COUNTERS_RECONFIGURE", "1");
+  cp->base_only = !every_launch && env_equals("FLOPLINE_COUNTERS_BASE_ONLY", "1");
+  if (cp->base_only) {
+    std::fprintf(stderr,
+                 "flopline: counters: FLOPLINE_COUNTERS_BASE_ONLY=1 is an experiment for "
+                 "cost: tensor work is not counted\n");
+  }
   cp->checkpoint_keep = env_equals("FLOPLINE_COUNTERS_REPLAY", "checkpoint-keep");
   if (!every_launch &&
       (cp->checkpoint_keep || env_equals("FLOPLINE_COUNTERS_REPLAY", "checkpoint"))) {
@@ -644,8 +653,9 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   cp->object = en.pRangeProfilerObject;
   // The set of a function's first launch: the range profiler is configured before its
   // first measurement, and again whenever a launch needs another set.
-  if (!cp->use_set(every_launch || !learn_sets ? capture::FunctionMetrics::kFull
-                                               : capture::FunctionMetrics::kLearning,
+  if (!cp->use_set(cp->base_only                 ? cp->choose(0)
+                   : every_launch || !learn_sets ? capture::FunctionMetrics::kFull
+                                                 : capture::FunctionMetrics::kLearning,
                    why) &&
       !cp->use_set(capture::FunctionMetrics::kFull, why)) {
     return nullptr;
@@ -1189,7 +1199,7 @@ void CounterProfiler::Impl::exit_driver() {
       }
     }
     if (t.have_values) {
-      t.incomplete = cp.learn(t.function, t.whole_set, t.values);
+      if (!cp.base_only) t.incomplete = cp.learn(t.function, t.whole_set, t.values);
       if (!t.incomplete.empty()) {
         // Its key is measured again, with every metric.
         ++info.incomplete;
