@@ -12,8 +12,7 @@ import re
 import statistics
 import sys
 
-TOOK = re.compile(r"measurement (\d+) took ([\d.]+) ms: (\d+) passes( \(a one-pass part\))?"
-                  r"( \(run in the launch's callback\))?, "
+TOOK = re.compile(r"measurement (\d+) took ([\d.]+) ms: (\d+) passes( \(a one-pass part\))?, "
                   r"([\d.]+) ms configuring")
 STEPS = re.compile(r"\(([\d.]+) ms starting, ([\d.]+) ms launching, ([\d.]+) ms stopping\)")
 METRICS = re.compile(r"; metrics: (\S+)")
@@ -34,8 +33,7 @@ def parse(lines):
         if not m:
             continue
         row = {"id": int(m[1]), "ms": float(m[2]), "passes": int(m[3]), "part": bool(m[4]),
-               "in_callback": bool(m[5]), "configure_ms": float(m[6]),
-               "function": function.get(m[1], "?")}
+               "configure_ms": float(m[5]), "function": function.get(m[1], "?")}
         s = STEPS.search(line)
         if s:
             row.update(start_ms=float(s[1]), launch_ms=float(s[2]), stop_ms=float(s[3]))
@@ -50,7 +48,6 @@ def key_of(row, by, width):
     if by == "function":
         return row["function"][:width]
     kind = f"{row['passes']} passes" + (", part" if row["part"] else "")
-    kind += ", in the callback" if row.get("in_callback") else ""
     return kind + (f", {row['metrics']} metrics" if "metrics" in row else "")
 
 

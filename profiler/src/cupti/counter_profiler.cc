@@ -2,7 +2,6 @@
 #include "counter_profiler.h"
 
 #include <cupti_activity.h>
-#include <cupti_checkpoint.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
@@ -19,7 +18,6 @@
 #include <shared_mutex>
 #include <span>
 #include <string_view>
-#include <type_traits>
 #include <unordered_map>
 
 #include "capture_window_control.h"
@@ -31,8 +29,6 @@
 
 namespace flopline::cupti {
 namespace {
-
-using NV::Cupti::Checkpoint::CUpti_Checkpoint;  // CUpti_Checkpoint_STRUCT_SIZE names it so
 
 enum class LaunchLevel { kNone, kRuntime, kDriver };
 
@@ -75,18 +71,6 @@ struct Driver {
   CUresult (*ctx_synchronize)() = nullptr;
   CUresult (*pointer_get_attribute)(void*, CUpointer_attribute, CUdeviceptr) = nullptr;
   CUresult (*mem_get_info)(size_t*, size_t*) = nullptr;  // FLOPLINE_COUNTERS_DEBUG only
-  // The launch calls, for a measured launch's passes run in its own callback
-  // (FLOPLINE_COUNTERS_REPLAY=checkpoint).
-  CUresult (*launch_kernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                            unsigned, CUstream, void**, void**) = nullptr;
-  CUresult (*launch_kernel_ptsz)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
-                                 unsigned, unsigned, CUstream, void**, void**) = nullptr;
-  CUresult (*launch_cooperative)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
-                                 unsigned, unsigned, CUstream, void**) = nullptr;
-  CUresult (*launch_cooperative_ptsz)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
-                                      unsigned, unsigned, CUstream, void**) = nullptr;
-  CUresult (*launch_ex)(const CUlaunchConfig*, CUfunction, void**, void**) = nullptr;
-  CUresult (*launch_ex_ptsz)(const CUlaunchConfig*, CUfunction, void**, void**) = nullptr;
 };
 
 const Driver& driver() {
@@ -105,15 +89,6 @@ const Driver& driver() {
     r.pointer_get_attribute =
         reinterpret_cast<decltype(r.pointer_get_attribute)>(dlsym(lib, "cuPointerGetAttribute"));
     r.mem_get_info = reinterpret_cast<decltype(r.mem_get_info)>(dlsym(lib, "cuMemGetInfo_v2"));
-    auto sym = [lib](auto& f, const char* name) {
-      f = reinterpret_cast<std::remove_reference_t<decltype(f)>>(dlsym(lib, name));
-    };
-    sym(r.launch_kernel, "cuLaunchKernel");
-    sym(r.launch_kernel_ptsz, "cuLaunchKernel_ptsz");
-    sym(r.launch_cooperative, "cuLaunchCooperativeKernel");
-    sym(r.launch_cooperative_ptsz, "cuLaunchCooperativeKernel_ptsz");
-    sym(r.launch_ex, "cuLaunchKernelEx");
-    sym(r.launch_ex_ptsz, "cuLaunchKernelEx_ptsz");
     return r;
   }();
   return d;
@@ -224,76 +199,6 @@ LaunchParams launch_params(CUpti_CallbackId cbid, const void* params) {
   return l;
 }
 
-// Launches again what the launch call `cbid` with `params` launches, as it asked.
-CUresult launch_again(CUpti_CallbackId cbid, const void* params) {
-  const Driver& d = driver();
-  auto plain = [](auto f, const auto* p) -> CUresult {
-    if (f == nullptr) return CUDA_ERROR_NOT_FOUND;
-    return f(p->f, p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX, p->blockDimY, p->blockDimZ,
-             p->sharedMemBytes, p->hStream, p->kernelParams, p->extra);
-  };
-  auto cooperative = [](auto f, const auto* p) -> CUresult {
-    if (f == nullptr) return CUDA_ERROR_NOT_FOUND;
-    return f(p->f, p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX, p->blockDimY, p->blockDimZ,
-             p->sharedMemBytes, p->hStream, p->kernelParams);
-  };
-  auto ex = [](auto f, const cuLaunchKernelEx_params* p) -> CUresult {
-    if (f == nullptr) return CUDA_ERROR_NOT_FOUND;
-    return f(p->config, p->f, p->kernelParams, p->extra);
-  };
-  switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-      return plain(d.launch_kernel, static_cast<const cuLaunchKernel_params*>(params));
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-      return plain(d.launch_kernel_ptsz, static_cast<const cuLaunchKernel_params*>(params));
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-      return cooperative(d.launch_cooperative,
-                         static_cast<const cuLaunchCooperativeKernel_params*>(params));
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-      return cooperative(d.launch_cooperative_ptsz,
-                         static_cast<const cuLaunchCooperativeKernel_params*>(params));
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-      return ex(d.launch_ex, static_cast<const cuLaunchKernelEx_params*>(params));
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-      return ex(d.launch_ex_ptsz, static_cast<const cuLaunchKernelEx_params*>(params));
-    default:
-      return CUDA_ERROR_NOT_SUPPORTED;
-  }
-}
-
-// CUPTI's Checkpoint API (its own library beside libcupti), loaded when
-// FLOPLINE_COUNTERS_REPLAY=checkpoint asks for it; null functions where it is missing.
-struct CheckpointApi {
-  using Call = CUptiResult (*)(CUpti_Checkpoint*);
-  Call save = nullptr;
-  Call restore = nullptr;
-  Call free = nullptr;
-  bool loaded() const { return save != nullptr && restore != nullptr && free != nullptr; }
-};
-
-const CheckpointApi& checkpoint_api() {
-  static const CheckpointApi api = [] {
-    CheckpointApi a;
-    void* lib = dlopen("libcheckpoint.so", RTLD_LAZY | RTLD_LOCAL);
-    if (lib == nullptr) {
-      // Beside libcupti, where the toolkit puts it.
-      Dl_info info{};
-      if (dladdr(reinterpret_cast<void*>(&cuptiGetVersion), &info) != 0 &&
-          info.dli_fname != nullptr) {
-        std::string dir = info.dli_fname;
-        dir = dir.substr(0, dir.find_last_of('/') + 1);
-        lib = dlopen((dir + "libcheckpoint.so").c_str(), RTLD_LAZY | RTLD_LOCAL);
-      }
-    }
-    if (lib == nullptr) return a;
-    a.save = reinterpret_cast<CheckpointApi::Call>(dlsym(lib, "cuptiCheckpointSave"));
-    a.restore = reinterpret_cast<CheckpointApi::Call>(dlsym(lib, "cuptiCheckpointRestore"));
-    a.free = reinterpret_cast<CheckpointApi::Call>(dlsym(lib, "cuptiCheckpointFree"));
-    return a;
-  }();
-  return api;
-}
-
 // The launch's argument words (launch_work.h); false when they cannot be read.
 bool launch_words(const capture::ParamLayout& layout, const LaunchParams& l,
                   std::vector<std::uint64_t>* words) {
@@ -387,12 +292,9 @@ struct ContextProfiler {
   // (configuring, reading values).
   std::unique_ptr<capture::FunctionMetrics> sets;
   std::mutex sets_mu;
-  // FLOPLINE_COUNTERS_BASE_ONLY=1: an experiment for cost alone (tensor work uncounted):
-  // every launch collects the base set, so that no set of more passes is ever configured.
-  bool base_only = false;
   std::uint32_t choose(std::uint64_t function) {
     std::lock_guard<std::mutex> lock(sets_mu);
-    return base_only ? sets->base_set() : sets->choose(function);
+    return sets->choose(function);
   }
   std::vector<std::uint32_t> set_metrics(std::uint32_t id) {
     std::lock_guard<std::mutex> lock(sets_mu);
@@ -449,21 +351,6 @@ struct ContextProfiler {
   // before it, not only a part or a changed set; an experiment, to see whether that
   // keeps measurements cheap (docs/COUNTERS.md, "Where a measurement's time goes").
   bool reconfigure_each = false;
-  // FLOPLINE_COUNTERS_REPLAY=checkpoint: a set of at most `checkpoint_passes` passes is
-  // configured in user replay and its passes run in the launch's own callback, each a
-  // launch of the same kernel, device memory saved before the first and restored after
-  // each with CUPTI's checkpoint; the launch itself then runs unmeasured. An experiment:
-  // kernel replay of two passes cost 111-127 ms in a PyTorch process that had trained,
-  // this 47-57 ms in bench/counters_pass_cost (docs/COUNTERS.md). "checkpoint-keep"
-  // keeps the checkpoint's copy between measurements instead of freeing it.
-  bool checkpoint_replay = false;
-  bool checkpoint_keep = false;
-  std::size_t checkpoint_passes = 2;
-  CUpti_Checkpoint checkpoint{};
-  bool checkpoint_held = false;  // `checkpoint` holds a copy (to free)
-  bool replays_in_callback(std::uint32_t id) {
-    return checkpoint_replay && set_passes(id) <= checkpoint_passes;
-  }
   bool init_counter_data(std::vector<std::uint8_t>& data, CUptiResult* r) {
     auto p = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
@@ -525,9 +412,8 @@ bool ContextProfiler::use_set(std::uint32_t id, std::string* why) {
   sc.counterDataImageSize = c.counter_data.size();
   sc.pCounterDataImage = c.counter_data.data();
   sc.range = CUPTI_AutoRange;
-  sc.replayMode = (user_replay_one_pass && set_passes(id) == 1) || replays_in_callback(id)
-                      ? CUPTI_UserReplay
-                      : CUPTI_KernelReplay;
+  sc.replayMode =
+      user_replay_one_pass && set_passes(id) == 1 ? CUPTI_UserReplay : CUPTI_KernelReplay;
   sc.maxRangesPerPass = 1;
   sc.numNestingLevels = 1;
   sc.minNestingLevel = 1;
@@ -600,30 +486,6 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   cp->parts = env_equals("FLOPLINE_COUNTERS_PARTS", "1");
   cp->user_replay_one_pass = env_equals("FLOPLINE_COUNTERS_PART_REPLAY", "user");
   cp->reconfigure_each = env_equals("FLOPLINE_COUNTERS_RECONFIGURE", "1");
-  cp->base_only = !every_launch && env_equals("FLOPLINE_COUNTERS_BASE_ONLY", "1");
-  if (cp->base_only) {
-    std::fprintf(stderr,
-                 "flopline: counters: FLOPLINE_COUNTERS_BASE_ONLY=1 is an experiment for "
-                 "cost: tensor work is not counted\n");
-  }
-  cp->checkpoint_keep = env_equals("FLOPLINE_COUNTERS_REPLAY", "checkpoint-keep");
-  if (!every_launch &&
-      (cp->checkpoint_keep || env_equals("FLOPLINE_COUNTERS_REPLAY", "checkpoint"))) {
-    cp->checkpoint_replay = checkpoint_api().loaded();
-    if (const char* n = std::getenv("FLOPLINE_COUNTERS_REPLAY_PASSES"); n != nullptr && *n != 0)
-      cp->checkpoint_passes = std::strtoul(n, nullptr, 10);
-    std::fprintf(stderr,
-                 cp->checkpoint_replay
-                     ? "flopline: counters: FLOPLINE_COUNTERS_REPLAY=checkpoint is an experiment: "
-                       "sets of up to %zu passes replay in the launch's callback\n"
-                     : "flopline: counters: FLOPLINE_COUNTERS_REPLAY=checkpoint needs CUPTI's "
-                       "libcheckpoint.so, not found: kernel replay (%zu)\n",
-                 cp->checkpoint_passes);
-    cp->checkpoint.structSize = CUpti_Checkpoint_STRUCT_SIZE;
-    cp->checkpoint.ctx = ctx;
-    cp->checkpoint.reserveDeviceMB = 1024;  // the copy leaves the program room
-    cp->checkpoint.allowOverwrite = 1;
-  }
   if (cp->reconfigure_each) {
     std::fprintf(stderr,
                  "flopline: counters: FLOPLINE_COUNTERS_RECONFIGURE=1 is an experiment: "
@@ -653,9 +515,8 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   cp->object = en.pRangeProfilerObject;
   // The set of a function's first launch: the range profiler is configured before its
   // first measurement, and again whenever a launch needs another set.
-  if (!cp->use_set(cp->base_only                 ? cp->choose(0)
-                   : every_launch || !learn_sets ? capture::FunctionMetrics::kFull
-                                                 : capture::FunctionMetrics::kLearning,
+  if (!cp->use_set(every_launch || !learn_sets ? capture::FunctionMetrics::kFull
+                                               : capture::FunctionMetrics::kLearning,
                    why) &&
       !cp->use_set(capture::FunctionMetrics::kFull, why)) {
     return nullptr;
@@ -713,12 +574,6 @@ struct ThreadLaunch {
   // For FLOPLINE_COUNTERS_DEBUG: Start's own time, and when the launch call began.
   capture::TimeNs start_ns = 0;
   std::chrono::steady_clock::time_point launch_since;
-  // The measurement's passes ran in the launch's callback (replay_in_callback): no range
-  // to stop at the launch's exit; what failed there, if anything.
-  bool replayed = false;
-  CUptiResult replay_result = CUPTI_SUCCESS;
-  std::string replay_error;
-  int replay_passes = 0;
 };
 
 capture::TimeNs ns_since(std::chrono::steady_clock::time_point t) {
@@ -728,67 +583,6 @@ capture::TimeNs ns_since(std::chrono::steady_clock::time_point t) {
 }
 
 thread_local ThreadLaunch t_launch;
-// This thread is launching a measured kernel's passes from the launch's callback: the
-// callbacks of those launches are flopline's own, not the program's.
-thread_local bool t_replaying = false;
-
-// Runs every pass of `cp`'s current set (configured in user replay) as launches of what
-// the launch call `cbid` with `params` launches, from its callback: the device memory
-// saved first and restored after each pass, so that each pass and then the launch itself
-// start from the state the program left. Called with the launch lock held alone.
-void replay_in_callback(ContextProfiler& cp, CUpti_CallbackId cbid, const void* params,
-                        ThreadLaunch& t) {
-  const CheckpointApi& api = checkpoint_api();
-  t.replayed = true;
-  t.replay_passes = 0;
-  t.replay_error.clear();
-  if (driver().ctx_synchronize != nullptr) driver().ctx_synchronize();  // the state to save
-  CUptiResult r = api.save(&cp.checkpoint);
-  if (r != CUPTI_SUCCESS) {
-    t.replay_result = r;
-    t.replay_error = "cuptiCheckpointSave failed (" + std::to_string(r) + ")";
-    return;
-  }
-  cp.checkpoint_held = true;
-  bool all = false;
-  t_replaying = true;
-  for (int pass = 0; pass < 64 && !all && r == CUPTI_SUCCESS && t.replay_error.empty(); ++pass) {
-    if (pass > 0 && (r = api.restore(&cp.checkpoint)) != CUPTI_SUCCESS) {
-      t.replay_error = "cuptiCheckpointRestore failed (" + std::to_string(r) + ")";
-      break;
-    }
-    auto start = cupti_params<CUpti_RangeProfiler_Start_Params>(
-        CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
-    start.pRangeProfilerObject = cp.object;
-    if ((r = cuptiRangeProfilerStart(&start)) != CUPTI_SUCCESS) break;
-    CUresult launched = launch_again(cbid, params);
-    if (launched == CUDA_SUCCESS && driver().ctx_synchronize != nullptr) {
-      launched = driver().ctx_synchronize();  // the pass ends before its counters are read
-    }
-    auto stop =
-        cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
-    stop.pRangeProfilerObject = cp.object;
-    r = cuptiRangeProfilerStop(&stop);
-    ++t.replay_passes;
-    if (launched != CUDA_SUCCESS) {
-      t.replay_error = "launching a pass failed (CUresult " + std::to_string(launched) + ")";
-    }
-    all = stop.isAllPassSubmitted != 0;
-  }
-  t_replaying = false;
-  const CUptiResult restored = api.restore(&cp.checkpoint);
-  if (!cp.checkpoint_keep) {
-    api.free(&cp.checkpoint);
-    cp.checkpoint_held = false;
-  }
-  t.replay_result = r;
-  if (r == CUPTI_SUCCESS && restored != CUPTI_SUCCESS && t.replay_error.empty()) {
-    t.replay_error = "cuptiCheckpointRestore failed (" + std::to_string(restored) + ")";
-  }
-  if (r == CUPTI_SUCCESS && !all && t.replay_error.empty()) {
-    t.replay_error = "not every replay pass ran";
-  }
-}
 
 // FLOPLINE_SELF_TIMING: one call's counter work since `since_ns`, as a launch left
 // unmeasured (it shared the launch lock) or as part of a measured one.
@@ -1043,16 +837,6 @@ void CounterProfiler::Impl::enter_driver(CUpti_CallbackId cbid, const CUpti_Call
     driver().ctx_synchronize();
   }
   t.synchronize_ns = ns_since(t.since);
-  t.replayed = false;
-  if (!t.in_parts && cp->replays_in_callback(t.set)) {
-    const auto replay_since = std::chrono::steady_clock::now();
-    replay_in_callback(*cp, cbid, data->functionParams, t);
-    t.start_ns = ns_since(replay_since);  // the debug line's "starting": the passes
-    t.launch_since = std::chrono::steady_clock::now();
-    t.measuring = true;
-    t.profiler = cp;
-    return;
-  }
   auto p =
       cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
   p.pRangeProfilerObject = cp->object;
@@ -1089,17 +873,11 @@ void CounterProfiler::Impl::exit_driver() {
   stop.pRangeProfilerObject = cp.object;
   const capture::TimeNs launch_ns = ns_since(t.launch_since);
   const auto stop_since = std::chrono::steady_clock::now();
-  CUptiResult r = CUPTI_SUCCESS;
-  if (t.replayed) {  // its passes ran in the launch's callback; the launch ran unmeasured
-    r = t.replay_result;
-    error = t.replay_error;
-  } else {
-    r = cuptiRangeProfilerStop(&stop);
-    if (r == CUPTI_SUCCESS && !stop.isAllPassSubmitted) error = "not every replay pass ran";
-  }
+  CUptiResult r = cuptiRangeProfilerStop(&stop);
   const capture::TimeNs stop_ns = ns_since(stop_since);
   const capture::TimeNs replay_ns = ns_since(t.since);
   t.since = std::chrono::steady_clock::now();
+  if (r == CUPTI_SUCCESS && !stop.isAllPassSubmitted) error = "not every replay pass ran";
   if (r == CUPTI_SUCCESS && error.empty()) {
     auto d = cupti_params<CUpti_RangeProfiler_DecodeData_Params>(
         CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
@@ -1147,11 +925,9 @@ void CounterProfiler::Impl::exit_driver() {
                  "starting, %.2f ms launching, %.2f ms stopping), %.2f ms decoding; %.2f GiB "
                  "in use on the device; metrics: %s\n",
                  t.measurement, (t.configure_ns + replay_ns + decode_ns) / 1e6, cp.set_passes(set),
-                 t.in_parts   ? " (a one-pass part)"
-                 : t.replayed ? " (run in the launch's callback)"
-                              : "",
-                 t.configure_ns / 1e6, t.synchronize_ns / 1e6, (replay_ns - t.synchronize_ns) / 1e6,
-                 t.start_ns / 1e6, launch_ns / 1e6, stop_ns / 1e6, decode_ns / 1e6,
+                 t.in_parts ? " (a one-pass part)" : "", t.configure_ns / 1e6,
+                 t.synchronize_ns / 1e6, (replay_ns - t.synchronize_ns) / 1e6, t.start_ns / 1e6,
+                 launch_ns / 1e6, stop_ns / 1e6, decode_ns / 1e6,
                  (total_bytes - free_bytes) / double(1ull << 30), config.names_joined().c_str());
   }
   if (forced_flush_after_measuring(several_contexts.load())) {
@@ -1199,7 +975,7 @@ void CounterProfiler::Impl::exit_driver() {
       }
     }
     if (t.have_values) {
-      if (!cp.base_only) t.incomplete = cp.learn(t.function, t.whole_set, t.values);
+      t.incomplete = cp.learn(t.function, t.whole_set, t.values);
       if (!t.incomplete.empty()) {
         // Its key is measured again, with every metric.
         ++info.incomplete;
@@ -1253,10 +1029,6 @@ bool CounterProfiler::start(std::uint32_t per_signature, const std::string& excl
   return true;
 }
 
-bool CounterProfiler::replaying_on_this_thread() {
-  return t_replaying;
-}
-
 bool CounterProfiler::active() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   return impl_->started && !impl_->off;
@@ -1267,7 +1039,6 @@ void CounterProfiler::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId 
   const LaunchLevel level = launch_level(domain, cbid);
   if (level == LaunchLevel::kNone) return;
   ThreadLaunch& t = t_launch;
-  if (t_replaying) return;  // a measured kernel's pass, launched by flopline
   if (data->callbackSite == CUPTI_API_ENTER) {
     // Outside capture windows no launch is measured (their callbacks stay on so that
     // depths stay balanced across a window's edge).

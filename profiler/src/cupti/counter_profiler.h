@@ -37,9 +37,6 @@ class CounterProfiler {
   // whose names match `exclude` (a regex; "" for none) or are communication never are.
   bool start(std::uint32_t per_signature, const std::string& exclude, std::string* why);
   bool active() const;
-  // Whether this thread is launching a measured kernel's passes itself
-  // (FLOPLINE_COUNTERS_REPLAY=checkpoint): their callbacks are not the program's calls.
-  static bool replaying_on_this_thread();
   // Every launch callback of the subscriber goes here (it returns at once for others).
   void on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                    const CUpti_CallbackData* data);

@@ -152,7 +152,6 @@ void CUPTIAPI on_buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint
 void CUPTIAPI on_api_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                               const void* data) {
   (void)user;
-  if (CounterProfiler::replaying_on_this_thread()) return;  // flopline's own launches
   const capture::SelfTimer timer(capture::SelfPart::kCallback);
   if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
     GpuMetricsSampler::instance().on_context_destroying(

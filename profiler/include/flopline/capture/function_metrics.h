@@ -109,13 +109,6 @@ class FunctionMetrics {
   // `parts_done` of its parts: what it did not count.
   std::string unfinished(std::uint32_t id, std::size_t parts_done) const;
 
-  // The set without tensor metrics (SIMT counts and bytes): FLOPLINE_COUNTERS_BASE_ONLY's
-  // experiment, which measures every launch with it and never configures more passes.
-  std::uint32_t base_set() {
-    std::string why;
-    return learned_set({}, &why);
-  }
-
   static constexpr std::uint32_t kFull = 0;      // every counting metric
   static constexpr std::uint32_t kLearning = 1;  // every metric, instructions too
 
