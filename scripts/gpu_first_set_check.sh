@@ -39,7 +39,7 @@ note "train_loop pair: counted exit $rc"
   grep -h "incomplete:" "$work/logs/train-counted.log" | sed 's/.*incomplete: //' | sort | uniq -c | head -5
   grep -h "^counters: " "$work/logs/train-counted.log" | cut -c1-220
 } >> "$table" 2>&1
-left=$(( limit - 110 - $(since) ))
+left=$(( limit - 70 - $(since) ))
 timeout "$left" python3 "$root/bench/counters_default_vs_all.py" --flopline "$fl" --out "$work/keys" \
   --timeout $(( left - 10 )) --top 8 > "$work/logs/default-vs-all.log" 2>&1
 note "default against all: exit $?"
