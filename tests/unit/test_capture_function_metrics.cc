@@ -57,13 +57,7 @@ const std::string kRead = "dram__bytes_read.sum";
 
 class FunctionMetricsTest : public ::testing::Test {
  protected:
-  // Without the GMMA instruction count, as on chips before Hopper: a function's first
-  // measurement collects every metric (the two-pass first set has its own tests below).
-  void SetUp() override {
-    auto names = chip_metrics("GH100");
-    std::erase(names, std::string("sm__inst_executed_pipe_tensor_op_gmma"));
-    plan = plan_counter_metrics(names, hopper_like_passes);
-  }
+  void SetUp() override { plan = plan_counter_metrics(chip_metrics("GH100"), hopper_like_passes); }
 
   std::uint32_t index(const std::string& name) const {
     for (std::uint32_t i = 0; i < plan.metrics.size(); ++i) {
@@ -290,83 +284,6 @@ TEST_F(FunctionMetricsTest, ALearnedSetIsMeasuredInOnePassParts) {
   const bool simt_first = in_set(f, first_part, kFfma);
   EXPECT_NE(why.find(simt_first ? "tensor operations" : "SIMT operations"), std::string::npos)
       << why;
-}
-
-// With the GMMA instruction count (a GH100): a function's first measurement collects only
-// the tensor metrics that fit the passes of the others, so that no set of more passes is
-// configured for functions whose tensor work it sees whole.
-class FirstSetTest : public FunctionMetricsTest {
- protected:
-  void SetUp() override { plan = plan_counter_metrics(chip_metrics("GH100"), hopper_like_passes); }
-};
-
-const std::string kGmma = "sm__inst_executed_pipe_tensor_op_gmma.sum";
-
-TEST_F(FirstSetTest, HoldsTheGmmaPathsInTheOthersPasses) {
-  EXPECT_EQ(plan.metrics[index(kGmma)].use, CounterUse::kGmmaInstructions);
-  FunctionMetrics f(plan, hopper_like_passes, false);
-  const std::uint32_t first = f.choose(1);
-  EXPECT_EQ(first, f.first_set());
-  ASSERT_NE(first, FunctionMetrics::kLearning);
-  EXPECT_EQ(f.set(first).passes, 2u);
-  EXPECT_GT(f.set(FunctionMetrics::kLearning).passes, 2u);
-  for (const std::string& m : {kBf16, kBf16Sparse, kFp16, kInst, kGmma, kFfma, kRead}) {
-    EXPECT_TRUE(in_set(f, first, m)) << m;
-  }
-  EXPECT_FALSE(in_set(f, first, kHmmaTf32));
-  // Never a FLOP, never in the sets that count every metric.
-  EXPECT_FALSE(in_set(f, FunctionMetrics::kFull, kGmma));
-  EXPECT_FALSE(in_set(f, FunctionMetrics::kLearning, kGmma));
-  std::vector<double> v(plan.metrics.size(), 0);
-  v[index(kGmma)] = 100;
-  EXPECT_EQ(evaluate_counters(plan, v).flops, 0);
-  EXPECT_FALSE(evaluate_counters(plan, v).tensor_instructions.value_or(0) > 0);
-}
-
-TEST_F(FirstSetTest, CompleteWithoutTensorWorkOrWithGmmaOnItsPaths) {
-  FunctionMetrics f(plan, hopper_like_passes, false);
-  const std::uint32_t first = f.choose(5);
-  EXPECT_EQ(f.learn(5, first, values(f, first, {{kFfma, 1 << 20}})), "");
-  const std::uint32_t plain = f.choose(5);
-  EXPECT_NE(plain, first);
-  EXPECT_NE(plain, FunctionMetrics::kLearning);
-  EXPECT_FALSE(in_set(f, plain, kBf16));
-  // A bf16 GEMM: every tensor instruction GMMA, on a path the set counts.
-  EXPECT_EQ(f.learn(7, f.choose(7), values(f, first, {{kBf16, 64000}, {kInst, 100}, {kGmma, 100}})),
-            "");
-  const std::uint32_t gemm = f.choose(7);
-  EXPECT_TRUE(in_set(f, gemm, kBf16));
-  EXPECT_FALSE(in_set(f, gemm, kFp16));
-  EXPECT_LE(f.set(gemm).passes, 2u);
-  // Its later launches are checked against what it learned, as after learning.
-  EXPECT_EQ(f.learn(7, gemm, values(f, gemm, {{kBf16, 128000}, {kInst, 200}})), "");
-  const std::string why = f.learn(7, gemm, values(f, gemm, {{kBf16, 64000}, {kInst, 200}}));
-  EXPECT_NE(why.find("outside its learned metrics"), std::string::npos) << why;
-}
-
-TEST_F(FirstSetTest, TensorWorkItMaySeePartlyIsLearnedAgainWithEveryMetric) {
-  FunctionMetrics f(plan, hopper_like_passes, false);
-  const std::uint32_t first = f.first_set();
-  // Tensor instructions that are not GMMA (HMMA, DMMA, IMMA, or HFMA2 on the pipe).
-  std::string why = f.learn(1, first, values(f, first, {{kBf16, 1000}, {kInst, 100}, {kGmma, 60}}));
-  EXPECT_NE(why.find("40 of its 100 tensor instructions are not GMMA"), std::string::npos) << why;
-  EXPECT_EQ(f.choose(1), FunctionMetrics::kLearning);
-  EXPECT_NE(f.describe(1).find("learning with every metric"), std::string::npos);
-  // Learning then goes on as without the first set.
-  EXPECT_EQ(f.learn(1, FunctionMetrics::kLearning,
-                    values(f, FunctionMetrics::kLearning, {{kHmmaTf32, 4096}, {kInst, 1}})),
-            "");
-  EXPECT_TRUE(in_set(f, f.choose(1), kHmmaTf32));
-  // GMMA instructions with no operation on the paths counted (integer GMMA).
-  why = f.learn(2, first, values(f, first, {{kInst, 10}, {kGmma, 10}}));
-  EXPECT_NE(why.find("without operations"), std::string::npos) << why;
-  EXPECT_EQ(f.choose(2), FunctionMetrics::kLearning);
-  // Operations without instructions, and instructions not read.
-  EXPECT_FALSE(f.learn(3, first, values(f, first, {{kBf16, 1000}})).empty());
-  EXPECT_EQ(f.choose(3), FunctionMetrics::kLearning);
-  std::vector<double> unread = values(f, first, {{kFfma, 8}});
-  unread[index(kGmma)] = -1;
-  EXPECT_NE(f.learn(4, first, unread).find("not read"), std::string::npos);
 }
 
 TEST(MeasureInParts, UnlessTheFunctionsKeysDoNotComeBack) {

@@ -193,8 +193,6 @@ void add_dram_metrics(const std::set<std::string>& listed, CounterPlan& plan) {
 // no tensor op at all: those are subtracted, so that the count is of matrix
 // instructions. GMMA instructions are in the pipe's count (docs/COUNTERS.md, "Fewer
 // replay passes", has the measurements).
-// The GMMA instructions alone (Hopper's warpgroup MMAs) tell a function's first,
-// two-pass measurement whether the GMMA paths it collects saw all of its tensor work.
 void add_tensor_instruction_metrics(const std::set<std::string>& listed, CounterPlan& plan) {
   if (listed.count("sm__inst_executed_pipe_tensor") == 0) return;
   CounterMetric m;
@@ -202,13 +200,6 @@ void add_tensor_instruction_metrics(const std::set<std::string>& listed, Counter
   m.use = CounterUse::kTensorInstructions;
   m.path = "tensor instructions";
   plan.metrics.push_back(m);
-  if (listed.count("sm__inst_executed_pipe_tensor_op_gmma") != 0) {
-    CounterMetric g = m;
-    g.name = "sm__inst_executed_pipe_tensor_op_gmma.sum";
-    g.use = CounterUse::kGmmaInstructions;
-    g.path = "gmma instructions";
-    plan.metrics.push_back(g);
-  }
   if (listed.count("sm__inst_executed_pipe_tensor_op_hmma_type_hfma2") == 0) return;
   m.name = "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum";
   m.per_count = -1;
@@ -367,8 +358,6 @@ CountedWork evaluate_counters(const CounterPlan& plan, std::span<const double> v
         break;
       case CounterUse::kTensorInstructions:
         w.tensor_instructions = w.tensor_instructions.value_or(0) + x;
-        break;
-      case CounterUse::kGmmaInstructions:  // a part of the above, for learning alone
         break;
     }
   }

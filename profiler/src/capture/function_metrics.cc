@@ -68,10 +68,6 @@ FunctionMetrics::FunctionMetrics(const CounterPlan& plan, const PassCounter& pas
       instructions_.push_back(i);
       continue;
     }
-    if (m.use == CounterUse::kGmmaInstructions) {
-      gmma_ = i;
-      continue;
-    }
     full.metrics.push_back(i);
     if (!m.tensor()) base_.push_back(i);
   }
@@ -86,98 +82,13 @@ FunctionMetrics::FunctionMetrics(const CounterPlan& plan, const PassCounter& pas
   for (std::uint32_t i : learning.metrics) names.push_back(plan_.metrics[i].name);
   learning.passes = passes_(names).value_or(0);
   sets_.push_back(std::move(learning));
-  add_first_set();
-}
-
-void FunctionMetrics::add_first_set() {
-  std::uint32_t all = kNoMetric;  // the count of every tensor instruction
-  for (std::uint32_t i : instructions_) {
-    if (plan_.metrics[i].per_count > 0) all = i;
-  }
-  if (all == kNoMetric || gmma_ == kNoMetric) return;
-  auto passes_of = [&](const std::vector<std::uint32_t>& metrics) {
-    std::vector<std::string> names;
-    for (std::uint32_t i : metrics) names.push_back(plan_.metrics[i].name);
-    return passes_(names);
-  };
-  const std::optional<std::size_t> limit = passes_of(base_);
-  if (!limit) return;
-  MetricSet first;
-  first.metrics = base_;
-  auto add = [&](std::uint32_t i) {
-    first.metrics.push_back(i);
-    const std::optional<std::size_t> p = passes_of(first.metrics);
-    if (p && *p <= *limit) return true;
-    first.metrics.pop_back();
-    return false;
-  };
-  if (!add(all) || !add(gmma_)) return;
-  for (std::uint32_t i : instructions_) {
-    if (i != all) add(i);  // HFMA2, where it fits
-  }
-  for (std::uint32_t i = 0; i < plan_.metrics.size(); ++i) {
-    if (plan_.metrics[i].tensor()) add(i);
-  }
-  std::sort(first.metrics.begin(), first.metrics.end());
-  first.passes = *limit;
-  if (first.passes >= sets_[kLearning].passes) return;  // saves nothing
-  first.what = "first: the tensor metrics that fit " + std::to_string(first.passes) + " passes";
-  first_ = static_cast<std::uint32_t>(sets_.size());
-  sets_.push_back(std::move(first));
 }
 
 std::uint32_t FunctionMetrics::choose(std::uint64_t function) {
   if (!learning_) return kFull;
   const auto it = functions_.find(function);
-  if (it == functions_.end() || it->second.stage == Stage::kNew) return first_;
-  if (it->second.stage == Stage::kRelearn) return kLearning;
+  if (it == functions_.end() || it->second.stage == Stage::kNew) return kLearning;
   return it->second.set;
-}
-
-std::string FunctionMetrics::learn_first(Function& f, std::span<const double> values) {
-  auto again = [&](std::string why) {
-    f.stage = Stage::kRelearn;
-    f.why_full = why;
-    return why + ": measured again with every metric";
-  };
-  if (!collected(values, gmma_)) return again("its tensor instructions were not read");
-  double instructions = 0;
-  for (std::uint32_t i : instructions_) {
-    if (!collected(values, i)) {
-      if (plan_.metrics[i].per_count > 0) return again("its tensor instructions were not read");
-      continue;  // HFMA2 outside the set: then any the pipe ran are not GMMA, and fail below
-    }
-    instructions += values[i] * plan_.metrics[i].per_count;
-  }
-  double ops = 0;
-  std::vector<std::uint32_t> counted;
-  for (std::uint32_t i : sets_[first_].metrics) {
-    const CounterMetric& m = plan_.metrics[i];
-    if (!m.tensor() || !collected(values, i)) continue;
-    if (m.use == CounterUse::kTensorOps) ops += values[i];
-    if (values[i] > 0) counted.push_back(i);
-  }
-  const double gmma = values[gmma_];
-  if (instructions <= 0 && ops > 0) return again("tensor operations without tensor instructions");
-  if (instructions > 0 && gmma < instructions) {
-    return again(fmt(instructions - gmma) + " of its " + fmt(instructions) +
-                 " tensor instructions are not GMMA");
-  }
-  if (instructions > 0 && ops <= 0) {
-    return again(fmt(instructions) + " GMMA instructions without operations on the paths counted");
-  }
-  std::string why_not;
-  const std::uint32_t s = learned_set(counted, &why_not);
-  if (s == kFull) {
-    f.stage = Stage::kFull;
-    f.set = kFull;
-    f.why_full = why_not;
-  } else {
-    f.stage = Stage::kLearned;
-    f.set = s;
-    f.ratio = instructions > 0 ? ops / instructions : 0;
-  }
-  return {};  // every tensor instruction was GMMA, on a path the set counts
 }
 
 std::uint32_t FunctionMetrics::learned_set(const std::vector<std::uint32_t>& tensor_metrics,
@@ -230,7 +141,6 @@ std::string FunctionMetrics::learn(std::uint64_t function, std::uint32_t id,
                                    std::span<const double> values) {
   if (id == kFull || !learning_ || id >= sets_.size()) return {};
   Function& f = functions_[function];
-  if (id == first_ && first_ != kLearning) return learn_first(f, values);
   double ops = 0;
   double instructions = 0;
   bool have_instructions = !instructions_.empty();
@@ -296,13 +206,9 @@ std::string FunctionMetrics::learn(std::uint64_t function, std::uint32_t id,
 std::string FunctionMetrics::describe(std::uint64_t function) const {
   if (!learning_) return "every metric";
   const auto it = functions_.find(function);
-  if (it == functions_.end() || it->second.stage == Stage::kNew) {
-    return first_ == kLearning ? "learning"
-                               : "learning in " + std::to_string(sets_[first_].passes) + " passes";
-  }
+  if (it == functions_.end() || it->second.stage == Stage::kNew) return "learning";
   const Function& f = it->second;
   if (f.stage == Stage::kFull) return "every metric: " + f.why_full;
-  if (f.stage == Stage::kRelearn) return "learning with every metric: " + f.why_full;
   const MetricSet& set = sets_[f.set];
   std::string how = set.what + " (" + std::to_string(set.passes) + " passes";
   if (!set.parts.empty()) how += ", in " + std::to_string(set.parts.size()) + " one-pass parts";
@@ -324,7 +230,6 @@ std::string FunctionMetrics::unfinished(std::uint32_t id, std::size_t parts_done
         case CounterUse::kTensorOps:
         case CounterUse::kTensorSparseOps:
         case CounterUse::kTensorInstructions:
-        case CounterUse::kGmmaInstructions:
           what = "tensor operations";
           break;
         case CounterUse::kDramRead:

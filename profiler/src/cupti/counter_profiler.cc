@@ -515,9 +515,9 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   cp->object = en.pRangeProfilerObject;
   // The set of a function's first launch: the range profiler is configured before its
   // first measurement, and again whenever a launch needs another set.
-  if (!cp->use_set(
-          every_launch || !learn_sets ? capture::FunctionMetrics::kFull : cp->sets->first_set(),
-          why) &&
+  if (!cp->use_set(every_launch || !learn_sets ? capture::FunctionMetrics::kFull
+                                               : capture::FunctionMetrics::kLearning,
+                   why) &&
       !cp->use_set(capture::FunctionMetrics::kFull, why)) {
     return nullptr;
   }

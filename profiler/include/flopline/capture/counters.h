@@ -53,7 +53,6 @@ enum class CounterUse : std::uint8_t {
   kDramWrite,           // sectors the kernel stores to L2: written back to DRAM
   kDuration,            // the kernel's GPU time under replay (ns): places a replayed kernel
   kTensorInstructions,  // tensor instructions executed: a check, not FLOPs
-  kGmmaInstructions,    // the GMMA ones among them: whether a first measurement saw them all
 };
 
 struct CounterMetric {
@@ -76,8 +75,8 @@ struct CounterMetric {
 };
 
 struct CounterPlan {
-  // The counting metrics, then the tensor-instruction metrics (kTensorInstructions,
-  // kGmmaInstructions), which `passes` does not include.
+  // The counting metrics, then the tensor-instruction metrics (kTensorInstructions), which
+  // `passes` does not include.
   std::vector<CounterMetric> metrics;
   // What this chip cannot count with the metrics it lists, in words ("fp16 SIMT fma").
   std::vector<std::string> missing;

@@ -7,20 +7,8 @@
 // instructions are fixed when it is compiled: a bf16 GEMM never issues tf32 or fp64 MMAs.
 // So a function's tensor types are learned once and later launches measure only those:
 //
-//   first     the first measured launch of a function collects the metrics without
-//             tensor ops, the tensor instructions, the GMMA instructions among them and
-//             as many tensor-op metrics as fit the passes of the first alone (two on a
-//             GH100: every GMMA path but the integer ones). Any set of more passes,
-//             once configured on the range profiler, makes every later measurement as
-//             dear as it is (87.9 ms against 31.6 in vector_add on an H200): so most
-//             functions never need one. The launch is complete when it ran no tensor
-//             instruction and counted no tensor op, or when every tensor instruction
-//             was GMMA and the paths counted operations; it learns T and r as below. A
-//             GMMA function that also ran integer GMMA (outside the set) in the same
-//             kernel would have those operations missed: no library kernel mixes them.
-//             Otherwise the launch is incomplete and the function is learned again:
-//   learning  a measured launch collects every counting metric and the
-//             tensor-instruction metrics (kTensorInstructions). It learns the
+//   learning  the first measured launch of a function collects every counting metric
+//             and the tensor-instruction metrics (kTensorInstructions). It learns the
 //             tensor metrics that counted something (T) and the ratio of their
 //             operations to the tensor instructions executed (r).
 //   learned   later launches collect the plan's other metrics (SIMT FLOPs, DRAM bytes,
@@ -123,12 +111,9 @@ class FunctionMetrics {
 
   static constexpr std::uint32_t kFull = 0;      // every counting metric
   static constexpr std::uint32_t kLearning = 1;  // every metric, instructions too
-  // The set a function's first measurement collects: kLearning, or a set of no more
-  // passes than the metrics without tensor ops (see "first" above).
-  std::uint32_t first_set() const { return learning_ ? first_ : kFull; }
 
  private:
-  enum class Stage : std::uint8_t { kNew, kRelearn, kLearned, kFull };
+  enum class Stage : std::uint8_t { kNew, kLearned, kFull };
   struct Function {
     Stage stage = Stage::kNew;
     std::uint32_t set = kFull;
@@ -136,17 +121,12 @@ class FunctionMetrics {
     std::string why_full;
   };
   std::uint32_t learned_set(const std::vector<std::uint32_t>& tensor_metrics, std::string* why_not);
-  void add_first_set();
-  std::string learn_first(Function& f, std::span<const double> values);
-  static constexpr std::uint32_t kNoMetric = ~0u;
 
   CounterPlan plan_;
   PassCounter passes_;
   bool learning_ = false;
   std::vector<std::uint32_t> base_;  // counting metrics that are not tensor ops
   std::vector<std::uint32_t> instructions_;
-  std::uint32_t gmma_ = kNoMetric;  // the GMMA instructions (kGmmaInstructions)
-  std::uint32_t first_ = kLearning;
   std::vector<MetricSet> sets_;
   std::unordered_map<std::uint64_t, Function> functions_;
 };
