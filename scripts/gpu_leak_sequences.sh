@@ -7,8 +7,9 @@
 # a training step: which ranges carry SIMT counts from earlier ones, and whether a range
 # configured right before it is cheap where one measured again on its set is dear.
 # Then flopline itself, default --counters on samples/vector_add and
-# bench/counters_parts_probe.py, with and without FLOPLINE_COUNTERS_RECONFIGURE=1 (every
-# measurement configures its set afresh right before it): do its measurements get cheap.
+# bench/counters_parts_probe.py: what its measurements cost beside those ranges (run once
+# with every measurement configured afresh, which changed nothing: 94 against 90 ms, and
+# that switch is gone).
 # Last, train_loop.py (150 steps) uncounted and counted with FLOPLINE_SELF_TIMING=1: the
 # steady-state step under --counters (slower than uncounted in one pair) and flopline's
 # own share of it.
@@ -28,16 +29,13 @@ for cb in 0 1; do
   note "leak sequences, PyTorch, in callback $cb: exit $?"
 done
 unset COUNTERS_PASS_COST_LEAKS
-for reconfigure in 0 1; do
-  FLOPLINE_COUNTERS_RECONFIGURE=$reconfigure FLOPLINE_COUNTERS_DEBUG=1 timeout 90 "$fl" run \
-    --counters -o "$work/va-$reconfigure.json" -- "$build/samples/vector_add" --sizes 16777216 \
-    --blocks 128,256,512,1024 --reps 4 > "$work/logs/va-reconfigure-$reconfigure.log" 2>&1
-  note "vector_add, reconfigure $reconfigure: exit $?"
-  FLOPLINE_COUNTERS_RECONFIGURE=$reconfigure FLOPLINE_COUNTERS_DEBUG=1 timeout 90 "$fl" run \
-    --counters -o "$work/probe-$reconfigure.json" -- python3 "$root/bench/counters_parts_probe.py" \
-    --rounds 8 --matmul > "$work/logs/probe-reconfigure-$reconfigure.log" 2>&1
-  note "probe, reconfigure $reconfigure: exit $?"
-done
+FLOPLINE_COUNTERS_DEBUG=1 timeout 90 "$fl" run --counters -o "$work/va.json" -- \
+  "$build/samples/vector_add" --sizes 16777216 --blocks 128,256,512,1024 --reps 4 \
+  > "$work/logs/va.log" 2>&1
+note "vector_add: exit $?"
+FLOPLINE_COUNTERS_DEBUG=1 timeout 90 "$fl" run --counters -o "$work/probe.json" -- python3 \
+  "$root/bench/counters_parts_probe.py" --rounds 8 --matmul > "$work/logs/probe.log" 2>&1
+note "probe: exit $?"
 for mode in plain counted; do
   flag=(); [ "$mode" = counted ] && flag=(--counters)
   FLOPLINE_SELF_TIMING=1 timeout 200 "$fl" run "${flag[@]}" --no-summary -o "$work/train-$mode.json" \
@@ -49,7 +47,7 @@ tar czf "$OUT/leak-sequences.tgz" -C "$work" logs
 for f in bare-cb0 bare-cb1 torch-cb0 torch-cb1; do
   echo "== $f"; cut -c1-400 "$work/logs/$f.log"
 done
-for f in va-reconfigure-0 va-reconfigure-1 probe-reconfigure-0 probe-reconfigure-1; do
+for f in va probe; do
   echo "== $f"; python3 "$root/scripts/measurement_times.py" "$work/logs/$f.log"
   grep -h "^counters: \(of\|time measuring\|failed\)" "$work/logs/$f.log" | cut -c1-160
 done

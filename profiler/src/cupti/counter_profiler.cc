@@ -347,10 +347,6 @@ struct ContextProfiler {
   // measured launch was far cheaper than in kernel replay; an experiment for timing only
   // (docs/COUNTERS.md, "Where a measurement's time goes").
   bool user_replay_one_pass = false;
-  // FLOPLINE_COUNTERS_RECONFIGURE=1: every measurement configures its set afresh right
-  // before it, not only a part or a changed set; an experiment, to see whether that
-  // keeps measurements cheap (docs/COUNTERS.md, "Where a measurement's time goes").
-  bool reconfigure_each = false;
   bool init_counter_data(std::vector<std::uint8_t>& data, CUptiResult* r) {
     auto p = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
@@ -485,12 +481,6 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
       std::make_unique<capture::FunctionMetrics>(cp->plan, passes, every_launch || !learn_sets);
   cp->parts = env_equals("FLOPLINE_COUNTERS_PARTS", "1");
   cp->user_replay_one_pass = env_equals("FLOPLINE_COUNTERS_PART_REPLAY", "user");
-  cp->reconfigure_each = env_equals("FLOPLINE_COUNTERS_RECONFIGURE", "1");
-  if (cp->reconfigure_each) {
-    std::fprintf(stderr,
-                 "flopline: counters: FLOPLINE_COUNTERS_RECONFIGURE=1 is an experiment: "
-                 "every measurement configures its metric set afresh\n");
-  }
   if (cp->user_replay_one_pass) {
     std::fprintf(stderr,
                  "flopline: counters: FLOPLINE_COUNTERS_PART_REPLAY=user is an experiment for "
@@ -909,9 +899,9 @@ void CounterProfiler::Impl::exit_driver() {
   }
   CUptiResult reset = CUPTI_SUCCESS;
   cp.reset_counter_data(&reset);
-  if (t.in_parts || cp.reconfigure_each) {
+  if (t.in_parts) {
     // A part configures the range profiler afresh (its SIMT counts once seemed to carry
-    // over from one part to the next); so does every measurement when asked to.
+    // over from one part to the next).
     cp.current = ContextProfiler::kNone;
   }
   const capture::TimeNs decode_ns = ns_since(t.since);
