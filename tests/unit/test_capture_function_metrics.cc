@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
@@ -54,6 +55,9 @@ const std::string kInst = "sm__inst_executed_pipe_tensor.sum";
 const std::string kHfma2 = "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum";
 const std::string kFfma = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum";
 const std::string kRead = "dram__bytes_read.sum";
+const std::string kGmma = "sm__inst_executed_pipe_tensor_op_gmma.sum";
+const std::string kHmma = "sm__inst_executed_pipe_tensor_op_hmma.sum";
+const std::string kDmma = "sm__inst_executed_pipe_tensor_op_dmma.sum";
 
 class FunctionMetricsTest : public ::testing::Test {
  protected:
@@ -92,15 +96,19 @@ TEST_F(FunctionMetricsTest, PlanCountsTensorInstructionsOutsideItsPasses) {
         return v;
       }(),
       hopper_like_passes);
-  EXPECT_EQ(plan.metrics.size(), without.metrics.size() + 2);
+  // The pipe's total, HFMA2, and GMMA, HMMA, DMMA, IMMA by type.
+  EXPECT_EQ(plan.metrics.size(), without.metrics.size() + 6);
   EXPECT_EQ(plan.passes, without.passes);
   EXPECT_EQ(plan.metrics[index(kInst)].use, CounterUse::kTensorInstructions);
   EXPECT_EQ(plan.metrics[index(kHfma2)].use, CounterUse::kTensorInstructions);
+  EXPECT_EQ(plan.metrics[index(kGmma)].use, CounterUse::kTensorInstructionType);
+  EXPECT_EQ(plan.metrics[index(kGmma)].path, "gmma");
   // Instructions are a check, never FLOPs; HFMA2 the tensor pipe ran are not matrix
   // instructions.
   std::vector<double> v(plan.metrics.size(), 0);
   v[index(kInst)] = 100;
   v[index(kHfma2)] = 30;
+  v[index(kGmma)] = 60;  // a part of the pipe's count, never added
   const CountedWork w = evaluate_counters(plan, v);
   EXPECT_EQ(w.flops, 0);
   ASSERT_TRUE(w.tensor_instructions.has_value());
@@ -114,8 +122,9 @@ TEST_F(FunctionMetricsTest, EveryLaunchModeAlwaysCollectsEveryMetric) {
     EXPECT_EQ(s, FunctionMetrics::kFull);
     EXPECT_EQ(f.learn(7, s, values(f, s, {{kBf16, 1000}})), "");
   }
-  EXPECT_EQ(f.set(FunctionMetrics::kFull).metrics.size(), plan.metrics.size() - 2);
+  EXPECT_EQ(f.set(FunctionMetrics::kFull).metrics.size(), plan.metrics.size() - 6);
   EXPECT_FALSE(in_set(f, FunctionMetrics::kFull, kInst));
+  EXPECT_FALSE(in_set(f, FunctionMetrics::kFull, kGmma));
 }
 
 TEST_F(FunctionMetricsTest, WithoutInstructionMetricsOrPassCountsNothingIsLearned) {
@@ -284,6 +293,94 @@ TEST_F(FunctionMetricsTest, ALearnedSetIsMeasuredInOnePassParts) {
   const bool simt_first = in_set(f, first_part, kFfma);
   EXPECT_NE(why.find(simt_first ? "tensor operations" : "SIMT operations"), std::string::npos)
       << why;
+}
+
+// FLOPLINE_COUNTERS_FIRST_SET=two-pass: a function's first measurement collects only the
+// tensor metrics that fit the passes of the others, with the tensor instructions by type.
+class FirstSetTest : public FunctionMetricsTest {
+ protected:
+  void SetUp() override { plan = plan_counter_metrics(chip_metrics("GH100"), hopper_like_passes); }
+  FunctionMetrics make() const { return FunctionMetrics(plan, hopper_like_passes, false, true); }
+};
+
+TEST_F(FirstSetTest, OnlyWhenAskedAndInTheOthersPasses) {
+  EXPECT_EQ(FunctionMetrics(plan, hopper_like_passes, false).first_set(),
+            FunctionMetrics::kLearning);
+  FunctionMetrics f = make();
+  const std::uint32_t first = f.choose(1);
+  EXPECT_EQ(first, f.first_set());
+  ASSERT_GT(first, FunctionMetrics::kLearning);
+  EXPECT_EQ(f.set(first).passes, 2u);
+  EXPECT_GT(f.set(FunctionMetrics::kLearning).passes, 2u);
+  for (const std::string& m :
+       {kBf16, kBf16Sparse, kFp16, kGmma, kHmma, kHfma2, kDmma, kFfma, kRead}) {
+    EXPECT_TRUE(in_set(f, first, m)) << m;
+  }
+  EXPECT_FALSE(in_set(f, first, kHmmaTf32));
+  EXPECT_FALSE(in_set(f, FunctionMetrics::kLearning, kGmma));
+  // Without the types (a chip before Hopper) there is none.
+  auto names = chip_metrics("GH100");
+  std::erase(names, std::string("sm__inst_executed_pipe_tensor_op_gmma"));
+  const CounterPlan older = plan_counter_metrics(names, hopper_like_passes);
+  EXPECT_EQ(FunctionMetrics(older, hopper_like_passes, false, true).first_set(),
+            FunctionMetrics::kLearning);
+}
+
+TEST_F(FirstSetTest, CompleteWithoutTensorWorkOrWithGmmaOnItsPaths) {
+  FunctionMetrics f = make();
+  const std::uint32_t first = f.first_set();
+  // An elementwise kernel whose tensor-pipe instructions are all HFMA2: SIMT work.
+  EXPECT_EQ(
+      f.learn(5, f.choose(5),
+              values(f, first, {{kFfma, 1 << 20}, {kHmma, 4096}, {kHfma2, 4096}, {kInst, 4096}})),
+      "");
+  const std::uint32_t plain = f.choose(5);
+  EXPECT_GT(plain, FunctionMetrics::kLearning);
+  EXPECT_NE(plain, first);
+  EXPECT_FALSE(in_set(f, plain, kBf16));
+  // A bf16 GEMM: every tensor instruction GMMA, on a path the set counts.
+  EXPECT_EQ(f.learn(7, f.choose(7), values(f, first, {{kBf16, 64000}, {kGmma, 100}})), "");
+  const std::uint32_t gemm = f.choose(7);
+  EXPECT_TRUE(in_set(f, gemm, kBf16));
+  EXPECT_FALSE(in_set(f, gemm, kFp16));
+  EXPECT_LE(f.set(gemm).passes, 2u);
+  // Later launches are checked by the pipe's count, as after learning.
+  EXPECT_EQ(f.learn(7, gemm, values(f, gemm, {{kBf16, 128000}, {kInst, 200}})), "");
+  const std::string why = f.learn(7, gemm, values(f, gemm, {{kBf16, 64000}, {kInst, 200}}));
+  EXPECT_NE(why.find("outside its learned metrics"), std::string::npos) << why;
+  EXPECT_EQ(f.first_set(), first);  // nothing needed the six-pass set
+}
+
+TEST_F(FirstSetTest, WorkItCannotCountIsLearnedAgainAndEndsTheTwoPassFirstSets) {
+  FunctionMetrics f = make();
+  const std::uint32_t first = f.first_set();
+  // Real HMMA (beyond the HFMA2 the pipe ran): paths the set does not count.
+  std::string why =
+      f.learn(1, first, values(f, first, {{kBf16, 1000}, {kGmma, 10}, {kHmma, 50}, {kHfma2, 20}}));
+  EXPECT_NE(why.find("30 HMMA, DMMA or IMMA instructions"), std::string::npos) << why;
+  EXPECT_EQ(f.choose(1), FunctionMetrics::kLearning);
+  EXPECT_NE(f.describe(1).find("learning with every metric"), std::string::npos);
+  // The object holds six passes from then on: new functions learn with them at once.
+  EXPECT_EQ(f.first_set(), FunctionMetrics::kLearning);
+  EXPECT_EQ(f.choose(99), FunctionMetrics::kLearning);
+  // Learning goes on as without the first set.
+  EXPECT_EQ(f.learn(1, FunctionMetrics::kLearning,
+                    values(f, FunctionMetrics::kLearning, {{kHmmaTf32, 4096}, {kInst, 1}})),
+            "");
+  EXPECT_TRUE(in_set(f, f.choose(1), kHmmaTf32));
+
+  FunctionMetrics g = make();
+  // DMMA; GMMA without operations on its paths (integer GMMA); operations without GMMA;
+  // types not read.
+  EXPECT_FALSE(g.learn(2, first, values(g, first, {{kDmma, 8}})).empty());
+  why = g.learn(3, first, values(g, first, {{kGmma, 10}}));
+  EXPECT_NE(why.find("without operations"), std::string::npos) << why;
+  EXPECT_FALSE(g.learn(4, first, values(g, first, {{kBf16, 1000}})).empty());
+  std::vector<double> unread = values(g, first, {{kFfma, 8}});
+  unread[index(kGmma)] = std::nan("");
+  why = g.learn(5, first, unread);
+  EXPECT_NE(why.find("not read (GMMA"), std::string::npos) << why;
+  for (std::uint64_t fn : {2, 3, 4, 5}) EXPECT_EQ(g.choose(fn), FunctionMetrics::kLearning) << fn;
 }
 
 TEST(MeasureInParts, UnlessTheFunctionsKeysDoNotComeBack) {

@@ -84,9 +84,11 @@ void add_counter_info(DecodeContext& ctx) {
     } else {
       std::string what = "range profiler, auto range, kernel replay";
       if (!c.chip.empty()) what += ", chip " + c.chip;
-      const auto instructions = static_cast<std::size_t>(std::count_if(
-          c.plan.metrics.begin(), c.plan.metrics.end(),
-          [](const CounterMetric& m) { return m.use == CounterUse::kTensorInstructions; }));
+      const auto instructions = static_cast<std::size_t>(
+          std::count_if(c.plan.metrics.begin(), c.plan.metrics.end(), [](const CounterMetric& m) {
+            return m.use == CounterUse::kTensorInstructions ||
+                   m.use == CounterUse::kTensorInstructionType;
+          }));
       what += ", " + std::to_string(c.plan.metrics.size() - instructions) + " metrics";
       if (c.plan.passes > 0) what += " in " + std::to_string(c.plan.passes) + " passes";
       if (instructions > 0 && c.metric_sets) {

@@ -204,6 +204,18 @@ void add_tensor_instruction_metrics(const std::set<std::string>& listed, Counter
   m.name = "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum";
   m.per_count = -1;
   plan.metrics.push_back(m);
+  // Per type, where the chip lists GMMA (Hopper): a first set of two passes tells from
+  // them whether the GMMA paths it counts saw all of a function's tensor work.
+  if (listed.count("sm__inst_executed_pipe_tensor_op_gmma") == 0) return;
+  for (const char* type : {"gmma", "hmma", "dmma", "imma"}) {
+    const std::string base = std::string("sm__inst_executed_pipe_tensor_op_") + type;
+    if (listed.count(base) == 0) continue;
+    CounterMetric t;
+    t.name = base + ".sum";
+    t.use = CounterUse::kTensorInstructionType;
+    t.path = type;
+    plan.metrics.push_back(t);
+  }
 }
 
 void add_to(std::vector<std::pair<std::string, double>>& v, const std::string& key, double x) {
@@ -358,6 +370,8 @@ CountedWork evaluate_counters(const CounterPlan& plan, std::span<const double> v
         break;
       case CounterUse::kTensorInstructions:
         w.tensor_instructions = w.tensor_instructions.value_or(0) + x;
+        break;
+      case CounterUse::kTensorInstructionType:  // a part of the above, for learning alone
         break;
     }
   }

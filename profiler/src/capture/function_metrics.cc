@@ -57,7 +57,7 @@ bool measure_in_parts(std::span<const std::uint64_t> open_ages, std::uint64_t lo
 }
 
 FunctionMetrics::FunctionMetrics(const CounterPlan& plan, const PassCounter& passes,
-                                 bool every_launch)
+                                 bool every_launch, bool two_pass_first)
     : plan_(plan), passes_(passes) {
   MetricSet full;
   full.what = "every metric";
@@ -66,6 +66,10 @@ FunctionMetrics::FunctionMetrics(const CounterPlan& plan, const PassCounter& pas
     const CounterMetric& m = plan_.metrics[i];
     if (m.use == CounterUse::kTensorInstructions) {
       instructions_.push_back(i);
+      continue;
+    }
+    if (m.use == CounterUse::kTensorInstructionType) {
+      types_.push_back(i);
       continue;
     }
     full.metrics.push_back(i);
@@ -82,12 +86,123 @@ FunctionMetrics::FunctionMetrics(const CounterPlan& plan, const PassCounter& pas
   for (std::uint32_t i : learning.metrics) names.push_back(plan_.metrics[i].name);
   learning.passes = passes_(names).value_or(0);
   sets_.push_back(std::move(learning));
+  if (two_pass_first) add_first_set();
+}
+
+std::uint32_t FunctionMetrics::type_metric(const char* type) const {
+  for (std::uint32_t i : types_) {
+    if (plan_.metrics[i].path == type) return i;
+  }
+  return kNoMetric;
+}
+
+std::uint32_t FunctionMetrics::hfma2_metric() const {
+  for (std::uint32_t i : instructions_) {
+    if (plan_.metrics[i].per_count < 0) return i;
+  }
+  return kNoMetric;
+}
+
+void FunctionMetrics::add_first_set() {
+  const std::uint32_t required[] = {hfma2_metric(), type_metric("gmma"), type_metric("hmma")};
+  for (std::uint32_t i : required) {
+    if (i == kNoMetric) return;
+  }
+  auto passes_of = [&](const std::vector<std::uint32_t>& metrics) {
+    std::vector<std::string> names;
+    for (std::uint32_t i : metrics) names.push_back(plan_.metrics[i].name);
+    return passes_(names);
+  };
+  const std::optional<std::size_t> limit = passes_of(base_);
+  if (!limit) return;
+  MetricSet first;
+  first.metrics = base_;
+  auto add = [&](std::uint32_t i) {
+    first.metrics.push_back(i);
+    const std::optional<std::size_t> p = passes_of(first.metrics);
+    if (p && *p <= *limit) return true;
+    first.metrics.pop_back();
+    return false;
+  };
+  for (std::uint32_t i : required) {
+    if (!add(i)) return;
+  }
+  // DMMA before IMMA: fp64 tensor operations are FLOPs, integer ones are not.
+  for (const char* type : {"dmma", "imma"}) {
+    if (const std::uint32_t i = type_metric(type); i != kNoMetric) add(i);
+  }
+  for (std::uint32_t i = 0; i < plan_.metrics.size(); ++i) {
+    if (plan_.metrics[i].tensor()) add(i);
+  }
+  std::sort(first.metrics.begin(), first.metrics.end());
+  first.passes = *limit;
+  if (first.passes >= sets_[kLearning].passes) return;  // saves nothing
+  first.what = "first: the tensor metrics that fit " + std::to_string(first.passes) + " passes";
+  first_ = static_cast<std::uint32_t>(sets_.size());
+  sets_.push_back(std::move(first));
+}
+
+std::string FunctionMetrics::learn_first(Function& f, std::span<const double> values) {
+  auto again = [&](std::string why) {
+    f.stage = Stage::kRelearn;
+    f.why_full = why;
+    first_failed_ = true;  // the six-pass set gets configured now: later functions learn so
+    return why + ": learned again with every metric";
+  };
+  auto value = [&](std::uint32_t i) { return collected(values, i) ? values[i] : -1.0; };
+  const double hfma2 = value(hfma2_metric());
+  const double gmma = value(type_metric("gmma"));
+  const double hmma = value(type_metric("hmma"));
+  if (hfma2 < 0 || gmma < 0 || hmma < 0) {
+    return again("its tensor instruction types were not read (GMMA " + fmt(gmma) + ", HMMA " +
+                 fmt(hmma) + ", HFMA2 " + fmt(hfma2) + ")");
+  }
+  // HMMA less the HFMA2 the tensor pipe ran, and DMMA and IMMA where the set holds them:
+  // tensor operations on paths the first set does not count.
+  double elsewhere = std::max(0.0, hmma - hfma2);
+  for (const char* type : {"dmma", "imma"}) {
+    const std::uint32_t i = type_metric(type);
+    const auto& m = sets_[first_].metrics;
+    if (i != kNoMetric && std::find(m.begin(), m.end(), i) != m.end()) {
+      elsewhere += std::max(0.0, value(i));
+    }
+  }
+  double ops = 0;
+  std::vector<std::uint32_t> counted;
+  for (std::uint32_t i : sets_[first_].metrics) {
+    const CounterMetric& m = plan_.metrics[i];
+    if (!m.tensor() || !collected(values, i)) continue;
+    if (m.use == CounterUse::kTensorOps) ops += values[i];
+    if (values[i] > 0) counted.push_back(i);
+  }
+  if (elsewhere > 0) {
+    return again(fmt(elsewhere) + " HMMA, DMMA or IMMA instructions, which it cannot count");
+  }
+  if (gmma <= 0 && ops > 0) return again("tensor operations without GMMA instructions");
+  if (gmma > 0 && ops <= 0) {
+    return again(fmt(gmma) + " GMMA instructions without operations on the paths it counts");
+  }
+  std::string why_not;
+  const std::uint32_t s = learned_set(counted, &why_not);
+  if (s == kFull) {
+    f.stage = Stage::kFull;
+    f.set = kFull;
+    f.why_full = why_not;
+  } else {
+    f.stage = Stage::kLearned;
+    f.set = s;
+    f.ratio = gmma > 0 ? ops / gmma : 0;
+  }
+  return {};  // its tensor instructions were GMMA on the paths counted, or none
 }
 
 std::uint32_t FunctionMetrics::choose(std::uint64_t function) {
   if (!learning_) return kFull;
   const auto it = functions_.find(function);
-  if (it == functions_.end() || it->second.stage == Stage::kNew) return kLearning;
+  if (it == functions_.end() || it->second.stage == Stage::kNew) {
+    return first_failed_ ? kLearning : first_;
+  }
+  if (it->second.stage == Stage::kRelearn) return kLearning;
   return it->second.set;
 }
 
@@ -141,6 +256,7 @@ std::string FunctionMetrics::learn(std::uint64_t function, std::uint32_t id,
                                    std::span<const double> values) {
   if (id == kFull || !learning_ || id >= sets_.size()) return {};
   Function& f = functions_[function];
+  if (id == first_ && first_ != kLearning) return learn_first(f, values);
   double ops = 0;
   double instructions = 0;
   bool have_instructions = !instructions_.empty();
@@ -206,9 +322,12 @@ std::string FunctionMetrics::learn(std::uint64_t function, std::uint32_t id,
 std::string FunctionMetrics::describe(std::uint64_t function) const {
   if (!learning_) return "every metric";
   const auto it = functions_.find(function);
-  if (it == functions_.end() || it->second.stage == Stage::kNew) return "learning";
+  if (it == functions_.end() || it->second.stage == Stage::kNew) {
+    return first_ == kLearning || first_failed_ ? "learning" : "learning in two passes";
+  }
   const Function& f = it->second;
   if (f.stage == Stage::kFull) return "every metric: " + f.why_full;
+  if (f.stage == Stage::kRelearn) return "learning with every metric: " + f.why_full;
   const MetricSet& set = sets_[f.set];
   std::string how = set.what + " (" + std::to_string(set.passes) + " passes";
   if (!set.parts.empty()) how += ", in " + std::to_string(set.parts.size()) + " one-pass parts";
@@ -230,6 +349,7 @@ std::string FunctionMetrics::unfinished(std::uint32_t id, std::size_t parts_done
         case CounterUse::kTensorOps:
         case CounterUse::kTensorSparseOps:
         case CounterUse::kTensorInstructions:
+        case CounterUse::kTensorInstructionType:
           what = "tensor operations";
           break;
         case CounterUse::kDramRead:

@@ -477,8 +477,19 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   // launch collect every metric without --counters=all's measuring of every launch: the
   // way to tell a fault of the sets' reconfiguration from any other.
   const bool learn_sets = !env_equals("FLOPLINE_COUNTERS_SETS", "0");
-  cp->sets =
-      std::make_unique<capture::FunctionMetrics>(cp->plan, passes, every_launch || !learn_sets);
+  // FLOPLINE_COUNTERS_FIRST_SET=two-pass: a function's first measurement in two passes
+  // where it can (function_metrics.h, "first"); an experiment until it has run on a GPU.
+  const bool two_pass_first = env_equals("FLOPLINE_COUNTERS_FIRST_SET", "two-pass");
+  cp->sets = std::make_unique<capture::FunctionMetrics>(
+      cp->plan, passes, every_launch || !learn_sets, two_pass_first);
+  if (two_pass_first) {
+    std::fprintf(stderr,
+                 "flopline: counters: FLOPLINE_COUNTERS_FIRST_SET=two-pass is an experiment: a "
+                 "function's first measurement in %s\n",
+                 cp->sets->first_set() > capture::FunctionMetrics::kLearning
+                     ? "two passes where it can"
+                     : "every metric (this chip has no two-pass first set)");
+  }
   cp->parts = env_equals("FLOPLINE_COUNTERS_PARTS", "1");
   cp->user_replay_one_pass = env_equals("FLOPLINE_COUNTERS_PART_REPLAY", "user");
   if (cp->user_replay_one_pass) {
@@ -505,9 +516,9 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   cp->object = en.pRangeProfilerObject;
   // The set of a function's first launch: the range profiler is configured before its
   // first measurement, and again whenever a launch needs another set.
-  if (!cp->use_set(every_launch || !learn_sets ? capture::FunctionMetrics::kFull
-                                               : capture::FunctionMetrics::kLearning,
-                   why) &&
+  if (!cp->use_set(
+          every_launch || !learn_sets ? capture::FunctionMetrics::kFull : cp->sets->first_set(),
+          why) &&
       !cp->use_set(capture::FunctionMetrics::kFull, why)) {
     return nullptr;
   }

@@ -53,6 +53,9 @@ enum class CounterUse : std::uint8_t {
   kDramWrite,           // sectors the kernel stores to L2: written back to DRAM
   kDuration,            // the kernel's GPU time under replay (ns): places a replayed kernel
   kTensorInstructions,  // tensor instructions executed: a check, not FLOPs
+  // Tensor instructions of one type (`path`: gmma, hmma, dmma, imma): what a function's
+  // two-pass first set can see of its tensor work (function_metrics.h), never FLOPs.
+  kTensorInstructionType,
 };
 
 struct CounterMetric {
@@ -75,8 +78,8 @@ struct CounterMetric {
 };
 
 struct CounterPlan {
-  // The counting metrics, then the tensor-instruction metrics (kTensorInstructions), which
-  // `passes` does not include.
+  // The counting metrics, then the tensor-instruction metrics (kTensorInstructions, then
+  // kTensorInstructionType), which `passes` does not include.
   std::vector<CounterMetric> metrics;
   // What this chip cannot count with the metrics it lists, in words ("fp16 SIMT fma").
   std::vector<std::string> missing;

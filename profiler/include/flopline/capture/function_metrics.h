@@ -7,6 +7,19 @@
 // instructions are fixed when it is compiled: a bf16 GEMM never issues tf32 or fp64 MMAs.
 // So a function's tensor types are learned once and later launches measure only those:
 //
+//   first     (an experiment, FLOPLINE_COUNTERS_FIRST_SET=two-pass) a set of many passes,
+//             once configured on the range profiler, makes every later measurement as
+//             dear as it is (vector_add 87.9 ms against 31.6 on an H200 when nothing
+//             above two passes is ever configured). So the first measured launch of a
+//             function collects the metrics without tensor ops, the tensor instructions
+//             by type (GMMA, HMMA and the HFMA2 among them, DMMA, IMMA where they fit)
+//             and every tensor path that fits the same passes: two on a GH100, every
+//             float GMMA path dense and sparse (host pass counts). Complete when every
+//             tensor instruction was GMMA on those paths, or none ran (HFMA2 is SIMT
+//             work); it learns T and r as below, r per GMMA instruction. Otherwise the
+//             launch is incomplete, the function is learned again at its next launch,
+//             and every new function from then on learns with the learning set (the
+//             object holds six passes by then: nothing is saved any more).
 //   learning  the first measured launch of a function collects every counting metric
 //             and the tensor-instruction metrics (kTensorInstructions). It learns the
 //             tensor metrics that counted something (T) and the ratio of their
@@ -92,7 +105,10 @@ class FunctionMetrics {
   // `every_launch` (--counters=all): every launch collects every counting metric.
   // Without tensor-instruction metrics in the plan or a way to count passes, every
   // launch does too.
-  FunctionMetrics(const CounterPlan& plan, const PassCounter& passes, bool every_launch);
+  // `two_pass_first`: a function's first measurement in the two-pass first set where the
+  // plan allows one (an experiment, FLOPLINE_COUNTERS_FIRST_SET=two-pass).
+  FunctionMetrics(const CounterPlan& plan, const PassCounter& passes, bool every_launch,
+                  bool two_pass_first = false);
 
   // The set a launch of `function` collects (an index for set()).
   std::uint32_t choose(std::uint64_t function);
@@ -111,9 +127,13 @@ class FunctionMetrics {
 
   static constexpr std::uint32_t kFull = 0;      // every counting metric
   static constexpr std::uint32_t kLearning = 1;  // every metric, instructions too
+  // The set a new function's first measurement collects.
+  std::uint32_t first_set() const {
+    return !learning_ ? kFull : first_failed_ ? kLearning : first_;
+  }
 
  private:
-  enum class Stage : std::uint8_t { kNew, kLearned, kFull };
+  enum class Stage : std::uint8_t { kNew, kRelearn, kLearned, kFull };
   struct Function {
     Stage stage = Stage::kNew;
     std::uint32_t set = kFull;
@@ -121,12 +141,22 @@ class FunctionMetrics {
     std::string why_full;
   };
   std::uint32_t learned_set(const std::vector<std::uint32_t>& tensor_metrics, std::string* why_not);
+  static constexpr std::uint32_t kNoMetric = ~0u;
+  std::uint32_t type_metric(const char* type) const;  // kTensorInstructionType `type`
+  std::uint32_t hfma2_metric() const;
+  void add_first_set();
+  std::string learn_first(Function& f, std::span<const double> values);
 
   CounterPlan plan_;
   PassCounter passes_;
   bool learning_ = false;
   std::vector<std::uint32_t> base_;  // counting metrics that are not tensor ops
   std::vector<std::uint32_t> instructions_;
+  std::vector<std::uint32_t> types_;  // kTensorInstructionType metrics
+  std::uint32_t first_ = kLearning;   // the two-pass first set, where there is one
+  // A first measurement needed the six-pass set: configured once, it makes every later
+  // measurement as dear, so new functions learn with it from then on.
+  bool first_failed_ = false;
   std::vector<MetricSet> sets_;
   std::unordered_map<std::uint64_t, Function> functions_;
 };
