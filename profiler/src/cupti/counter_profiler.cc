@@ -480,6 +480,13 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   // FLOPLINE_COUNTERS_FIRST_SET=two-pass: a function's first measurement in two passes
   // where it can (function_metrics.h, "first"); an experiment until it has run on a GPU.
   const bool two_pass_first = env_equals("FLOPLINE_COUNTERS_FIRST_SET", "two-pass");
+  if (!two_pass_first) {
+    // Only the experiment reads the instructions by type: the plan (and the trace's list
+    // of metrics) stays as it was without it. They come last, so no index moves.
+    std::erase_if(cp->plan.metrics, [](const capture::CounterMetric& m) {
+      return m.use == capture::CounterUse::kTensorInstructionType;
+    });
+  }
   cp->sets = std::make_unique<capture::FunctionMetrics>(
       cp->plan, passes, every_launch || !learn_sets, two_pass_first);
   if (two_pass_first) {
