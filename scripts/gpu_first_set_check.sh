@@ -8,7 +8,10 @@
 #   3. ctest's endings and counters gpu tests, in what time is left.
 # CHECK_LIMIT_S (default 400) bounds the whole call. Logs go into $OUT/check.tgz; the
 # tables are printed last.
-#   Run there: ln -sfn build-gpu-slim build-gpu; scripts/gpu_first_set_check.sh
+# Switches in the environment reach every run (the default-against-all reference,
+# --counters=all, ignores the first set), e.g. for the two-pass first set:
+#   Run there: ln -sfn build-gpu-slim build-gpu; FLOPLINE_COUNTERS_FIRST_SET=two-pass \
+#     scripts/gpu_first_set_check.sh
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work=/tmp/flopline-first-set-check
