@@ -39,6 +39,8 @@ note "train_loop pair: counted exit $rc"
   grep -h "^train_loop" "$work/logs/train-plain.log" "$work/logs/train-counted.log"
   python3 "$root/scripts/measurement_times.py" "$work/logs/train-counted.log"
   echo "incomplete: $(grep -c 'counters: measurement [0-9]* incomplete' "$work/logs/train-counted.log")"
+  echo "tensor instruction counts read as NaN: $(grep -c 'instructions: [^;]*nan' "$work/logs/train-counted.log")" \
+    "of $(grep -c 'instructions: ' "$work/logs/train-counted.log") measurements with them"
   grep -h "incomplete:" "$work/logs/train-counted.log" | sed 's/.*incomplete: //' | sort | uniq -c | head -5
   grep -h "^counters: " "$work/logs/train-counted.log" | cut -c1-220
 } >> "$table" 2>&1

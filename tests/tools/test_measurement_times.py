@@ -26,6 +26,12 @@ LINES = [
     # The earlier format: no steps, no metrics.
     "flopline: counters: measurement 3 took 140.00 ms: 2 passes, 0.00 ms configuring, 0.00 ms "
     "waiting for queued work, 139.00 ms running, 1.00 ms decoding; 2.00 GiB in use on the device",
+    # With the tensor instruction counts as read, before the metrics.
+    "flopline: counters: measurement 4 took 60.00 ms: 2 passes, 0.00 ms configuring, 0.00 ms "
+    "waiting for queued work, 59.00 ms running (0.00 ms starting, 59.00 ms launching, "
+    "0.00 ms stopping), 1.00 ms decoding; 0.55 GiB in use on the device; instructions: "
+    "sm__inst_executed_pipe_tensor.sum=nan, sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum=0; "
+    "metrics: m1,m2,m3",
     "an unrelated line",
 ]
 
@@ -33,13 +39,15 @@ LINES = [
 def main():
     failures = []
     rows = mt.parse(LINES)
-    if [r["id"] for r in rows] != [0, 1, 2, 3]:
+    if [r["id"] for r in rows] != [0, 1, 2, 3, 4]:
         failures.append(f"measurements parsed: {[r['id'] for r in rows]}")
     by_kind = mt.table(rows)
     want = {
         "1 passes, part, 2 metrics: 2, median 85.0 ms, total 0.2 s (configuring 3.0, start 0.0, "
         "launch 81.0, stop 0.0)",
         "2 passes: 1, median 140.0 ms, total 0.1 s (configuring 0.0)",
+        "2 passes, 3 metrics: 1, median 60.0 ms, total 0.1 s (configuring 0.0, start 0.0, "
+        "launch 59.0, stop 0.0)",
         "6 passes, 3 metrics: 1, median 230.0 ms, total 0.2 s (configuring 0.0, start 130.0, "
         "launch 99.0, stop 0.0)",
     }

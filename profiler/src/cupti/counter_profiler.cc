@@ -927,16 +927,30 @@ void CounterProfiler::Impl::exit_driver() {
     // Where a measurement's time goes: the replay's cost grows with the memory in use.
     std::size_t free_bytes = 0, total_bytes = 0;
     if (driver().mem_get_info != nullptr) driver().mem_get_info(&free_bytes, &total_bytes);
+    // The tensor instruction counts as read (a NaN here makes the function's learning
+    // give up on its set: which counts came back unread, after which set).
+    std::string instructions;
+    for (std::uint32_t i : cp.set_metrics(set)) {
+      const capture::CounterMetric& m = cp.plan.metrics[i];
+      if (m.use != capture::CounterUse::kTensorInstructions &&
+          m.use != capture::CounterUse::kTensorInstructionType) {
+        continue;
+      }
+      char v[32];
+      std::snprintf(v, sizeof v, "%.6g", t.have_values && i < t.values.size() ? t.values[i] : -1.0);
+      instructions += (instructions.empty() ? "; instructions: " : ", ") + m.name + "=" + v;
+    }
     std::fprintf(stderr,
                  "flopline: counters: measurement %u took %.2f ms: %zu passes%s, %.2f ms "
                  "configuring, %.2f ms waiting for queued work, %.2f ms running (%.2f ms "
                  "starting, %.2f ms launching, %.2f ms stopping), %.2f ms decoding; %.2f GiB "
-                 "in use on the device; metrics: %s\n",
+                 "in use on the device%s; metrics: %s\n",
                  t.measurement, (t.configure_ns + replay_ns + decode_ns) / 1e6, cp.set_passes(set),
                  t.in_parts ? " (a one-pass part)" : "", t.configure_ns / 1e6,
                  t.synchronize_ns / 1e6, (replay_ns - t.synchronize_ns) / 1e6, t.start_ns / 1e6,
                  launch_ns / 1e6, stop_ns / 1e6, decode_ns / 1e6,
-                 (total_bytes - free_bytes) / double(1ull << 30), config.names_joined().c_str());
+                 (total_bytes - free_bytes) / double(1ull << 30), instructions.c_str(),
+                 config.names_joined().c_str());
   }
   if (forced_flush_after_measuring(several_contexts.load())) {
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
