@@ -96,19 +96,15 @@ TEST_F(FunctionMetricsTest, PlanCountsTensorInstructionsOutsideItsPasses) {
         return v;
       }(),
       hopper_like_passes);
-  // The pipe's total, HFMA2, and GMMA, HMMA, DMMA, IMMA by type.
-  EXPECT_EQ(plan.metrics.size(), without.metrics.size() + 6);
+  EXPECT_EQ(plan.metrics.size(), without.metrics.size() + 2);
   EXPECT_EQ(plan.passes, without.passes);
   EXPECT_EQ(plan.metrics[index(kInst)].use, CounterUse::kTensorInstructions);
   EXPECT_EQ(plan.metrics[index(kHfma2)].use, CounterUse::kTensorInstructions);
-  EXPECT_EQ(plan.metrics[index(kGmma)].use, CounterUse::kTensorInstructionType);
-  EXPECT_EQ(plan.metrics[index(kGmma)].path, "gmma");
   // Instructions are a check, never FLOPs; HFMA2 the tensor pipe ran are not matrix
   // instructions.
   std::vector<double> v(plan.metrics.size(), 0);
   v[index(kInst)] = 100;
   v[index(kHfma2)] = 30;
-  v[index(kGmma)] = 60;  // a part of the pipe's count, never added
   const CountedWork w = evaluate_counters(plan, v);
   EXPECT_EQ(w.flops, 0);
   ASSERT_TRUE(w.tensor_instructions.has_value());
@@ -122,9 +118,8 @@ TEST_F(FunctionMetricsTest, EveryLaunchModeAlwaysCollectsEveryMetric) {
     EXPECT_EQ(s, FunctionMetrics::kFull);
     EXPECT_EQ(f.learn(7, s, values(f, s, {{kBf16, 1000}})), "");
   }
-  EXPECT_EQ(f.set(FunctionMetrics::kFull).metrics.size(), plan.metrics.size() - 6);
+  EXPECT_EQ(f.set(FunctionMetrics::kFull).metrics.size(), plan.metrics.size() - 2);
   EXPECT_FALSE(in_set(f, FunctionMetrics::kFull, kInst));
-  EXPECT_FALSE(in_set(f, FunctionMetrics::kFull, kGmma));
 }
 
 TEST_F(FunctionMetricsTest, WithoutInstructionMetricsOrPassCountsNothingIsLearned) {
@@ -299,9 +294,29 @@ TEST_F(FunctionMetricsTest, ALearnedSetIsMeasuredInOnePassParts) {
 // tensor metrics that fit the passes of the others, with the tensor instructions by type.
 class FirstSetTest : public FunctionMetricsTest {
  protected:
-  void SetUp() override { plan = plan_counter_metrics(chip_metrics("GH100"), hopper_like_passes); }
+  void SetUp() override {
+    plan = plan_counter_metrics(chip_metrics("GH100"), hopper_like_passes, true);
+  }
   FunctionMetrics make() const { return FunctionMetrics(plan, hopper_like_passes, false, true); }
 };
+
+TEST_F(FirstSetTest, PlannedOnlyWhenAskedAndNeverFlops) {
+  const CounterPlan without = plan_counter_metrics(chip_metrics("GH100"), hopper_like_passes);
+  // GMMA, HMMA, DMMA, IMMA by type, outside the counting metrics' passes.
+  EXPECT_EQ(plan.metrics.size(), without.metrics.size() + 4);
+  EXPECT_EQ(plan.passes, without.passes);
+  EXPECT_EQ(plan.metrics[index(kGmma)].use, CounterUse::kTensorInstructionType);
+  EXPECT_EQ(plan.metrics[index(kGmma)].path, "gmma");
+  std::vector<double> v(plan.metrics.size(), 0);
+  v[index(kInst)] = 100;
+  v[index(kHfma2)] = 30;
+  v[index(kGmma)] = 60;  // a part of the pipe's count, never added
+  const CountedWork w = evaluate_counters(plan, v);
+  EXPECT_EQ(w.flops, 0);
+  EXPECT_EQ(w.tensor_instructions.value_or(0), 70);
+  FunctionMetrics f = make();
+  EXPECT_FALSE(in_set(f, FunctionMetrics::kFull, kGmma));
+}
 
 TEST_F(FirstSetTest, OnlyWhenAskedAndInTheOthersPasses) {
   EXPECT_EQ(FunctionMetrics(plan, hopper_like_passes, false).first_set(),
@@ -321,7 +336,7 @@ TEST_F(FirstSetTest, OnlyWhenAskedAndInTheOthersPasses) {
   // Without the types (a chip before Hopper) there is none.
   auto names = chip_metrics("GH100");
   std::erase(names, std::string("sm__inst_executed_pipe_tensor_op_gmma"));
-  const CounterPlan older = plan_counter_metrics(names, hopper_like_passes);
+  const CounterPlan older = plan_counter_metrics(names, hopper_like_passes, true);
   EXPECT_EQ(FunctionMetrics(older, hopper_like_passes, false, true).first_set(),
             FunctionMetrics::kLearning);
 }

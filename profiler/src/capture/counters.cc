@@ -193,7 +193,8 @@ void add_dram_metrics(const std::set<std::string>& listed, CounterPlan& plan) {
 // no tensor op at all: those are subtracted, so that the count is of matrix
 // instructions. GMMA instructions are in the pipe's count (docs/COUNTERS.md, "Fewer
 // replay passes", has the measurements).
-void add_tensor_instruction_metrics(const std::set<std::string>& listed, CounterPlan& plan) {
+void add_tensor_instruction_metrics(const std::set<std::string>& listed, bool types,
+                                    CounterPlan& plan) {
   if (listed.count("sm__inst_executed_pipe_tensor") == 0) return;
   CounterMetric m;
   m.name = "sm__inst_executed_pipe_tensor.sum";
@@ -206,7 +207,7 @@ void add_tensor_instruction_metrics(const std::set<std::string>& listed, Counter
   plan.metrics.push_back(m);
   // Per type, where the chip lists GMMA (Hopper): a first set of two passes tells from
   // them whether the GMMA paths it counts saw all of a function's tensor work.
-  if (listed.count("sm__inst_executed_pipe_tensor_op_gmma") == 0) return;
+  if (!types || listed.count("sm__inst_executed_pipe_tensor_op_gmma") == 0) return;
   for (const char* type : {"gmma", "hmma", "dmma", "imma"}) {
     const std::string base = std::string("sm__inst_executed_pipe_tensor_op_") + type;
     if (listed.count(base) == 0) continue;
@@ -255,7 +256,7 @@ std::vector<std::string> CounterPlan::names() const {
 }
 
 CounterPlan plan_counter_metrics(std::span<const std::string> chip_metrics,
-                                 const PassCounter& passes) {
+                                 const PassCounter& passes, bool instruction_types) {
   const std::set<std::string> listed(chip_metrics.begin(), chip_metrics.end());
   std::vector<TensorName> tensors;
   for (const std::string& name : listed) {
@@ -273,7 +274,7 @@ CounterPlan plan_counter_metrics(std::span<const std::string> chip_metrics,
     plan.metrics.push_back(m);
   }
   if (!passes) {
-    add_tensor_instruction_metrics(listed, plan);
+    add_tensor_instruction_metrics(listed, instruction_types, plan);
     return plan;
   }
   // The required metrics first, then each optional one if the pass count stays.
@@ -297,7 +298,7 @@ CounterPlan plan_counter_metrics(std::span<const std::string> chip_metrics,
   }
   plan.metrics = std::move(kept);
   plan.passes = base.value_or(0);
-  add_tensor_instruction_metrics(listed, plan);
+  add_tensor_instruction_metrics(listed, instruction_types, plan);
   return plan;
 }
 

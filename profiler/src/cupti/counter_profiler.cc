@@ -468,7 +468,11 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   const capture::PassCounter passes = [host](const std::vector<std::string>& names) {
     return host->passes(names);
   };
-  cp->plan = capture::plan_counter_metrics(host->base_metrics(), passes);
+  // FLOPLINE_COUNTERS_FIRST_SET=two-pass: a function's first measurement in two passes
+  // where it can (function_metrics.h, "first"); an experiment until it has run on a GPU.
+  // Only it reads the tensor instructions by type, so only it plans them.
+  const bool two_pass_first = env_equals("FLOPLINE_COUNTERS_FIRST_SET", "two-pass");
+  cp->plan = capture::plan_counter_metrics(host->base_metrics(), passes, two_pass_first);
   if (cp->plan.empty()) {
     *why = "chip " + cp->chip + " lists none of the counters flopline reads";
     return nullptr;
@@ -477,16 +481,6 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   // launch collect every metric without --counters=all's measuring of every launch: the
   // way to tell a fault of the sets' reconfiguration from any other.
   const bool learn_sets = !env_equals("FLOPLINE_COUNTERS_SETS", "0");
-  // FLOPLINE_COUNTERS_FIRST_SET=two-pass: a function's first measurement in two passes
-  // where it can (function_metrics.h, "first"); an experiment until it has run on a GPU.
-  const bool two_pass_first = env_equals("FLOPLINE_COUNTERS_FIRST_SET", "two-pass");
-  if (!two_pass_first) {
-    // Only the experiment reads the instructions by type: the plan (and the trace's list
-    // of metrics) stays as it was without it. They come last, so no index moves.
-    std::erase_if(cp->plan.metrics, [](const capture::CounterMetric& m) {
-      return m.use == capture::CounterUse::kTensorInstructionType;
-    });
-  }
   cp->sets = std::make_unique<capture::FunctionMetrics>(
       cp->plan, passes, every_launch || !learn_sets, two_pass_first);
   if (two_pass_first) {
@@ -924,7 +918,7 @@ void CounterProfiler::Impl::exit_driver() {
   }
   const capture::TimeNs decode_ns = ns_since(t.since);
   if (debug_enabled()) {
-    // Where a measurement's time goes: the replay's cost grows with the memory in use.
+    // Where a measurement's time goes, and the device memory in use beside it.
     std::size_t free_bytes = 0, total_bytes = 0;
     if (driver().mem_get_info != nullptr) driver().mem_get_info(&free_bytes, &total_bytes);
     // The tensor instruction counts as read (a NaN here makes the function's learning

@@ -95,8 +95,10 @@ struct CounterPlan {
 using PassCounter = std::function<std::optional<std::size_t>(const std::vector<std::string>&)>;
 
 // `chip_metrics`: the chip's base metric names (no rollup), in any order.
+// `instruction_types`: also the tensor instructions by type (kTensorInstructionType), which
+// only the two-pass first set reads (function_metrics.h).
 CounterPlan plan_counter_metrics(std::span<const std::string> chip_metrics,
-                                 const PassCounter& passes = {});
+                                 const PassCounter& passes = {}, bool instruction_types = false);
 
 // What one launch did, from its counter values.
 struct CountedWork {
