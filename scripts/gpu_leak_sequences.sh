@@ -7,9 +7,9 @@
 # a training step: which ranges carry SIMT counts from earlier ones, and whether a range
 # configured right before it is cheap where one measured again on its set is dear.
 # Then flopline itself, default --counters on samples/vector_add and
-# bench/counters_parts_probe.py: what its measurements cost beside those ranges (run once
-# with every measurement configured afresh, which changed nothing: 94 against 90 ms, and
-# that switch is gone).
+# bench/counters_parts_probe.py: what its measurements cost beside those ranges (once also
+# with every measurement configured afresh, which changed nothing; that switch is gone:
+# docs/COUNTERS.md, "Where a measurement's time goes").
 # Last, train_loop.py (150 steps) uncounted and counted with FLOPLINE_SELF_TIMING=1: the
 # steady-state step under --counters (slower than uncounted in one pair) and flopline's
 # own share of it.

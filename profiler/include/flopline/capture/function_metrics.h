@@ -9,12 +9,12 @@
 //
 //   first     (an experiment, FLOPLINE_COUNTERS_FIRST_SET=two-pass) a set of many passes,
 //             once configured on the range profiler, makes every later measurement as
-//             dear as it is (vector_add 87.9 ms against 31.6 on an H200 when nothing
-//             above two passes is ever configured). So the first measured launch of a
-//             function collects the metrics without tensor ops, the tensor instructions
-//             by type (GMMA, HMMA and the HFMA2 among them, DMMA, IMMA where they fit)
-//             and every tensor path that fits the same passes: two on a GH100, every
-//             float GMMA path dense and sparse (host pass counts). Complete when every
+//             dear as it is (docs/COUNTERS.md, "Where a measurement's time goes"). So
+//             the first measured launch of a function collects the metrics without
+//             tensor ops, the tensor instructions by type (GMMA, HMMA and the HFMA2
+//             among them, DMMA, IMMA where they fit) and every tensor path that fits
+//             the same passes: two on a GH100, every float GMMA path dense and sparse
+//             (host pass counts). Complete when every
 //             tensor instruction was GMMA on those paths, or none ran (HFMA2 is SIMT
 //             work); it learns T and r as below, r per GMMA instruction. Otherwise the
 //             launch is incomplete, the function is learned again at its next launch,
