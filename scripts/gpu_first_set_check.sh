@@ -45,9 +45,21 @@ note "train_loop pair: counted exit $rc"
   grep -h "^counters: " "$work/logs/train-counted.log" | cut -c1-220
 } >> "$table" 2>&1
 left=$(( limit - 70 - $(since) ))
-timeout "$left" python3 "$root/bench/counters_default_vs_all.py" --flopline "$fl" --out "$work/keys" \
-  --timeout $(( left - 10 )) --top 8 > "$work/logs/default-vs-all.log" 2>&1
+FLOPLINE_COUNTERS_DEBUG=1 timeout "$left" python3 "$root/bench/counters_default_vs_all.py" \
+  --flopline "$fl" --out "$work/keys" --timeout $(( left - 10 )) --top 8 \
+  > "$work/logs/default-vs-all.log" 2>&1
 note "default against all: exit $?"
+# The debug lines name functions mangled; the comparison names them demangled.
+(c++filt < "$work/keys/on.log" || cat "$work/keys/on.log") > "$work/logs/default-vs-all-on.log" 2>/dev/null
+# Which set measured each function whose launches disagree, and what it read.
+{
+  echo "== sets of the default run's measurements of functions that disagree"
+  grep -h "^ .* us \(measured\|same work\)" "$work/logs/default-vs-all.log" | sed 's/.*: //' \
+    | cut -c1-60 | sort -u | while read -r name; do
+      grep -F "measuring $name" "$work/logs/default-vs-all-on.log" | sed 's/.*(measurement [0-9]*)//' \
+        | cut -c1-160 | sort | uniq -c | head -6
+    done
+} >> "$work/logs/default-vs-all.log" 2>&1
 left=$(( limit - 5 - $(since) ))
 (cd "$build" && FLOPLINE_GPU_TEST_OUT="$work/gpu-test-traces" timeout "$left" ctest \
   -R 'gpu\.(endings|counters)\.' -E 'DdpJob|DefaultAgrees' --output-on-failure --timeout 120 \
@@ -55,6 +67,6 @@ left=$(( limit - 5 - $(since) ))
 note "ctest endings, counters: exit $?"
 tar czf "$OUT/check.tgz" -C "$work" logs
 cat "$table"
-echo "== default against all"; tail -16 "$work/logs/default-vs-all.log"
+echo "== default against all"; grep -v "^flopline" "$work/logs/default-vs-all.log" | tail -30
 echo "== ctest"; grep -hE "tests passed|Failed|\*\*\*|Not Run|Timeout" "$work/logs/ctest.log" | tail -12
 echo "== summary"; cat "$summary"

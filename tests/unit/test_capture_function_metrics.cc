@@ -302,18 +302,23 @@ class FirstSetTest : public FunctionMetricsTest {
 
 TEST_F(FirstSetTest, PlannedOnlyWhenAskedAndNeverFlops) {
   const CounterPlan without = plan_counter_metrics(chip_metrics("GH100"), hopper_like_passes);
-  // GMMA, HMMA, DMMA, IMMA by type, outside the counting metrics' passes.
-  EXPECT_EQ(plan.metrics.size(), without.metrics.size() + 4);
+  // The pipe's instructions as HMMA, DMMA and IMMA less HFMA2, and GMMA apart, outside the
+  // counting metrics' passes; never the pipe's total beside them, which then reads NaN.
+  EXPECT_EQ(plan.metrics.size(), without.metrics.size() + 3);
   EXPECT_EQ(plan.passes, without.passes);
+  for (const CounterMetric& m : plan.metrics) EXPECT_NE(m.name, kInst);
+  EXPECT_EQ(plan.metrics[index(kHmma)].use, CounterUse::kTensorInstructions);
+  EXPECT_EQ(plan.metrics[index(kHfma2)].per_count, -1);
   EXPECT_EQ(plan.metrics[index(kGmma)].use, CounterUse::kTensorInstructionType);
   EXPECT_EQ(plan.metrics[index(kGmma)].path, "gmma");
   std::vector<double> v(plan.metrics.size(), 0);
-  v[index(kInst)] = 100;
+  v[index(kHmma)] = 100;  // holds the GMMA and the HFMA2 instructions
+  v[index(kDmma)] = 5;
   v[index(kHfma2)] = 30;
-  v[index(kGmma)] = 60;  // a part of the pipe's count, never added
+  v[index(kGmma)] = 60;  // a part of HMMA's count, never added
   const CountedWork w = evaluate_counters(plan, v);
   EXPECT_EQ(w.flops, 0);
-  EXPECT_EQ(w.tensor_instructions.value_or(0), 70);
+  EXPECT_EQ(w.tensor_instructions.value_or(0), 75);
   FunctionMetrics f = make();
   EXPECT_FALSE(in_set(f, FunctionMetrics::kFull, kGmma));
 }
@@ -346,22 +351,23 @@ TEST_F(FirstSetTest, CompleteWithoutTensorWorkOrWithGmmaOnItsPaths) {
   const std::uint32_t first = f.first_set();
   // An elementwise kernel whose tensor-pipe instructions are all HFMA2: SIMT work.
   EXPECT_EQ(
-      f.learn(5, f.choose(5),
-              values(f, first, {{kFfma, 1 << 20}, {kHmma, 4096}, {kHfma2, 4096}, {kInst, 4096}})),
+      f.learn(5, f.choose(5), values(f, first, {{kFfma, 1 << 20}, {kHmma, 4096}, {kHfma2, 4096}})),
       "");
   const std::uint32_t plain = f.choose(5);
   EXPECT_GT(plain, FunctionMetrics::kLearning);
   EXPECT_NE(plain, first);
   EXPECT_FALSE(in_set(f, plain, kBf16));
-  // A bf16 GEMM: every tensor instruction GMMA, on a path the set counts.
-  EXPECT_EQ(f.learn(7, f.choose(7), values(f, first, {{kBf16, 64000}, {kGmma, 100}})), "");
+  // A bf16 GEMM: every tensor instruction GMMA (which HMMA holds), on a path the set
+  // counts.
+  EXPECT_EQ(f.learn(7, f.choose(7), values(f, first, {{kBf16, 64000}, {kGmma, 100}, {kHmma, 100}})),
+            "");
   const std::uint32_t gemm = f.choose(7);
   EXPECT_TRUE(in_set(f, gemm, kBf16));
   EXPECT_FALSE(in_set(f, gemm, kFp16));
   EXPECT_LE(f.set(gemm).passes, 2u);
-  // Later launches are checked by the pipe's count, as after learning.
-  EXPECT_EQ(f.learn(7, gemm, values(f, gemm, {{kBf16, 128000}, {kInst, 200}})), "");
-  const std::string why = f.learn(7, gemm, values(f, gemm, {{kBf16, 64000}, {kInst, 200}}));
+  // Later launches are checked by the pipe's instructions by type, as after learning.
+  EXPECT_EQ(f.learn(7, gemm, values(f, gemm, {{kBf16, 128000}, {kHmma, 200}})), "");
+  const std::string why = f.learn(7, gemm, values(f, gemm, {{kBf16, 64000}, {kHmma, 200}}));
   EXPECT_NE(why.find("outside its learned metrics"), std::string::npos) << why;
   EXPECT_EQ(f.first_set(), first);  // nothing needed the six-pass set
 }
@@ -369,10 +375,10 @@ TEST_F(FirstSetTest, CompleteWithoutTensorWorkOrWithGmmaOnItsPaths) {
 TEST_F(FirstSetTest, WorkItCannotCountIsLearnedAgainAndEndsTheTwoPassFirstSets) {
   FunctionMetrics f = make();
   const std::uint32_t first = f.first_set();
-  // Real HMMA (beyond the HFMA2 the pipe ran): paths the set does not count.
+  // Real HMMA (beyond the GMMA and HFMA2 that HMMA holds): paths the set does not count.
   std::string why =
       f.learn(1, first, values(f, first, {{kBf16, 1000}, {kGmma, 10}, {kHmma, 50}, {kHfma2, 20}}));
-  EXPECT_NE(why.find("30 HMMA, DMMA or IMMA instructions"), std::string::npos) << why;
+  EXPECT_NE(why.find("20 HMMA, DMMA or IMMA instructions"), std::string::npos) << why;
   EXPECT_EQ(f.choose(1), FunctionMetrics::kLearning);
   EXPECT_NE(f.describe(1).find("learning with every metric"), std::string::npos);
   // The object holds six passes from then on: new functions learn with them at once.
@@ -380,7 +386,7 @@ TEST_F(FirstSetTest, WorkItCannotCountIsLearnedAgainAndEndsTheTwoPassFirstSets) 
   EXPECT_EQ(f.choose(99), FunctionMetrics::kLearning);
   // Learning goes on as without the first set.
   EXPECT_EQ(f.learn(1, FunctionMetrics::kLearning,
-                    values(f, FunctionMetrics::kLearning, {{kHmmaTf32, 4096}, {kInst, 1}})),
+                    values(f, FunctionMetrics::kLearning, {{kHmmaTf32, 4096}, {kHmma, 1}})),
             "");
   EXPECT_TRUE(in_set(f, f.choose(1), kHmmaTf32));
 
@@ -388,9 +394,13 @@ TEST_F(FirstSetTest, WorkItCannotCountIsLearnedAgainAndEndsTheTwoPassFirstSets) 
   // DMMA; GMMA without operations on its paths (integer GMMA); operations without GMMA;
   // types not read.
   EXPECT_FALSE(g.learn(2, first, values(g, first, {{kDmma, 8}})).empty());
-  why = g.learn(3, first, values(g, first, {{kGmma, 10}}));
+  why = g.learn(3, first, values(g, first, {{kGmma, 10}, {kHmma, 10}}));
   EXPECT_NE(why.find("without operations"), std::string::npos) << why;
   EXPECT_FALSE(g.learn(4, first, values(g, first, {{kBf16, 1000}})).empty());
+  // Every set reads the same instruction metrics: none holds the pipe's total.
+  for (std::uint32_t s = 0; s < g.set_count(); ++s) {
+    for (std::uint32_t i : g.set(s).metrics) EXPECT_NE(plan.metrics[i].name, kInst) << s;
+  }
   std::vector<double> unread = values(g, first, {{kFfma, 8}});
   unread[index(kGmma)] = std::nan("");
   why = g.learn(5, first, unread);

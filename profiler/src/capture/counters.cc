@@ -195,28 +195,43 @@ void add_dram_metrics(const std::set<std::string>& listed, CounterPlan& plan) {
 // replay passes", has the measurements).
 void add_tensor_instruction_metrics(const std::set<std::string>& listed, bool types,
                                     CounterPlan& plan) {
+  const std::string op = "sm__inst_executed_pipe_tensor_op_";
+  const bool by_type = types && listed.count(op + "gmma") > 0 && listed.count(op + "hmma") > 0 &&
+                       listed.count(op + "hmma_type_hfma2") > 0;
+  if (by_type) {
+    // The pipe's instructions as the sum of its types: after a range profiler object has
+    // been configured with the types and not the pipe's total, the total reads NaN in
+    // every later set (docs/COUNTERS.md, "A two-pass first set"). HMMA holds the GMMA
+    // and the HFMA2 instructions.
+    for (const char* type : {"hmma", "dmma", "imma", "hmma_type_hfma2"}) {
+      if (listed.count(op + type) == 0) continue;
+      CounterMetric m;
+      m.name = op + type + ".sum";
+      m.use = CounterUse::kTensorInstructions;
+      m.path = type == std::string("hmma_type_hfma2") ? "hfma2" : type;
+      m.per_count = m.path == "hfma2" ? -1 : 1;
+      plan.metrics.push_back(m);
+    }
+    // GMMA alone tells a two-pass first set whether the GMMA paths it counts saw all of a
+    // function's tensor work.
+    CounterMetric g;
+    g.name = op + "gmma.sum";
+    g.use = CounterUse::kTensorInstructionType;
+    g.path = "gmma";
+    plan.metrics.push_back(g);
+    return;
+  }
   if (listed.count("sm__inst_executed_pipe_tensor") == 0) return;
   CounterMetric m;
   m.name = "sm__inst_executed_pipe_tensor.sum";
   m.use = CounterUse::kTensorInstructions;
   m.path = "tensor instructions";
   plan.metrics.push_back(m);
-  if (listed.count("sm__inst_executed_pipe_tensor_op_hmma_type_hfma2") == 0) return;
-  m.name = "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum";
+  if (listed.count(op + "hmma_type_hfma2") == 0) return;
+  m.name = op + "hmma_type_hfma2.sum";
+  m.path = "hfma2";
   m.per_count = -1;
   plan.metrics.push_back(m);
-  // Per type, where the chip lists GMMA (Hopper): a first set of two passes tells from
-  // them whether the GMMA paths it counts saw all of a function's tensor work.
-  if (!types || listed.count("sm__inst_executed_pipe_tensor_op_gmma") == 0) return;
-  for (const char* type : {"gmma", "hmma", "dmma", "imma"}) {
-    const std::string base = std::string("sm__inst_executed_pipe_tensor_op_") + type;
-    if (listed.count(base) == 0) continue;
-    CounterMetric t;
-    t.name = base + ".sum";
-    t.use = CounterUse::kTensorInstructionType;
-    t.path = type;
-    plan.metrics.push_back(t);
-  }
 }
 
 void add_to(std::vector<std::pair<std::string, double>>& v, const std::string& key, double x) {

@@ -90,8 +90,10 @@ FunctionMetrics::FunctionMetrics(const CounterPlan& plan, const PassCounter& pas
 }
 
 std::uint32_t FunctionMetrics::type_metric(const char* type) const {
-  for (std::uint32_t i : types_) {
-    if (plan_.metrics[i].path == type) return i;
+  for (const auto* list : {&types_, &instructions_}) {
+    for (std::uint32_t i : *list) {
+      if (plan_.metrics[i].path == type) return i;
+    }
   }
   return kNoMetric;
 }
@@ -157,9 +159,10 @@ std::string FunctionMetrics::learn_first(Function& f, std::span<const double> va
     return again("its tensor instruction types were not read (GMMA " + fmt(gmma) + ", HMMA " +
                  fmt(hmma) + ", HFMA2 " + fmt(hfma2) + ")");
   }
-  // HMMA less the HFMA2 the tensor pipe ran, and DMMA and IMMA where the set holds them:
-  // tensor operations on paths the first set does not count.
-  double elsewhere = std::max(0.0, hmma - hfma2);
+  // HMMA less the HFMA2 the tensor pipe ran and less GMMA (HMMA holds both), and DMMA
+  // and IMMA where the set holds them: tensor operations on paths the first set does not
+  // count.
+  double elsewhere = std::max(0.0, hmma - hfma2 - gmma);
   for (const char* type : {"dmma", "imma"}) {
     const std::uint32_t i = type_metric(type);
     const auto& m = sets_[first_].metrics;

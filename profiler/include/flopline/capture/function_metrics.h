@@ -142,7 +142,7 @@ class FunctionMetrics {
   };
   std::uint32_t learned_set(const std::vector<std::uint32_t>& tensor_metrics, std::string* why_not);
   static constexpr std::uint32_t kNoMetric = ~0u;
-  std::uint32_t type_metric(const char* type) const;  // kTensorInstructionType `type`
+  std::uint32_t type_metric(const char* type) const;  // instructions of `type` (path)
   std::uint32_t hfma2_metric() const;
   void add_first_set();
   std::string learn_first(Function& f, std::span<const double> values);
