@@ -58,6 +58,7 @@ const std::string kRead = "dram__bytes_read.sum";
 const std::string kGmma = "sm__inst_executed_pipe_tensor_op_gmma.sum";
 const std::string kHmma = "sm__inst_executed_pipe_tensor_op_hmma.sum";
 const std::string kDmma = "sm__inst_executed_pipe_tensor_op_dmma.sum";
+const std::string kImma = "sm__inst_executed_pipe_tensor_op_imma.sum";
 
 class FunctionMetricsTest : public ::testing::Test {
  protected:
@@ -290,7 +291,7 @@ TEST_F(FunctionMetricsTest, ALearnedSetIsMeasuredInOnePassParts) {
       << why;
 }
 
-// FLOPLINE_COUNTERS_FIRST_SET=two-pass: a function's first measurement collects only the
+// The two-pass first set (the default): a function's first measurement collects only the
 // tensor metrics that fit the passes of the others, with the tensor instructions by type.
 class FirstSetTest : public FunctionMetricsTest {
  protected:
@@ -406,6 +407,34 @@ TEST_F(FirstSetTest, WorkItCannotCountIsLearnedAgainAndEndsTheTwoPassFirstSets) 
   why = g.learn(5, first, unread);
   EXPECT_NE(why.find("not read (GMMA"), std::string::npos) << why;
   for (std::uint64_t fn : {2, 3, 4, 5}) EXPECT_EQ(g.choose(fn), FunctionMetrics::kLearning) << fn;
+}
+
+TEST_F(FirstSetTest, NoSetReadsAnInstructionCountTheFirstSetCannotHold) {
+  // As on a GH100: GMMA, HMMA, DMMA and IMMA together add a pass.
+  const PassCounter gh100 = [](const std::vector<std::string>& names) {
+    auto has = [&](const std::string& n) {
+      return std::find(names.begin(), names.end(), n) != names.end();
+    };
+    const bool all_types = has(kGmma) && has(kHmma) && has(kDmma) && has(kImma);
+    return std::optional<std::size_t>(*hopper_like_passes(names) + (all_types ? 1 : 0));
+  };
+  FunctionMetrics f(plan, gh100, false, true);
+  const std::uint32_t first = f.first_set();
+  ASSERT_GT(first, FunctionMetrics::kLearning);
+  EXPECT_TRUE(in_set(f, first, kDmma));
+  EXPECT_FALSE(in_set(f, first, kImma));
+  EXPECT_FALSE(in_set(f, FunctionMetrics::kLearning, kImma));
+  EXPECT_TRUE(in_set(f, FunctionMetrics::kLearning, kHmma));
+  // A function without tensor work learns a set that checks HMMA and DMMA, not IMMA.
+  EXPECT_EQ(f.learn(5, first, values(f, first, {{kFfma, 64}})), "");
+  const std::uint32_t plain = f.choose(5);
+  EXPECT_TRUE(in_set(f, plain, kHmma));
+  EXPECT_FALSE(in_set(f, plain, kImma));
+  EXPECT_EQ(f.learn(5, plain, values(f, plain, {{kFfma, 64}})), "");
+  // With room for every type, every set reads IMMA too.
+  FunctionMetrics roomy = make();
+  EXPECT_TRUE(in_set(roomy, roomy.first_set(), kImma));
+  EXPECT_TRUE(in_set(roomy, FunctionMetrics::kLearning, kImma));
 }
 
 TEST(MeasureInParts, UnlessTheFunctionsKeysDoNotComeBack) {

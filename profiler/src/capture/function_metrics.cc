@@ -78,15 +78,30 @@ FunctionMetrics::FunctionMetrics(const CounterPlan& plan, const PassCounter& pas
   sets_.push_back(full);
   learning_ = !every_launch && passes_ && !instructions_.empty() && plan_.passes > 1;
   if (!learning_) return;
-  MetricSet learning = full;
+  sets_.push_back(full);  // kLearning, set below
+  set_learning();
+  if (!two_pass_first) return;
+  add_first_set();
+  if (first_ == kLearning) return;
+  // An instruction count that the first set, configured first, does not hold reads NaN
+  // in every later set (IMMA on a GH100: docs/COUNTERS.md, "A two-pass first set"): no
+  // set reads it.
+  const auto& first = sets_[first_].metrics;
+  std::erase_if(instructions_, [&](std::uint32_t i) {
+    return std::find(first.begin(), first.end(), i) == first.end();
+  });
+  set_learning();
+}
+
+void FunctionMetrics::set_learning() {
+  MetricSet learning = sets_[kFull];
   learning.what = "every metric and tensor instructions";
   learning.metrics.insert(learning.metrics.end(), instructions_.begin(), instructions_.end());
   std::sort(learning.metrics.begin(), learning.metrics.end());
   std::vector<std::string> names;
   for (std::uint32_t i : learning.metrics) names.push_back(plan_.metrics[i].name);
   learning.passes = passes_(names).value_or(0);
-  sets_.push_back(std::move(learning));
-  if (two_pass_first) add_first_set();
+  sets_[kLearning] = std::move(learning);
 }
 
 std::uint32_t FunctionMetrics::type_metric(const char* type) const {

@@ -468,10 +468,12 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   const capture::PassCounter passes = [host](const std::vector<std::string>& names) {
     return host->passes(names);
   };
-  // FLOPLINE_COUNTERS_FIRST_SET=two-pass: a function's first measurement in two passes
-  // where it can (function_metrics.h, "first"); an experiment until it has run on a GPU.
-  // Only it reads the tensor instructions by type, so only it plans them.
-  const bool two_pass_first = env_equals("FLOPLINE_COUNTERS_FIRST_SET", "two-pass");
+  // A function's first measurement in two passes where it can (function_metrics.h,
+  // "first"): a set of more passes, once configured, makes every later measurement as
+  // dear. FLOPLINE_COUNTERS_FIRST_SET=learning gives the learning set of every metric
+  // instead, to tell a fault of the first set from any other. Only the first set reads
+  // the tensor instructions by type, so only it plans them.
+  const bool two_pass_first = !env_equals("FLOPLINE_COUNTERS_FIRST_SET", "learning");
   cp->plan = capture::plan_counter_metrics(host->base_metrics(), passes, two_pass_first);
   if (cp->plan.empty()) {
     *why = "chip " + cp->chip + " lists none of the counters flopline reads";
@@ -483,14 +485,6 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   const bool learn_sets = !env_equals("FLOPLINE_COUNTERS_SETS", "0");
   cp->sets = std::make_unique<capture::FunctionMetrics>(
       cp->plan, passes, every_launch || !learn_sets, two_pass_first);
-  if (two_pass_first) {
-    std::fprintf(stderr,
-                 "flopline: counters: FLOPLINE_COUNTERS_FIRST_SET=two-pass is an experiment: a "
-                 "function's first measurement in %s\n",
-                 cp->sets->first_set() > capture::FunctionMetrics::kLearning
-                     ? "two passes where it can"
-                     : "every metric (this chip has no two-pass first set)");
-  }
   cp->parts = env_equals("FLOPLINE_COUNTERS_PARTS", "1");
   cp->user_replay_one_pass = env_equals("FLOPLINE_COUNTERS_PART_REPLAY", "user");
   if (cp->user_replay_one_pass) {

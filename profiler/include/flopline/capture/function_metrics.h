@@ -7,19 +7,22 @@
 // instructions are fixed when it is compiled: a bf16 GEMM never issues tf32 or fp64 MMAs.
 // So a function's tensor types are learned once and later launches measure only those:
 //
-//   first     (an experiment, FLOPLINE_COUNTERS_FIRST_SET=two-pass) a set of many passes,
-//             once configured on the range profiler, makes every later measurement as
-//             dear as it is (docs/COUNTERS.md, "Where a measurement's time goes"). So
-//             the first measured launch of a function collects the metrics without
-//             tensor ops, the tensor instructions by type (GMMA, HMMA and the HFMA2
-//             among them, DMMA, IMMA where they fit) and every tensor path that fits
-//             the same passes: two on a GH100, every float GMMA path dense and sparse
-//             (host pass counts). Complete when every
-//             tensor instruction was GMMA on those paths, or none ran (HFMA2 is SIMT
-//             work); it learns T and r as below, r per GMMA instruction. Otherwise the
-//             launch is incomplete, the function is learned again at its next launch,
-//             and every new function from then on learns with the learning set (the
-//             object holds six passes by then: nothing is saved any more).
+//   first     a set of many passes, once configured on the range profiler, makes every
+//             later measurement as dear as it is (docs/COUNTERS.md, "Where a
+//             measurement's time goes"). So the first measured launch of a function
+//             collects the metrics without tensor ops, the tensor instructions by type
+//             (GMMA; HMMA, which holds GMMA and the HFMA2; DMMA, IMMA where they fit)
+//             and every tensor path that fits the same passes: two on a GH100, every
+//             float GMMA path dense and sparse (host pass counts). An instruction count
+//             it cannot hold is read by no set: once the first set is configured, a
+//             count it lacks reads NaN in every later set. Complete when every tensor
+//             instruction was GMMA on those paths, or none ran (HFMA2 is SIMT work); it
+//             learns T and r as below, r per GMMA instruction. Otherwise the launch is
+//             incomplete, the function is learned again at its next launch, and every
+//             new function from then on learns with the learning set (the object holds
+//             its passes by then: nothing is saved any more).
+//             FLOPLINE_COUNTERS_FIRST_SET=learning starts every function with the
+//             learning set instead.
 //   learning  the first measured launch of a function collects every counting metric
 //             and the tensor-instruction metrics (kTensorInstructions). It learns the
 //             tensor metrics that counted something (T) and the ratio of their
@@ -106,7 +109,7 @@ class FunctionMetrics {
   // Without tensor-instruction metrics in the plan or a way to count passes, every
   // launch does too.
   // `two_pass_first`: a function's first measurement in the two-pass first set where the
-  // plan allows one (an experiment, FLOPLINE_COUNTERS_FIRST_SET=two-pass).
+  // plan allows one (FLOPLINE_COUNTERS_FIRST_SET=learning turns it off).
   FunctionMetrics(const CounterPlan& plan, const PassCounter& passes, bool every_launch,
                   bool two_pass_first = false);
 
@@ -144,6 +147,7 @@ class FunctionMetrics {
   static constexpr std::uint32_t kNoMetric = ~0u;
   std::uint32_t type_metric(const char* type) const;  // instructions of `type` (path)
   std::uint32_t hfma2_metric() const;
+  void set_learning();  // sets_[kLearning]: every metric and instructions_
   void add_first_set();
   std::string learn_first(Function& f, std::span<const double> values);
 
