@@ -21,7 +21,9 @@
 //   duration     gpu__time_duration: the kernel's GPU time during the measurement (a
 //                measured launch's activity record carries no times of its own).
 //   tensor inst  sm__inst_executed_pipe_tensor less ..._op_hmma_type_hfma2 where listed
-//                (HFMA2 that the tensor pipe executes): matrix instructions executed. Not
+//                (HFMA2 that the tensor pipe executes); with the instruction types (the
+//                two-pass first set) ..._op_{hmma,dmma,imma} less HFMA2 instead, never
+//                beside the pipe's total: matrix instructions executed. Not
 //                a FLOP count: it tells whether a launch measured with only its
 //                function's learned tensor metrics did tensor work those metrics miss
 //                (function_metrics.h). Outside the pass count of the plan: it is
@@ -53,8 +55,8 @@ enum class CounterUse : std::uint8_t {
   kDramWrite,           // sectors the kernel stores to L2: written back to DRAM
   kDuration,            // the kernel's GPU time under replay (ns): places a replayed kernel
   kTensorInstructions,  // tensor instructions executed: a check, not FLOPs
-  // Tensor instructions of one type (`path`: gmma, hmma, dmma, imma): what a function's
-  // two-pass first set can see of its tensor work (function_metrics.h), never FLOPs.
+  // GMMA instructions (`path` "gmma"), a part of HMMA's: what a function's two-pass first
+  // set can see of its tensor work (function_metrics.h), never FLOPs.
   kTensorInstructionType,
 };
 
@@ -95,8 +97,9 @@ struct CounterPlan {
 using PassCounter = std::function<std::optional<std::size_t>(const std::vector<std::string>&)>;
 
 // `chip_metrics`: the chip's base metric names (no rollup), in any order.
-// `instruction_types`: also the tensor instructions by type (kTensorInstructionType), which
-// only the two-pass first set reads (function_metrics.h).
+// `instruction_types`: the tensor instructions by type where the chip lists GMMA (HMMA,
+// DMMA, IMMA less HFMA2 as kTensorInstructions, GMMA as kTensorInstructionType) in place
+// of the pipe's total: what the two-pass first set reads (function_metrics.h).
 CounterPlan plan_counter_metrics(std::span<const std::string> chip_metrics,
                                  const PassCounter& passes = {}, bool instruction_types = false);
 
