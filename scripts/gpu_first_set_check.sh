@@ -7,10 +7,13 @@
 #   2. bench/counters_default_vs_all.py on work_keys_loop.py: per-launch agreement;
 #   3. ctest's endings and counters gpu tests, in what time is left.
 # CHECK_LIMIT_S (default 400) bounds the whole call. Logs go into $OUT/check.tgz; the
-# tables are printed last.
+# tables are printed last. The default run of step 2 logs its measurements
+# (FLOPLINE_COUNTERS_DEBUG): the table names the sets that measured any function whose
+# launches disagree.
 # Switches in the environment reach every run (the default-against-all reference,
-# --counters=all, ignores the first set), e.g. for the two-pass first set:
-#   Run there: ln -sfn build-gpu-slim build-gpu; FLOPLINE_COUNTERS_FIRST_SET=two-pass \
+# --counters=all, ignores the first set), e.g. to start every function with the
+# learning set:
+#   Run there: ln -sfn build-gpu-slim build-gpu; FLOPLINE_COUNTERS_FIRST_SET=learning \
 #     scripts/gpu_first_set_check.sh
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
