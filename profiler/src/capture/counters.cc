@@ -201,8 +201,8 @@ void add_tensor_instruction_metrics(const std::set<std::string>& listed, bool ty
   if (by_type) {
     // The pipe's instructions as the sum of its types: after a range profiler object has
     // been configured with the types and not the pipe's total, the total reads NaN in
-    // every later set (docs/COUNTERS.md, "A two-pass first set"). HMMA holds the GMMA
-    // and the HFMA2 instructions.
+    // every later set (docs/COUNTERS.md, "A two-pass first set"). HMMA holds the float
+    // GMMA and the HFMA2 instructions, IMMA the integer GMMA.
     for (const char* type : {"hmma", "dmma", "imma", "hmma_type_hfma2"}) {
       if (listed.count(op + type) == 0) continue;
       CounterMetric m;

@@ -174,9 +174,9 @@ std::string FunctionMetrics::learn_first(Function& f, std::span<const double> va
     return again("its tensor instruction types were not read (GMMA " + fmt(gmma) + ", HMMA " +
                  fmt(hmma) + ", HFMA2 " + fmt(hfma2) + ")");
   }
-  // HMMA less the HFMA2 the tensor pipe ran and less GMMA (HMMA holds both), and DMMA
-  // and IMMA where the set holds them: tensor operations on paths the first set does not
-  // count.
+  // HMMA less the HFMA2 the tensor pipe ran and less GMMA (HMMA holds both; integer GMMA
+  // is IMMA's, so beside mma.sync HMMA it would understate the HMMA), and DMMA and IMMA
+  // where the set holds them: tensor operations on paths the first set does not count.
   double elsewhere = std::max(0.0, hmma - hfma2 - gmma);
   for (const char* type : {"dmma", "imma"}) {
     const std::uint32_t i = type_metric(type);

@@ -55,8 +55,9 @@ enum class CounterUse : std::uint8_t {
   kDramWrite,           // sectors the kernel stores to L2: written back to DRAM
   kDuration,            // the kernel's GPU time under replay (ns): places a replayed kernel
   kTensorInstructions,  // tensor instructions executed: a check, not FLOPs
-  // GMMA instructions (`path` "gmma"), a part of HMMA's: what a function's two-pass first
-  // set can see of its tensor work (function_metrics.h), never FLOPs.
+  // GMMA instructions (`path` "gmma"; float ones are a part of HMMA's, integer ones of
+  // IMMA's): what a function's two-pass first set can see of its tensor work
+  // (function_metrics.h), never FLOPs.
   kTensorInstructionType,
 };
 

@@ -11,7 +11,8 @@
 //             later measurement as dear as it is (docs/COUNTERS.md, "Where a
 //             measurement's time goes"). So the first measured launch of a function
 //             collects the metrics without tensor ops, the tensor instructions by type
-//             (GMMA; HMMA, which holds GMMA and the HFMA2; DMMA, IMMA where they fit)
+//             (GMMA; HMMA, which holds float GMMA and HFMA2; DMMA; IMMA, which holds
+//             integer GMMA, where it fits)
 //             and every tensor path that fits the same passes: two on a GH100, every
 //             float GMMA path dense and sparse (host pass counts). An instruction count
 //             it cannot hold is read by no set: once the first set is configured, a
