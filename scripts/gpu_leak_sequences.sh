@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# One single-GPU call (about 1 minute) for what the next design of one-pass measurements
-# rests on (docs/results/2026-11-29-measurement-floor-h200.md, findings 5 and 6):
+# One single-GPU call for what the next design of one-pass measurements rests on
+# (docs/COUNTERS.md, "One-pass parts" and "Where a measurement's time goes"):
 # bench/counters_pass_cost's leak sequences (COUNTERS_PASS_COST_LEAKS=1), each range's
 # configuring and measuring timed apart, with each range started around the launch and
 # in the launch's own callback (as flopline must), bare and inside a PyTorch process after

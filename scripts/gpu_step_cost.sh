@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One single-GPU call for where a counted training step loses time after its
-# measurements (docs/results/2026-11-29-step-cost-h200.md): bench/train_loop.py for
+# measurements (docs/COUNTERS.md, "Where a measurement's time goes"): bench/train_loop.py for
 # STEP_COST_STEPS steps (default 150) without and with --counters, FLOPLINE_SELF_TIMING=1
 # (the counter profiler's share of the callbacks apart), then bench/counters_step_cost.py
 # on the two traces: per step in the later half, wall, kernel and launch-call time, and the

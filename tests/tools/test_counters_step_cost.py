@@ -39,7 +39,7 @@ def main():
         print(out)
         rows = {line.split()[0]: line.split() for line in out.splitlines()
                 if line.startswith(("plain ", "counted "))}
-        # 2 of 4 steps kept; wall 0.9 ms; kernels 0.105 / 0.155 ms; one call of 4 / 24 us.
+        # The later half of the synthetic steps, with the kernel and call times written above.
         assert rows["plain"][1:] == ["2", "0.90", "0.105", "0.004", "1", "4.00"], rows["plain"]
         assert rows["counted"][1:] == ["2", "0.90", "0.155", "0.024", "1", "24.00"], rows["counted"]
         grown = [line for line in out.splitlines() if line.rstrip().endswith("gemm")]
