@@ -203,13 +203,19 @@ void add_tensor_instruction_metrics(const std::set<std::string>& listed, bool ty
     // been configured with the types and not the pipe's total, the total reads NaN in
     // every later set (docs/COUNTERS.md, "A two-pass first set"). HMMA holds the float
     // GMMA and the HFMA2 instructions, IMMA the integer GMMA.
-    for (const char* type : {"hmma", "dmma", "imma", "hmma_type_hfma2"}) {
-      if (listed.count(op + type) == 0) continue;
+    struct Type {
+      const char* suffix;
+      const char* path;
+      double per_count;
+    };
+    for (const Type& t : {Type{"hmma", "hmma", 1}, Type{"dmma", "dmma", 1}, Type{"imma", "imma", 1},
+                          Type{"hmma_type_hfma2", "hfma2", -1}}) {
+      if (listed.count(op + t.suffix) == 0) continue;
       CounterMetric m;
-      m.name = op + type + ".sum";
+      m.name = op + t.suffix + ".sum";
       m.use = CounterUse::kTensorInstructions;
-      m.path = type == std::string("hmma_type_hfma2") ? "hfma2" : type;
-      m.per_count = m.path == "hfma2" ? -1 : 1;
+      m.path = t.path;
+      m.per_count = t.per_count;
       plan.metrics.push_back(m);
     }
     // GMMA alone tells a two-pass first set whether the GMMA paths it counts saw all of a

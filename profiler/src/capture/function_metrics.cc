@@ -217,9 +217,7 @@ std::string FunctionMetrics::learn_first(Function& f, std::span<const double> va
 std::uint32_t FunctionMetrics::choose(std::uint64_t function) {
   if (!learning_) return kFull;
   const auto it = functions_.find(function);
-  if (it == functions_.end() || it->second.stage == Stage::kNew) {
-    return first_failed_ ? kLearning : first_;
-  }
+  if (it == functions_.end() || it->second.stage == Stage::kNew) return first_set();
   if (it->second.stage == Stage::kRelearn) return kLearning;
   return it->second.set;
 }
@@ -341,7 +339,7 @@ std::string FunctionMetrics::describe(std::uint64_t function) const {
   if (!learning_) return "every metric";
   const auto it = functions_.find(function);
   if (it == functions_.end() || it->second.stage == Stage::kNew) {
-    return first_ == kLearning || first_failed_ ? "learning" : "learning in two passes";
+    return first_set() == kLearning ? "learning" : "learning in two passes";
   }
   const Function& f = it->second;
   if (f.stage == Stage::kFull) return "every metric: " + f.why_full;
