@@ -343,10 +343,6 @@ struct ContextProfiler {
   // Learned sets are measured in one-pass parts (function_metrics.h): asked for with
   // FLOPLINE_COUNTERS_PARTS=1 (docs/COUNTERS.md says what is verified of it).
   bool parts = false;
-  // FLOPLINE_COUNTERS_PART_REPLAY=user: one-pass sets configured in user replay, where a
-  // measured launch was far cheaper than in kernel replay; an experiment for timing only
-  // (docs/COUNTERS.md, "Where a measurement's time goes").
-  bool user_replay_one_pass = false;
   bool init_counter_data(std::vector<std::uint8_t>& data, CUptiResult* r) {
     auto p = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
@@ -408,8 +404,7 @@ bool ContextProfiler::use_set(std::uint32_t id, std::string* why) {
   sc.counterDataImageSize = c.counter_data.size();
   sc.pCounterDataImage = c.counter_data.data();
   sc.range = CUPTI_AutoRange;
-  sc.replayMode =
-      user_replay_one_pass && set_passes(id) == 1 ? CUPTI_UserReplay : CUPTI_KernelReplay;
+  sc.replayMode = CUPTI_KernelReplay;
   sc.maxRangesPerPass = 1;
   sc.numNestingLevels = 1;
   sc.minNestingLevel = 1;
@@ -486,13 +481,6 @@ std::unique_ptr<ContextProfiler> set_up(CUcontext ctx, bool every_launch, std::s
   cp->sets = std::make_unique<capture::FunctionMetrics>(
       cp->plan, passes, every_launch || !learn_sets, two_pass_first);
   cp->parts = env_equals("FLOPLINE_COUNTERS_PARTS", "1");
-  cp->user_replay_one_pass = env_equals("FLOPLINE_COUNTERS_PART_REPLAY", "user");
-  if (cp->user_replay_one_pass) {
-    std::fprintf(stderr,
-                 "flopline: counters: FLOPLINE_COUNTERS_PART_REPLAY=user is an experiment for "
-                 "timing only: some one-pass measurements fail (\"not every replay pass ran\") "
-                 "and measured launches lose their kernel's record (docs/COUNTERS.md)\n");
-  }
   if (cp->parts) {
     // An experiment: say what is known of it wherever it is asked for.
     std::fprintf(stderr,
